@@ -1,0 +1,68 @@
+#pragma once
+/// What every operator's entry point shares: checks of the views themselves (not the shapes,
+/// which are the rules' business) and turning a view into plan terms.
+
+#include <string>
+#include <string_view>
+
+#include "strix/cpu/executor.hpp"
+#include "strix/plan/indices.hpp"
+#include "strix/plan/move_plan.hpp"
+#include "strix/rules.hpp"
+#include "strix/tensor.hpp"
+
+namespace strix::detail {
+
+/// "input [2,3] float32, indices [4] int64" — the operands of a call, for messages.
+inline std::string describe(std::span<const operand_info> ops) {
+    std::string m;
+    for (std::size_t i = 0; i < ops.size(); ++i)
+        m += (i ? ", " : "") + std::string(ops[i].role) + " " + to_string(ops[i].sizes) + " " + std::string(name(ops[i].type));
+    return m;
+}
+
+inline std::string strides_text(const shape& s, const std::array<std::int64_t, max_rank>& st) {
+    std::string r = "[";
+    for (int i = 0; i < s.rank; ++i) r += (i ? "," : "") + std::to_string(st[static_cast<std::size_t>(i)]);
+    return r + "]";
+}
+
+/// Throws when a view with elements has no data, or when the output reaches one element twice.
+template <bool M>
+void check_view(std::string_view op, std::string_view role, const basic_any_view<M>& v, bool is_output) {
+    if (v.count() > 0 && v.data() == nullptr)
+        throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " view " + to_string(v.sizes()) + " has no data");
+    if (v.rank() < 0 || v.rank() > max_rank)
+        throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " has rank " + std::to_string(v.rank()) + "; a tensor has 0 to 8 dimensions");
+    if (is_output && self_overlaps(v.sizes(), v.strides()))
+        throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " view " + to_string(v.sizes()) +
+                                              " with strides " + strides_text(v.sizes(), v.strides()) + " overlaps itself (two elements share an address)");
+}
+
+/// Throws when the output's bytes intersect an input's.
+inline void check_disjoint(std::string_view op, const any_view& out, std::string_view role, const any_cview& in) {
+    const auto a = byte_range(out);
+    const auto b = byte_range(in);
+    if (a.first < a.second && b.first < b.second && a.first < b.second && b.first < a.second)
+        throw error(error_code::bad_view, "strix::" + std::string(op) + ": the output " + to_string(out.sizes()) + " overlaps the " +
+                                              std::string(role) + " " + to_string(in.sizes()) + " in memory");
+}
+
+/// A plain copy plan from `src` to `dst` (same shape and element size).
+inline plan::move_plan copy_plan(const any_cview& src, const any_view& dst) {
+    plan::move_plan p;
+    p.rank = dst.rank();
+    p.elem = dst.element_size();
+    p.src = static_cast<const std::byte*>(src.data());
+    p.dst = static_cast<std::byte*>(dst.data());
+    const auto es = static_cast<std::int64_t>(p.elem);
+    for (int i = 0; i < p.rank; ++i) {
+        auto& d = p.dims[static_cast<std::size_t>(i)];
+        d.size = dst.size(i);
+        d.dst = dst.stride(i) * es;
+        d.src = src.stride(i) * es;
+    }
+    return p;
+}
+
+} // namespace strix::detail

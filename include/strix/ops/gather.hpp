@@ -1,0 +1,183 @@
+#pragma once
+/// gather: `output[..., j..., ...] = input[..., indices[j...], ...]` along an axis, in the natural
+/// form (ONNX Gather, numpy.take) or DirectML's IndexDimensions form.
+
+#include "strix/ops/common.hpp"
+
+namespace strix {
+
+/// Describes a gather. Structural: usable as a template argument for compile-time checks.
+struct gather_desc {
+    std::int64_t axis = 0;                     ///< axis of the input, may be negative
+    int index_dimensions = -1;                 ///< -1: natural form; K >= 0: DirectML form
+    index_policy policy = index_policy::error; ///< what an out-of-range index does
+};
+
+/// The rules of gather: validates the input and indices shapes against `d` and infers the output
+/// shape. The same function runs in constant expressions and at run time.
+///
+/// Natural form: output = input[0..axis) ++ indices ++ input(axis..r).
+/// DirectML form (K = index_dimensions): indices have the input's rank r with only the last K
+/// dimensions meaningful; the full shape input[0..axis) ++ indices[r-K..r) ++ input(axis..r) is
+/// right-aligned to rank r by cropping leading 1s of the input.
+constexpr inferred gather_rule(const shape& input, const shape& indices, const gather_desc& d) {
+    inferred res;
+    const int r = input.rank;
+    auto fail = [&](rule code, int operand, int axis, std::int64_t value = 0, bool has_value = false) {
+        res.v = verdict{code, operand, axis, value, has_value};
+        return res;
+    };
+    if (r < 1) return fail(rule::gather_input_rank, 0, -1);
+    const int axis = detail::normalize_axis(d.axis, r);
+    if (axis < 0) return fail(rule::gather_axis_range, 0, -1, d.axis, true);
+    if (d.index_dimensions < 0) {
+        if (r + indices.rank - 1 > max_rank) return fail(rule::gather_output_rank, 1, axis, r + indices.rank - 1, true);
+        for (int i = 0; i < axis; ++i) res.out.push_back(input[i]);
+        for (int i = 0; i < indices.rank; ++i) res.out.push_back(indices[i]);
+        for (int i = axis + 1; i < r; ++i) res.out.push_back(input[i]);
+        return res;
+    }
+    const int k = d.index_dimensions;
+    if (indices.rank != r) return fail(rule::gather_k_same_rank, 1, -1, indices.rank, true);
+    if (k > r) return fail(rule::gather_k_range, 1, -1, k, true);
+    for (int i = 0; i < r - k; ++i)
+        if (indices[i] != 1) return fail(rule::gather_k_leading_ones, 1, i, indices[i], true);
+    int lead = 0;
+    while (lead < r && input[lead] == 1) ++lead;
+    if ((r - lead) + k - 1 > r) return fail(rule::gather_k_original_rank, 0, -1, k, true);
+    // the full shape has rank r + k - 1; crop k - 1 leading 1s of the input before the axis
+    const int crop = k - 1;
+    if (crop > 0) {
+        if (axis < crop) return fail(rule::gather_k_crop, 0, axis, k, true);
+        for (int i = 0; i < crop; ++i)
+            if (input[i] != 1) return fail(rule::gather_k_crop, 0, i, input[i], true);
+    }
+    if (crop < 0) res.out.push_back(1); // K = 0: the full shape has rank r - 1
+    for (int i = crop > 0 ? crop : 0; i < axis; ++i) res.out.push_back(input[i]);
+    for (int i = r - k; i < r; ++i) res.out.push_back(indices[i]);
+    for (int i = axis + 1; i < r; ++i) res.out.push_back(input[i]);
+    return res;
+}
+
+/// The element-type rules of gather.
+constexpr verdict gather_type_rule(dtype input, dtype indices, dtype output) {
+    if (!is_index_type(indices)) return {rule::gather_index_type, 1};
+    if (output != input) return {rule::gather_dtype, 2};
+    return {};
+}
+
+/// Output extents of a gather: static (checked at compile time) when both operands' extents are
+/// static, dynamic (checked at run time, throws strix::error) otherwise. The output rank is
+/// always static.
+template <gather_desc D, extents_type In, extents_type Idx>
+constexpr auto gather_extents(const In& input, const Idx& indices) {
+    if constexpr (In::is_static && Idx::is_static) {
+        constexpr inferred r = gather_rule(In{}.to_shape(), Idx{}.to_shape(), D);
+        static_enforce<r.v>();
+        if constexpr (r.v.ok()) return static_extents<r.out>{};
+    } else {
+        constexpr int rank = D.index_dimensions < 0 ? In::rank + Idx::rank - 1 : In::rank;
+        const inferred r = gather_rule(input.to_shape(), indices.to_shape(), D);
+        const operand_info ops[] = {{"input", input.to_shape()}, {"indices", indices.to_shape()}};
+        enforce(r.v, ops);
+        return dextents<rank>(r.out);
+    }
+}
+
+namespace detail {
+
+inline plan::move_plan lower_gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d,
+                                    const std::string& context) {
+    const int r = input.rank();
+    const int axis = normalize_axis(d.axis, r);
+    const int k = d.index_dimensions < 0 ? indices.rank() : d.index_dimensions;
+    const int first_idx = d.index_dimensions < 0 ? 0 : indices.rank() - k; // first meaningful index dim
+    // the meaningful part of the indices as a view of rank k
+    shape isz;
+    std::array<std::int64_t, max_rank> ist{};
+    for (int i = first_idx; i < indices.rank(); ++i) {
+        ist[static_cast<std::size_t>(isz.rank)] = indices.stride(i);
+        isz.push_back(indices.size(i));
+    }
+    const any_cview idx(indices.data(), indices.type(), isz, ist);
+    const auto es = static_cast<std::int64_t>(input.element_size());
+
+    plan::move_plan p;
+    p.elem = input.element_size();
+    p.src = static_cast<const std::byte*>(input.data());
+    p.dst = static_cast<std::byte*>(output.data());
+    if (output.count() == 0) return p;
+    if (input.size(axis) == 0)
+        throw error(error_code::rule_violation, "strix::" + std::string(rule_text(rule::gather_empty_axis)) + " (axis " + std::to_string(axis) + "; " + context + ")");
+    p.table = resolve_indices(idx, input.size(axis), input.stride(axis) * es, d.policy, "gather", axis, context);
+
+    // full dims: input[0..axis) ++ idx ++ input(axis..r), aligned to the output's last dims
+    const int full = axis + k + (r - axis - 1);
+    const int shift = output.rank() - full; // output dim = full dim + shift
+    const auto kst = c_strides(isz);
+    auto add = [&](int f, std::int64_t size, std::int64_t src, std::int64_t key) {
+        const int o = f + shift;
+        if (o < 0) return; // a cropped leading 1
+        auto& dim = p.dims[static_cast<std::size_t>(p.rank++)];
+        dim.size = size;
+        dim.dst = output.stride(o) * es;
+        dim.src = src;
+        dim.key = key;
+    };
+    for (int i = 0; i < axis; ++i) add(i, input.size(i), input.stride(i) * es, 0);
+    for (int j = 0; j < k; ++j) add(axis + j, isz[j], 0, kst[static_cast<std::size_t>(j)]);
+    for (int i = axis + 1; i < r; ++i) add(i - 1 + k, input.size(i), input.stride(i) * es, 0);
+    plan::collapse(p);
+    return p;
+}
+
+} // namespace detail
+
+/// Gathers `input` along `d.axis` at `indices` into `output` (any strides). Throws strix::error
+/// when a rule breaks (naming the operator, operand, axis and shapes), when the output overlaps
+/// itself or an input, or — under index_policy::error — when an index is out of range, before
+/// anything is written.
+inline void gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d = {},
+                   const cpu::options& opt = {}) {
+    const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()},
+                                {"output", output.sizes(), output.type()}};
+    detail::check_view("gather", "input", input, false);
+    detail::check_view("gather", "indices", indices, false);
+    detail::check_view("gather", "output", output, true);
+    const inferred r = gather_rule(input.sizes(), indices.sizes(), d);
+    enforce(r.v, ops);
+    enforce(gather_type_rule(input.type(), indices.type(), output.type()), ops);
+    if (r.out != output.sizes()) enforce({rule::gather_output_shape, 2}, ops);
+    detail::check_disjoint("gather", output, "input", input);
+    detail::check_disjoint("gather", output, "indices", indices);
+    cpu::execute(detail::lower_gather(input, indices, output, d, detail::describe(ops)), opt);
+}
+
+/// Gathers into a new C-order host tensor of the inferred shape.
+inline host_tensor gather(const any_cview& input, const any_cview& indices, const gather_desc& d = {}, const cpu::options& opt = {}) {
+    const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()}};
+    const inferred r = gather_rule(input.sizes(), indices.sizes(), d);
+    enforce(r.v, ops);
+    enforce(gather_type_rule(input.type(), indices.type(), input.type()), ops);
+    host_tensor out(input.type(), r.out);
+    gather(input, indices, out.view(), d, opt);
+    return out;
+}
+
+/// Gathers between typed views; with static extents the shapes and types are checked at compile
+/// time (a mismatch is a compile error naming the rule).
+template <gather_desc D, typed_view In, typed_view Idx, typed_view Out>
+void gather(const In& input, const Idx& indices, const Out& output, const cpu::options& opt = {}) {
+    constexpr verdict tv = gather_type_rule(dtype_of<typename In::element_type>, dtype_of<typename Idx::element_type>,
+                                            dtype_of<typename Out::element_type>);
+    static_enforce<tv>();
+    using out_ext = decltype(gather_extents<D>(input.extents(), indices.extents()));
+    if constexpr (In::extents_type::is_static && Idx::extents_type::is_static && Out::extents_type::is_static) {
+        static_enforce<verdict{out_ext{}.to_shape() == typename Out::extents_type{}.to_shape() ? rule::ok : rule::gather_output_shape, 2}>();
+    } else {
+        static_enforce<verdict{out_ext::rank == Out::rank ? rule::ok : rule::gather_output_shape, 2}>();
+    }
+    gather(input.erased(), indices.erased(), output.erased_mut(), D, opt);
+}
+
+} // namespace strix

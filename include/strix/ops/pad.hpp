@@ -1,0 +1,170 @@
+#pragma once
+/// pad: grows every dimension by a start and an end count, filling with a constant or folding
+/// the input (edge, reflect, symmetric); pads may be wider than the input (the fold repeats,
+/// exactly as numpy.pad).
+
+#include "strix/ops/common.hpp"
+#include "strix/scalar.hpp"
+
+namespace strix {
+
+/// How pad fills the new elements (numpy.pad's names).
+enum class pad_mode : std::uint8_t {
+    constant,  ///< the fill value
+    edge,      ///< repeat the edge element
+    reflect,   ///< mirror without repeating the edge: [1,2,3] -> 3,2,[1,2,3],2,1
+    symmetric, ///< mirror repeating the edge:       [1,2,3] -> 2,1,[1,2,3],3,2
+};
+
+/// Describes a pad: one start and one end count per dimension (`start.rank` must be the input's
+/// rank). Structural: usable as a template argument.
+struct pad_desc {
+    pad_mode mode = pad_mode::constant;
+    shape start{}; ///< elements added before each dimension
+    shape end{};   ///< elements added after each dimension
+    scalar value{}; ///< the constant fill (constant mode), exact in the element type
+};
+
+/// The rules of pad: one start and end per dimension, none negative, something to fold from in
+/// the non-constant modes; output[i] = input[i] + start[i] + end[i].
+constexpr inferred pad_rule(const shape& input, const pad_desc& d) {
+    inferred res;
+    if (d.start.rank != input.rank) {
+        res.v = {rule::pad_count, 0, -1, d.start.rank, true};
+        return res;
+    }
+    if (d.end.rank != input.rank) {
+        res.v = {rule::pad_count, 0, -1, d.end.rank, true};
+        return res;
+    }
+    res.out = input;
+    for (int i = 0; i < input.rank; ++i) {
+        if (d.start[i] < 0 || d.end[i] < 0) {
+            res.v = {rule::pad_negative, 0, i, d.start[i] < 0 ? d.start[i] : d.end[i], true};
+            return res;
+        }
+        if (d.mode != pad_mode::constant && input[i] == 0 && d.start[i] + d.end[i] > 0) {
+            res.v = {rule::pad_empty_source, 0, i};
+            return res;
+        }
+        res.out[i] = input[i] + d.start[i] + d.end[i];
+    }
+    return res;
+}
+
+/// Output extents of a pad (static when the input's are).
+template <pad_desc D, extents_type In>
+constexpr auto pad_extents(const In& input) {
+    if constexpr (In::is_static) {
+        constexpr inferred r = pad_rule(In{}.to_shape(), D);
+        static_enforce<r.v>();
+        if constexpr (r.v.ok()) return static_extents<r.out>{};
+    } else {
+        const inferred r = pad_rule(input.to_shape(), D);
+        const operand_info ops[] = {{"input", input.to_shape()}};
+        enforce(r.v, ops);
+        return dextents<In::rank>(r.out);
+    }
+}
+
+namespace detail {
+
+/// Source coordinate of output coordinate `o` on a dimension of `n` input elements padded by
+/// `start` (-1: fill). Periodic folds, so any pad width works.
+constexpr std::int64_t pad_source(pad_mode mode, std::int64_t o, std::int64_t start, std::int64_t n) {
+    const std::int64_t j = o - start;
+    if (j >= 0 && j < n) return j;
+    auto mod = [](std::int64_t a, std::int64_t p) { return ((a % p) + p) % p; };
+    switch (mode) {
+    case pad_mode::constant: return -1;
+    case pad_mode::edge: return j < 0 ? 0 : n - 1;
+    case pad_mode::reflect: {
+        if (n == 1) return 0;
+        const std::int64_t m = mod(j, 2 * (n - 1));
+        return m < n ? m : 2 * (n - 1) - m;
+    }
+    case pad_mode::symmetric: {
+        const std::int64_t m = mod(j, 2 * n);
+        return m < n ? m : 2 * n - 1 - m;
+    }
+    }
+    return -1;
+}
+
+inline plan::move_plan lower_pad(const any_cview& input, const any_view& output, const pad_desc& d) {
+    plan::move_plan p;
+    p.rank = input.rank();
+    p.elem = input.element_size();
+    p.src = static_cast<const std::byte*>(input.data());
+    p.dst = static_cast<std::byte*>(output.data());
+    const auto es = static_cast<std::int64_t>(p.elem);
+    scalar_bytes(d.value, input.type(), p.fill.data());
+    for (int i = 0; i < p.rank; ++i) {
+        auto& dim = p.dims[static_cast<std::size_t>(i)];
+        dim.size = output.size(i);
+        dim.dst = output.stride(i) * es;
+        const std::int64_t st = input.stride(i) * es;
+        if (d.start[i] == 0 && d.end[i] == 0) {
+            dim.src = st;
+            continue;
+        }
+        dim.map.resize(static_cast<std::size_t>(dim.size));
+        for (std::int64_t o = 0; o < dim.size; ++o) {
+            const std::int64_t s = pad_source(d.mode, o, d.start[i], input.size(i));
+            dim.map[static_cast<std::size_t>(o)] = s < 0 ? plan::no_source : s * st;
+        }
+    }
+    plan::collapse(p);
+    return p;
+}
+
+inline void check_pad(const any_cview& input, const any_view* output, const pad_desc& d) {
+    std::vector<operand_info> ops = {{"input", input.sizes(), input.type()}};
+    if (output) ops.push_back({"output", output->sizes(), output->type()});
+    const inferred r = pad_rule(input.sizes(), d);
+    enforce(r.v, ops, ", start " + to_string(d.start) + ", end " + to_string(d.end));
+    std::array<std::byte, 16> probe{};
+    if (d.mode == pad_mode::constant && !scalar_bytes(d.value, input.type(), probe.data()))
+        throw error(error_code::rule_violation, "strix::" + std::string(rule_text(rule::pad_value_range)) + " (value " +
+                                                    d.value.to_string() + ", element type " + std::string(name(input.type())) + ")");
+    if (output) {
+        if (output->type() != input.type()) enforce({rule::pad_dtype, 1}, ops);
+        if (output->sizes() != r.out) enforce({rule::pad_output_shape, 1}, ops);
+    }
+}
+
+} // namespace detail
+
+/// Pads `input` into `output` (any strides) as `d` says. Throws strix::error naming the operand,
+/// axis and shapes when a rule breaks, when the constant does not fit the element type, or when
+/// the output overlaps itself or the input.
+inline void pad(const any_cview& input, const any_view& output, const pad_desc& d, const cpu::options& opt = {}) {
+    detail::check_view("pad", "input", input, false);
+    detail::check_view("pad", "output", output, true);
+    detail::check_pad(input, &output, d);
+    detail::check_disjoint("pad", output, "input", input);
+    cpu::execute(detail::lower_pad(input, output, d), opt);
+}
+
+/// Pads into a new C-order host tensor.
+inline host_tensor pad(const any_cview& input, const pad_desc& d, const cpu::options& opt = {}) {
+    detail::check_pad(input, nullptr, d);
+    host_tensor out(input.type(), pad_rule(input.sizes(), d).out);
+    pad(input, out.view(), d, opt);
+    return out;
+}
+
+/// Pads between typed views; with static extents the shapes are checked at compile time.
+template <pad_desc D, typed_view In, typed_view Out>
+void pad(const In& input, const Out& output, const cpu::options& opt = {}) {
+    static_assert(dtype_of<typename In::element_type> == dtype_of<typename Out::element_type>,
+                  "strix::pad: the output must have the input's element type");
+    using out_ext = decltype(pad_extents<D>(input.extents()));
+    if constexpr (In::extents_type::is_static && Out::extents_type::is_static)
+        static_enforce<verdict{out_ext{}.to_shape() == typename Out::extents_type{}.to_shape() ? rule::ok : rule::pad_output_shape, 1}>();
+    else
+        static_enforce<verdict{out_ext::rank == Out::rank ? rule::ok : rule::pad_output_shape, 1}>();
+    pad(input.erased(), output.erased_mut(), D, opt);
+}
+
+} // namespace strix

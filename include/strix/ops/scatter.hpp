@@ -1,0 +1,181 @@
+#pragma once
+/// scatter (elements): `output = input`, then `output[..., indices[j...], ...] = updates[j...]`
+/// with the index replacing the coordinate on the axis. In place when the output is the input.
+
+#include "strix/ops/common.hpp"
+
+namespace strix {
+
+/// Describes a scatter. Structural: usable as a template argument.
+struct scatter_desc {
+    std::int64_t axis = 0;                     ///< may be negative
+    index_policy policy = index_policy::error; ///< what an out-of-range index does
+};
+
+/// The rules of scatter: input, indices and updates share a rank; updates have the indices'
+/// shape; indices are not larger than the input off the axis (ONNX ScatterElements; DirectML
+/// asks for equality there). The output has the input's shape.
+constexpr inferred scatter_rule(const shape& input, const shape& indices, const shape& updates, const scatter_desc& d) {
+    inferred res;
+    const int r = input.rank;
+    if (r < 1) {
+        res.v = {rule::scatter_input_rank, 0};
+        return res;
+    }
+    const int axis = detail::normalize_axis(d.axis, r);
+    if (axis < 0) {
+        res.v = {rule::scatter_axis_range, 0, -1, d.axis, true};
+        return res;
+    }
+    if (indices.rank != r) {
+        res.v = {rule::scatter_rank, 1, -1, indices.rank, true};
+        return res;
+    }
+    if (updates.rank != r) {
+        res.v = {rule::scatter_rank, 2, -1, updates.rank, true};
+        return res;
+    }
+    for (int i = 0; i < r; ++i) {
+        if (updates[i] != indices[i]) {
+            res.v = {rule::scatter_updates_shape, 2, i, updates[i], true};
+            return res;
+        }
+        if (i != axis && indices[i] > input[i]) {
+            res.v = {rule::scatter_indices_larger, 1, i, indices[i], true};
+            return res;
+        }
+    }
+    res.out = input;
+    return res;
+}
+
+/// The element-type rules of scatter.
+constexpr verdict scatter_type_rule(dtype input, dtype indices, dtype updates, dtype output) {
+    if (!is_index_type(indices)) return {rule::scatter_index_type, 1};
+    if (updates != input) return {rule::scatter_dtype, 2};
+    if (output != input) return {rule::scatter_dtype, 3};
+    return {};
+}
+
+/// Output extents of a scatter: the input's, after checking the rules (statically when all
+/// three are static).
+template <scatter_desc D, extents_type In, extents_type Idx, extents_type Upd>
+constexpr auto scatter_extents(const In& input, const Idx& indices, const Upd& updates) {
+    if constexpr (In::is_static && Idx::is_static && Upd::is_static) {
+        constexpr inferred r = scatter_rule(In{}.to_shape(), Idx{}.to_shape(), Upd{}.to_shape(), D);
+        static_enforce<r.v>();
+        return In{};
+    } else {
+        const inferred r = scatter_rule(input.to_shape(), indices.to_shape(), updates.to_shape(), D);
+        const operand_info ops[] = {{"input", input.to_shape()}, {"indices", indices.to_shape()}, {"updates", updates.to_shape()}};
+        enforce(r.v, ops);
+        return input;
+    }
+}
+
+namespace detail {
+
+/// Writes the updates one by one, in C order of the indices (so among duplicate targets the last
+/// in that order wins). `offsets` holds each resolved index times the output's axis stride.
+inline void scatter_updates(const any_cview& updates, const any_view& output, int axis, const std::vector<std::int64_t>& offsets) {
+    const int r = updates.rank();
+    const auto es = static_cast<std::int64_t>(output.element_size());
+    const std::int64_t n = updates.count();
+    if (n == 0) return;
+    std::array<std::int64_t, max_rank> c{};
+    const auto* ub = static_cast<const std::byte*>(updates.data());
+    auto* ob = static_cast<std::byte*>(output.data());
+    std::int64_t uo = 0, oo = 0; // byte offsets of the current update and of its output row
+    const std::int64_t inner = updates.size(r - 1);
+    const std::int64_t us = updates.stride(r - 1) * es;
+    const std::int64_t os = r - 1 == axis ? 0 : output.stride(r - 1) * es;
+    for (std::int64_t k = 0; k < n;) {
+        std::int64_t u = uo, o = oo;
+        for (std::int64_t i = 0; i < inner; ++i, ++k, u += us, o += os)
+            std::memcpy(ob + o + offsets[static_cast<std::size_t>(k)], ub + u, static_cast<std::size_t>(es));
+        for (int d = r - 2; d >= 0; --d) {
+            auto& cd = c[static_cast<std::size_t>(d)];
+            const std::int64_t ostep = d == axis ? 0 : output.stride(d) * es;
+            uo += updates.stride(d) * es;
+            oo += ostep;
+            if (++cd < updates.size(d)) break;
+            uo -= updates.size(d) * updates.stride(d) * es;
+            oo -= updates.size(d) * ostep;
+            cd = 0;
+        }
+    }
+}
+
+inline bool same_view(const any_cview& a, const any_view& b) {
+    if (a.data() != b.data() || a.sizes() != b.sizes()) return false;
+    for (int i = 0; i < a.rank(); ++i)
+        if (a.size(i) > 1 && a.stride(i) != b.stride(i)) return false;
+    return true;
+}
+
+} // namespace detail
+
+/// Scatters `updates` into `output` at `indices` along `d.axis`; `output` starts as a copy of
+/// `input`, or is `input` itself (the same view: in place). Every index is checked before
+/// anything is written. Duplicate targets: the last update in C order of the indices wins.
+/// Throws strix::error naming the operand, axis and shapes when a rule breaks, when an index is
+/// out of range under index_policy::error, or when the output overlaps an operand (other than
+/// being the input itself).
+inline void scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+                    const scatter_desc& d = {}, const cpu::options& opt = {}) {
+    const operand_info ops[] = {{"input", input.sizes(), input.type()},
+                                {"indices", indices.sizes(), indices.type()},
+                                {"updates", updates.sizes(), updates.type()},
+                                {"output", output.sizes(), output.type()}};
+    detail::check_view("scatter", "input", input, false);
+    detail::check_view("scatter", "indices", indices, false);
+    detail::check_view("scatter", "updates", updates, false);
+    detail::check_view("scatter", "output", output, true);
+    const inferred r = scatter_rule(input.sizes(), indices.sizes(), updates.sizes(), d);
+    enforce(r.v, ops);
+    enforce(scatter_type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
+    if (output.sizes() != r.out) enforce({rule::scatter_output_shape, 3}, ops);
+    const bool in_place = detail::same_view(input, output);
+    if (!in_place) detail::check_disjoint("scatter", output, "input", input);
+    detail::check_disjoint("scatter", output, "indices", indices);
+    detail::check_disjoint("scatter", output, "updates", updates);
+    const int axis = detail::normalize_axis(d.axis, input.rank());
+    std::vector<std::int64_t> offsets;
+    if (indices.count() > 0) {
+        if (input.size(axis) == 0)
+            throw error(error_code::rule_violation, "strix::" + std::string(rule_text(rule::scatter_empty_axis)) + " (axis " +
+                                                        std::to_string(axis) + "; " + detail::describe(ops) + ")");
+        offsets = detail::resolve_indices(indices, input.size(axis), output.stride(axis) * static_cast<std::int64_t>(output.element_size()),
+                                          d.policy, "scatter", axis, detail::describe(ops));
+    }
+    if (!in_place) {
+        auto p = detail::copy_plan(input, output);
+        plan::collapse(p);
+        cpu::execute(p, opt);
+    }
+    detail::scatter_updates(updates, output, axis, offsets);
+}
+
+/// Scatters into a new C-order host tensor (a copy of `input` with the updates written).
+inline host_tensor scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const scatter_desc& d = {},
+                           const cpu::options& opt = {}) {
+    host_tensor out(input.type(), input.sizes());
+    scatter(input, indices, updates, out.view(), d, opt);
+    return out;
+}
+
+/// Scatters between typed views; with static extents the shapes are checked at compile time.
+template <scatter_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
+void scatter(const In& input, const Idx& indices, const Upd& updates, const Out& output, const cpu::options& opt = {}) {
+    constexpr verdict tv = scatter_type_rule(dtype_of<typename In::element_type>, dtype_of<typename Idx::element_type>,
+                                             dtype_of<typename Upd::element_type>, dtype_of<typename Out::element_type>);
+    static_enforce<tv>();
+    using out_ext = decltype(scatter_extents<D>(input.extents(), indices.extents(), updates.extents()));
+    if constexpr (In::extents_type::is_static && Out::extents_type::is_static)
+        static_enforce<verdict{out_ext{}.to_shape() == typename Out::extents_type{}.to_shape() ? rule::ok : rule::scatter_output_shape, 3}>();
+    else
+        static_enforce<verdict{out_ext::rank == Out::rank ? rule::ok : rule::scatter_output_shape, 3}>();
+    scatter(input.erased(), indices.erased(), updates.erased(), output.erased_mut(), D, opt);
+}
+
+} // namespace strix

@@ -1,0 +1,140 @@
+#pragma once
+/// The rule vocabulary shared by every operator: one code per rule, its sentence, a verdict
+/// that says which rule broke where, and the two ways a verdict is enforced — `static_assert`
+/// at compile time (`static_enforce`) and `strix::error` at run time (`enforce`).
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "strix/dtype.hpp"
+#include "strix/error.hpp"
+#include "strix/shape.hpp"
+
+namespace strix {
+
+/// Every rule of every operator: (code, sentence). The sentence starts with the operator.
+#define STRIX_RULES(X)                                                                                              \
+    X(rank_range, "a tensor has 0 to 8 dimensions")                                                                 \
+    X(gather_input_rank, "gather: the input must have at least one dimension")                                      \
+    X(gather_axis_range, "gather: the axis must lie in [-rank, rank) of the input")                                 \
+    X(gather_index_type, "gather: the indices must be int32, int64, uint32 or uint64")                              \
+    X(gather_output_rank, "gather: the output would have more than 8 dimensions")                                   \
+    X(gather_k_range, "gather: IndexDimensions must lie in [0, rank of the indices]")                               \
+    X(gather_k_same_rank, "gather: with IndexDimensions, the input and the indices must have the same rank")        \
+    X(gather_k_leading_ones, "gather: with IndexDimensions K, the leading rank-K dimensions of the indices must be 1") \
+    X(gather_k_original_rank, "gather: originalRank(input) + IndexDimensions - 1 must not exceed the rank")         \
+    X(gather_k_crop, "gather: with IndexDimensions, the dimensions cropped from the front must be 1s of the input before the axis") \
+    X(gather_empty_axis, "gather: cannot gather from an axis of size 0")                                            \
+    X(gather_dtype, "gather: the output must have the input's element type")                                        \
+    X(gather_output_shape, "gather: the output's shape is not the inferred shape")                                  \
+    X(join_no_inputs, "join: there must be at least one input")                                                     \
+    X(join_rank, "join: every input must have the rank of the first input")                                        \
+    X(join_axis_range, "join: the axis must lie in [-rank, rank) of the inputs")                                    \
+    X(join_off_axis, "join: the inputs must have equal sizes on every axis but the join axis")                      \
+    X(join_dtype, "join: every input and the output must have one element type")                                   \
+    X(join_output_shape, "join: the output's shape is not the inferred shape")                                      \
+    X(pad_count, "pad: the start and end pads must each have one entry per dimension of the input")                 \
+    X(pad_negative, "pad: a pad must not be negative")                                                              \
+    X(pad_empty_source, "pad: edge, reflect and symmetric padding need at least one element on a padded axis")     \
+    X(pad_value_range, "pad: the constant value does not fit the element type")                                    \
+    X(pad_dtype, "pad: the output must have the input's element type")                                             \
+    X(pad_output_shape, "pad: the output's shape is not the inferred shape")                                        \
+    X(scatter_input_rank, "scatter: the input must have at least one dimension")                                    \
+    X(scatter_axis_range, "scatter: the axis must lie in [-rank, rank) of the input")                               \
+    X(scatter_rank, "scatter: the input, the indices and the updates must have the same rank")                      \
+    X(scatter_index_type, "scatter: the indices must be int32, int64, uint32 or uint64")                            \
+    X(scatter_updates_shape, "scatter: the updates must have the shape of the indices")                             \
+    X(scatter_indices_larger, "scatter: the indices must not be larger than the input on an axis other than the scatter axis") \
+    X(scatter_empty_axis, "scatter: cannot scatter into an axis of size 0")                                         \
+    X(scatter_dtype, "scatter: the updates and the output must have the input's element type")                    \
+    X(scatter_output_shape, "scatter: the output must have the input's shape")
+
+/// One code per rule; `ok` when none broke.
+enum class rule : std::uint8_t {
+    ok,
+#define STRIX_RULE_ENUM(name_, text) name_,
+    STRIX_RULES(STRIX_RULE_ENUM)
+#undef STRIX_RULE_ENUM
+};
+
+/// The sentence of a rule ("gather: the axis must lie in ...").
+constexpr std::string_view rule_text(rule r) noexcept {
+    switch (r) {
+    case rule::ok: return "ok";
+#define STRIX_RULE_TEXT(name_, text) \
+    case rule::name_: return text;
+        STRIX_RULES(STRIX_RULE_TEXT)
+#undef STRIX_RULE_TEXT
+    }
+    return "unknown rule";
+}
+
+/// The outcome of a rule check: which rule broke (if any), and where. Structural, so a verdict
+/// computed from static extents can be a template argument of `static_enforce`.
+struct verdict {
+    rule code = rule::ok;
+    int operand = -1;         ///< index into the operator's operand names, -1 when none applies
+    int axis = -1;            ///< the axis concerned, -1 when none applies
+    std::int64_t value = 0;   ///< an offending number (an axis as given, a pad, a count)
+    bool has_value = false;   ///< whether `value` is meaningful
+    [[nodiscard]] constexpr bool ok() const { return code == rule::ok; }
+};
+
+/// A verdict plus the inferred output shape (valid when the verdict is ok).
+struct inferred {
+    verdict v{};
+    shape out{};
+};
+
+/// Fails to compile, with the rule's sentence, when `V` is not ok. Each rule is one
+/// `static_assert`, so the compiler prints exactly the sentence of the rule that broke.
+template <verdict V>
+constexpr void static_enforce() {
+#define STRIX_RULE_ASSERT(name_, text) static_assert(V.code != rule::name_, "strix::" text);
+    STRIX_RULES(STRIX_RULE_ASSERT)
+#undef STRIX_RULE_ASSERT
+}
+
+/// An operand named in messages: its role ("input", "indices", ...), shape and type.
+struct operand_info {
+    std::string_view role;
+    shape sizes;
+    dtype type = dtype::float32;
+};
+
+/// Throws `strix::error` when `v` is not ok. The message is the rule's sentence followed by the
+/// offending operand, axis or value, every operand's shape and type, and `extra` (", start [..]").
+inline void enforce(const verdict& v, std::span<const operand_info> operands, std::string_view extra = {}) {
+    if (v.ok()) return;
+    std::string m = "strix::" + std::string(rule_text(v.code)) + " (";
+    std::string sep;
+    if (v.operand >= 0 && static_cast<std::size_t>(v.operand) < operands.size()) {
+        m += "operand " + std::string(operands[static_cast<std::size_t>(v.operand)].role);
+        sep = ", ";
+    }
+    if (v.axis >= 0) {
+        m += sep + "axis " + std::to_string(v.axis);
+        sep = ", ";
+    }
+    if (v.has_value) {
+        m += sep + "value " + std::to_string(v.value);
+        sep = ", ";
+    }
+    m += sep.empty() ? "" : "; ";
+    for (std::size_t i = 0; i < operands.size(); ++i)
+        m += (i ? ", " : "") + std::string(operands[i].role) + " " + to_string(operands[i].sizes) + " " + std::string(name(operands[i].type));
+    m += std::string(extra) + ")";
+    throw error(error_code::rule_violation, m);
+}
+
+namespace detail {
+/// `axis` in [-rank, rank) made non-negative, or -1 when out of range.
+constexpr int normalize_axis(std::int64_t axis, int rank) {
+    if (axis < -rank || axis >= rank) return -1;
+    return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+} // namespace detail
+
+} // namespace strix

@@ -1,0 +1,191 @@
+#pragma once
+/// Non-owning strided views: typed (`tensor_view<T, extents>`) and dtype-erased (`any_view`,
+/// `any_cview`). Strides count elements and may be anything: non-contiguous, Fortran order,
+/// negative, or zero (broadcast; inputs only — an output must not overlap itself).
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+#include <type_traits>
+
+#include "strix/dtype.hpp"
+#include "strix/shape.hpp"
+
+namespace strix {
+
+/// Element strides of a C-order (row-major) tensor of shape `s`.
+constexpr std::array<std::int64_t, max_rank> c_strides(const shape& s) {
+    std::array<std::int64_t, max_rank> st{};
+    std::int64_t n = 1;
+    for (int i = s.rank - 1; i >= 0; --i) {
+        st[static_cast<std::size_t>(i)] = n;
+        n *= s[i];
+    }
+    return st;
+}
+
+/// Element strides of a Fortran-order (column-major) tensor of shape `s`.
+constexpr std::array<std::int64_t, max_rank> f_strides(const shape& s) {
+    std::array<std::int64_t, max_rank> st{};
+    std::int64_t n = 1;
+    for (int i = 0; i < s.rank; ++i) {
+        st[static_cast<std::size_t>(i)] = n;
+        n *= s[i];
+    }
+    return st;
+}
+
+/// A dtype-erased strided view. `Mutable` views may be written (operator outputs); `any_cview`
+/// is the read-only kind every input takes.
+template <bool Mutable>
+class basic_any_view {
+public:
+    using pointer = std::conditional_t<Mutable, void*, const void*>;
+
+    constexpr basic_any_view() = default;
+    /// A C-order view of `sizes` elements of type `type` at `data`.
+    constexpr basic_any_view(pointer data, dtype type, const shape& sizes)
+        : data_(data), type_(type), shape_(sizes), strides_(c_strides(sizes)) {}
+    /// A view with explicit element strides (one per dimension; the rest are ignored).
+    constexpr basic_any_view(pointer data, dtype type, const shape& sizes, const std::array<std::int64_t, max_rank>& strides)
+        : data_(data), type_(type), shape_(sizes), strides_(strides) {
+        for (int i = sizes.rank; i < max_rank; ++i) strides_[static_cast<std::size_t>(i)] = 0;
+    }
+    /// A mutable view converts to a read-only one.
+    constexpr basic_any_view(const basic_any_view<true>& v) requires(!Mutable)
+        : data_(v.data()), type_(v.type()), shape_(v.sizes()), strides_(v.strides()) {}
+
+    constexpr pointer data() const { return data_; }
+    constexpr dtype type() const { return type_; }
+    constexpr const shape& sizes() const { return shape_; }
+    constexpr int rank() const { return shape_.rank; }
+    constexpr std::int64_t size(int i) const { return shape_[i]; }
+    constexpr const std::array<std::int64_t, max_rank>& strides() const { return strides_; }
+    constexpr std::int64_t stride(int i) const { return strides_[static_cast<std::size_t>(i)]; }
+    constexpr std::int64_t count() const { return shape_.count(); }
+    constexpr std::size_t element_size() const { return size_of(type_); }
+
+    /// Address of the element at `coords` (one per dimension).
+    template <class C>
+    constexpr auto address(const C& coords) const {
+        using byte_ptr = std::conditional_t<Mutable, std::byte*, const std::byte*>;
+        std::int64_t off = 0;
+        for (int i = 0; i < rank(); ++i) off += coords[static_cast<std::size_t>(i)] * strides_[static_cast<std::size_t>(i)];
+        return static_cast<byte_ptr>(data_) + off * static_cast<std::int64_t>(element_size());
+    }
+
+private:
+    pointer data_ = nullptr;
+    dtype type_ = dtype::float32;
+    shape shape_{};
+    std::array<std::int64_t, max_rank> strides_{};
+};
+
+/// A writable dtype-erased view (operator outputs).
+using any_view = basic_any_view<true>;
+/// A read-only dtype-erased view (operator inputs).
+using any_cview = basic_any_view<false>;
+
+/// A typed strided view: element type `T` (const for read-only) and extents `Ext`, whose static
+/// sizes the operators check at compile time.
+template <element T, extents_type Ext>
+class tensor_view {
+public:
+    using element_type = T;
+    using extents_type = Ext;
+    static constexpr int rank = Ext::rank;
+
+    /// A C-order view of `ext` at `data`.
+    constexpr tensor_view(T* data, Ext ext) : data_(data), ext_(ext) {
+        std::int64_t n = 1;
+        for (int i = rank - 1; i >= 0; --i) {
+            strides_[static_cast<std::size_t>(i)] = n;
+            n *= ext.extent(i);
+        }
+    }
+    /// A view with explicit element strides.
+    constexpr tensor_view(T* data, Ext ext, const std::array<std::int64_t, rank>& strides)
+        : data_(data), ext_(ext), strides_(strides) {}
+    /// A C-order view with static extents (no sizes needed).
+    constexpr explicit tensor_view(T* data) requires Ext::is_static : tensor_view(data, Ext{}) {}
+
+    constexpr T* data() const { return data_; }
+    constexpr const Ext& extents() const { return ext_; }
+    constexpr std::int64_t extent(int i) const { return ext_.extent(i); }
+    constexpr std::int64_t stride(int i) const { return strides_[static_cast<std::size_t>(i)]; }
+    constexpr shape sizes() const { return ext_.to_shape(); }
+
+    /// The element at the given coordinates (no bounds check).
+    template <class... I>
+        requires(sizeof...(I) == rank)
+    constexpr T& operator()(I... coords) const {
+        const std::int64_t c[] = {static_cast<std::int64_t>(coords)..., 0};
+        std::int64_t off = 0;
+        for (int i = 0; i < rank; ++i) off += c[i] * strides_[static_cast<std::size_t>(i)];
+        return data_[off];
+    }
+
+    /// The read-only dtype-erased view of the same elements.
+    constexpr any_cview erased() const {
+        std::array<std::int64_t, max_rank> st{};
+        for (int i = 0; i < rank; ++i) st[static_cast<std::size_t>(i)] = strides_[static_cast<std::size_t>(i)];
+        return any_cview(data_, dtype_of<T>, sizes(), st);
+    }
+    /// The writable dtype-erased view of the same elements.
+    constexpr any_view erased_mut() const requires(!std::is_const_v<T>) {
+        std::array<std::int64_t, max_rank> st{};
+        for (int i = 0; i < rank; ++i) st[static_cast<std::size_t>(i)] = strides_[static_cast<std::size_t>(i)];
+        return any_view(data_, dtype_of<T>, sizes(), st);
+    }
+    constexpr operator any_cview() const { return erased(); }
+    constexpr operator any_view() const requires(!std::is_const_v<T>) { return erased_mut(); }
+
+private:
+    T* data_;
+    Ext ext_;
+    std::array<std::int64_t, rank> strides_{};
+};
+
+template <element T, extents_type Ext> tensor_view(T*, Ext) -> tensor_view<T, Ext>;
+
+/// True for any `tensor_view<T, Ext>`.
+template <class V> concept typed_view = requires { typename V::element_type; typename V::extents_type; } &&
+    std::is_same_v<V, tensor_view<typename V::element_type, typename V::extents_type>>;
+
+namespace detail {
+
+/// Lowest and one-past-highest byte touched by a view (empty when it has no elements).
+template <bool M>
+constexpr std::pair<std::intptr_t, std::intptr_t> byte_range(const basic_any_view<M>& v) {
+    if (v.count() == 0) return {0, 0};
+    std::int64_t lo = 0, hi = 0;
+    for (int i = 0; i < v.rank(); ++i) {
+        const std::int64_t span = (v.size(i) - 1) * v.stride(i);
+        (span < 0 ? lo : hi) += span;
+    }
+    const auto es = static_cast<std::int64_t>(v.element_size());
+    const auto base = reinterpret_cast<std::intptr_t>(v.data());
+    return {base + lo * es, base + (hi + 1) * es};
+}
+
+/// True when two different coordinates of the view reach the same element. Decided by sorting
+/// the dimensions by |stride|: each must step past everything the smaller ones span.
+constexpr bool self_overlaps(const shape& s, const std::array<std::int64_t, max_rank>& strides) {
+    std::array<std::pair<std::int64_t, std::int64_t>, max_rank> d{}; // |stride|, size
+    int n = 0;
+    for (int i = 0; i < s.rank; ++i) {
+        if (s[i] == 0) return false;
+        if (s[i] > 1) d[static_cast<std::size_t>(n++)] = {strides[static_cast<std::size_t>(i)] < 0 ? -strides[static_cast<std::size_t>(i)] : strides[static_cast<std::size_t>(i)], s[i]};
+    }
+    std::sort(d.begin(), d.begin() + n);
+    std::int64_t reach = 0; // largest offset the smaller dimensions reach
+    for (int i = 0; i < n; ++i) {
+        if (d[static_cast<std::size_t>(i)].first <= reach) return true;
+        reach += d[static_cast<std::size_t>(i)].first * (d[static_cast<std::size_t>(i)].second - 1);
+    }
+    return false;
+}
+
+} // namespace detail
+} // namespace strix
