@@ -71,6 +71,15 @@ constexpr std::string_view rule_text(rule r) noexcept {
     return "unknown rule";
 }
 
+/// What the number in a verdict is, for the message.
+enum class value_kind : std::uint8_t { none, given_axis, rank, size, pad, start_count, end_count, index_dimensions };
+
+/// The words before a verdict's number in messages ("rank 3", "axis given as -5").
+constexpr std::string_view value_label(value_kind k) noexcept {
+    constexpr std::string_view labels[] = {"", "axis given as", "rank", "size", "pad", "start count", "end count", "IndexDimensions"};
+    return labels[static_cast<int>(k)];
+}
+
 /// The outcome of a rule check: which rule broke (if any), and where. Structural, so a verdict
 /// computed from static extents can be a template argument of `static_enforce`.
 struct verdict {
@@ -78,7 +87,7 @@ struct verdict {
     int operand = -1;         ///< index into the operator's operand names, -1 when none applies
     int axis = -1;            ///< the axis concerned, -1 when none applies
     std::int64_t value = 0;   ///< an offending number (an axis as given, a pad, a count)
-    bool has_value = false;   ///< whether `value` is meaningful
+    value_kind what = value_kind::none; ///< what `value` is; none: no number to report
     [[nodiscard]] constexpr bool ok() const { return code == rule::ok; }
 };
 
@@ -118,8 +127,8 @@ inline void enforce(const verdict& v, std::span<const operand_info> operands, st
         m += sep + "axis " + std::to_string(v.axis);
         sep = ", ";
     }
-    if (v.has_value) {
-        m += sep + "value " + std::to_string(v.value);
+    if (v.what != value_kind::none) {
+        m += sep + std::string(value_label(v.what)) + " " + std::to_string(v.value);
         sep = ", ";
     }
     m += sep.empty() ? "" : "; ";

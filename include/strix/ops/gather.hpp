@@ -23,34 +23,34 @@ struct gather_desc {
 constexpr inferred gather_rule(const shape& input, const shape& indices, const gather_desc& d) {
     inferred res;
     const int r = input.rank;
-    auto fail = [&](rule code, int operand, int axis, std::int64_t value = 0, bool has_value = false) {
-        res.v = verdict{code, operand, axis, value, has_value};
+    auto fail = [&](rule code, int operand, int axis, std::int64_t value = 0, value_kind what = value_kind::none) {
+        res.v = verdict{code, operand, axis, value, what};
         return res;
     };
     if (r < 1) return fail(rule::gather_input_rank, 0, -1);
     const int axis = detail::normalize_axis(d.axis, r);
-    if (axis < 0) return fail(rule::gather_axis_range, 0, -1, d.axis, true);
+    if (axis < 0) return fail(rule::gather_axis_range, 0, -1, d.axis, value_kind::given_axis);
     if (d.index_dimensions < 0) {
-        if (r + indices.rank - 1 > max_rank) return fail(rule::gather_output_rank, 1, axis, r + indices.rank - 1, true);
+        if (r + indices.rank - 1 > max_rank) return fail(rule::gather_output_rank, 1, axis, r + indices.rank - 1, value_kind::rank);
         for (int i = 0; i < axis; ++i) res.out.push_back(input[i]);
         for (int i = 0; i < indices.rank; ++i) res.out.push_back(indices[i]);
         for (int i = axis + 1; i < r; ++i) res.out.push_back(input[i]);
         return res;
     }
     const int k = d.index_dimensions;
-    if (indices.rank != r) return fail(rule::gather_k_same_rank, 1, -1, indices.rank, true);
-    if (k > r) return fail(rule::gather_k_range, 1, -1, k, true);
+    if (indices.rank != r) return fail(rule::gather_k_same_rank, 1, -1, indices.rank, value_kind::rank);
+    if (k > r) return fail(rule::gather_k_range, 1, -1, k, value_kind::index_dimensions);
     for (int i = 0; i < r - k; ++i)
-        if (indices[i] != 1) return fail(rule::gather_k_leading_ones, 1, i, indices[i], true);
+        if (indices[i] != 1) return fail(rule::gather_k_leading_ones, 1, i, indices[i], value_kind::size);
     int lead = 0;
     while (lead < r && input[lead] == 1) ++lead;
-    if ((r - lead) + k - 1 > r) return fail(rule::gather_k_original_rank, 0, -1, k, true);
+    if ((r - lead) + k - 1 > r) return fail(rule::gather_k_original_rank, 0, -1, k, value_kind::index_dimensions);
     // the full shape has rank r + k - 1; crop k - 1 leading 1s of the input before the axis
     const int crop = k - 1;
     if (crop > 0) {
-        if (axis < crop) return fail(rule::gather_k_crop, 0, axis, k, true);
+        if (axis < crop) return fail(rule::gather_k_crop, 0, axis, k, value_kind::index_dimensions);
         for (int i = 0; i < crop; ++i)
-            if (input[i] != 1) return fail(rule::gather_k_crop, 0, i, input[i], true);
+            if (input[i] != 1) return fail(rule::gather_k_crop, 0, i, input[i], value_kind::size);
     }
     if (crop < 0) res.out.push_back(1); // K = 0: the full shape has rank r - 1
     for (int i = crop > 0 ? crop : 0; i < axis; ++i) res.out.push_back(input[i]);

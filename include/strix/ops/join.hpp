@@ -25,18 +25,18 @@ constexpr inferred join_rule(std::span<const shape> inputs, const join_desc& d) 
     const int r = inputs[0].rank;
     const int axis = detail::normalize_axis(d.axis, r);
     if (axis < 0) {
-        res.v = {rule::join_axis_range, 0, -1, d.axis, true};
+        res.v = {rule::join_axis_range, 0, -1, d.axis, value_kind::given_axis};
         return res;
     }
     res.out = inputs[0];
     for (std::size_t k = 1; k < inputs.size(); ++k) {
         if (inputs[k].rank != r) {
-            res.v = {rule::join_rank, static_cast<int>(k), -1, inputs[k].rank, true};
+            res.v = {rule::join_rank, static_cast<int>(k), -1, inputs[k].rank, value_kind::rank};
             return res;
         }
         for (int i = 0; i < r; ++i)
             if (i != axis && inputs[k][i] != inputs[0][i]) {
-                res.v = {rule::join_off_axis, static_cast<int>(k), i, inputs[k][i], true};
+                res.v = {rule::join_off_axis, static_cast<int>(k), i, inputs[k][i], value_kind::size};
                 return res;
             }
         res.out[axis] += inputs[k][axis];

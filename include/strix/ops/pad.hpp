@@ -30,17 +30,17 @@ struct pad_desc {
 constexpr inferred pad_rule(const shape& input, const pad_desc& d) {
     inferred res;
     if (d.start.rank != input.rank) {
-        res.v = {rule::pad_count, 0, -1, d.start.rank, true};
+        res.v = {rule::pad_count, 0, -1, d.start.rank, value_kind::start_count};
         return res;
     }
     if (d.end.rank != input.rank) {
-        res.v = {rule::pad_count, 0, -1, d.end.rank, true};
+        res.v = {rule::pad_count, 0, -1, d.end.rank, value_kind::end_count};
         return res;
     }
     res.out = input;
     for (int i = 0; i < input.rank; ++i) {
         if (d.start[i] < 0 || d.end[i] < 0) {
-            res.v = {rule::pad_negative, 0, i, d.start[i] < 0 ? d.start[i] : d.end[i], true};
+            res.v = {rule::pad_negative, 0, i, d.start[i] < 0 ? d.start[i] : d.end[i], value_kind::pad};
             return res;
         }
         if (d.mode != pad_mode::constant && input[i] == 0 && d.start[i] + d.end[i] > 0) {

@@ -24,24 +24,24 @@ constexpr inferred scatter_rule(const shape& input, const shape& indices, const 
     }
     const int axis = detail::normalize_axis(d.axis, r);
     if (axis < 0) {
-        res.v = {rule::scatter_axis_range, 0, -1, d.axis, true};
+        res.v = {rule::scatter_axis_range, 0, -1, d.axis, value_kind::given_axis};
         return res;
     }
     if (indices.rank != r) {
-        res.v = {rule::scatter_rank, 1, -1, indices.rank, true};
+        res.v = {rule::scatter_rank, 1, -1, indices.rank, value_kind::rank};
         return res;
     }
     if (updates.rank != r) {
-        res.v = {rule::scatter_rank, 2, -1, updates.rank, true};
+        res.v = {rule::scatter_rank, 2, -1, updates.rank, value_kind::rank};
         return res;
     }
     for (int i = 0; i < r; ++i) {
         if (updates[i] != indices[i]) {
-            res.v = {rule::scatter_updates_shape, 2, i, updates[i], true};
+            res.v = {rule::scatter_updates_shape, 2, i, updates[i], value_kind::size};
             return res;
         }
         if (i != axis && indices[i] > input[i]) {
-            res.v = {rule::scatter_indices_larger, 1, i, indices[i], true};
+            res.v = {rule::scatter_indices_larger, 1, i, indices[i], value_kind::size};
             return res;
         }
     }

@@ -1,0 +1,133 @@
+// `strix demo`: every operator on the examples of the specification, inputs and outputs printed.
+
+#include <cstdint>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "strix/strix.hpp"
+
+namespace {
+
+/// A tensor's elements as nested lists, like NumPy prints them.
+std::string format(const strix::any_cview& v) {
+    std::ostringstream os;
+    std::array<std::int64_t, strix::max_rank> c{};
+    auto element = [&]() {
+        const auto* p = v.address(c);
+        strix::visit(v.type(), [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            T x;
+            std::memcpy(&x, p, sizeof(T));
+            if constexpr (std::is_same_v<T, strix::float16>) os << static_cast<float>(x);
+            else if constexpr (sizeof(T) == 1) os << static_cast<int>(x);
+            else os << x;
+        });
+    };
+    auto rec = [&](auto& self, int d) -> void {
+        if (d == v.rank()) {
+            element();
+            return;
+        }
+        os << "[";
+        for (std::int64_t i = 0; i < v.size(d); ++i) {
+            c[static_cast<std::size_t>(d)] = i;
+            if (i) os << (d + 1 == v.rank() ? ", " : ",\n" + std::string(static_cast<std::size_t>(d + 1), ' '));
+            self(self, d + 1);
+        }
+        os << "]";
+    };
+    rec(rec, 0);
+    return os.str();
+}
+
+template <class T>
+strix::host_tensor make(strix::shape s, std::vector<T> values) {
+    strix::host_tensor t(strix::dtype_of<T>, s);
+    std::copy(values.begin(), values.end(), t.as<T>());
+    return t;
+}
+
+void show(const std::string& label, const strix::any_cview& v) {
+    std::cout << "  " << label << " " << strix::to_string(v.sizes()) << " " << strix::name(v.type()) << ":\n    ";
+    std::string text = format(v), indented;
+    for (char ch : text) indented += ch == '\n' ? std::string("\n    ") : std::string(1, ch);
+    std::cout << indented << "\n";
+}
+
+} // namespace
+
+int demo() {
+    using namespace strix;
+    std::cout << "strix demo: the examples of the specification, on the CPU\n\n";
+
+    const auto x4 = make<float>({4}, {11, 12, 13, 14});
+    const auto x32 = make<float>({3, 2}, {1, 2, 3, 4, 5, 6});
+    const auto x133 = make<float>({1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+    const auto x132 = make<float>({1, 3, 2}, {1, 2, 3, 4, 5, 6});
+    struct gcase {
+        const char* title;
+        const host_tensor* input;
+        host_tensor indices;
+        gather_desc desc;
+    };
+    const gcase gathers[] = {
+        {"gather 1: 1-D remapping, axis 0", &x4, make<std::uint32_t>({5}, {3, 1, 3, 0, 2}), {0, 1}},
+        {"gather 2: rows, axis 0, IndexDimensions 1", &x32, make<std::uint32_t>({1, 4}, {0, 1, 1, 2}), {0, 1}},
+        {"gather 3: swap columns, axis 1, IndexDimensions 1", &x32, make<std::uint32_t>({1, 2}, {1, 0}), {1, 1}},
+        {"gather 4: nested indices, axis 2, IndexDimensions 2", &x133, make<std::uint32_t>({1, 1, 2}, {0, 2}), {2, 2}},
+        {"gather 5: nested indices, axis 1, IndexDimensions 2", &x132, make<std::uint32_t>({1, 2, 2}, {0, 1, 1, 2}), {1, 2}},
+        {"gather (natural form, numpy.take): axis 1, indices [2,2] with a negative index", &x32, make<std::int64_t>({2, 2}, {0, -1, 1, 0}), {1}},
+    };
+    for (const auto& g : gathers) {
+        std::cout << g.title << "\n";
+        show("input", g.input->view());
+        show("indices", g.indices.view());
+        show("output", gather(g.input->view(), g.indices.view(), g.desc).view());
+        std::cout << "\n";
+    }
+
+    const auto a = make<float>({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6});
+    const auto b = make<float>({1, 1, 2, 4}, {7, 8, 9, 10, 11, 12, 13, 14});
+    std::cout << "join 1: axis 3\n";
+    show("input 0", a.view());
+    show("input 1", b.view());
+    const any_cview ab[] = {a.view(), b.view()};
+    show("output", join(ab, {3}).view());
+    const auto j0 = make<float>({1, 1, 2, 2}, {1, 2, 3, 4});
+    const auto j1 = make<float>({1, 1, 2, 2}, {5, 6, 7, 8});
+    const auto j2 = make<float>({1, 1, 2, 2}, {9, 10, 11, 12});
+    const any_cview three[] = {j0.view(), j1.view(), j2.view()};
+    std::cout << "\njoin 2: three [1,1,2,2] inputs\n";
+    show("input 0", j0.view());
+    show("input 1", j1.view());
+    show("input 2", j2.view());
+    for (int axis = 1; axis <= 3; ++axis) show("output, axis " + std::to_string(axis), join(three, {axis}).view());
+
+    const auto p = make<float>({1, 1, 4, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8});
+    std::cout << "\npad: start {0,0,1,2}, end {0,0,3,4}\n";
+    show("input", p.view());
+    const std::pair<const char*, pad_mode> modes[] = {{"constant 9", pad_mode::constant}, {"edge", pad_mode::edge},
+                                                      {"reflect", pad_mode::reflect}, {"symmetric", pad_mode::symmetric}};
+    for (const auto& [label, mode] : modes)
+        show(std::string("output, ") + label, pad(p.view(), pad_desc{mode, {0, 0, 1, 2}, {0, 0, 3, 4}, scalar(9.0)}).view());
+
+    std::cout << "\nscatter 1: axis 0\n";
+    const auto s1 = make<float>({5}, {0, 1, 2, 3, 4});
+    const auto s1i = make<std::uint32_t>({4}, {3, 1, 3, 0});
+    const auto s1u = make<float>({4}, {5, 6, 7, 8});
+    show("input", s1.view());
+    show("indices", s1i.view());
+    show("updates", s1u.view());
+    show("output", scatter(s1.view(), s1i.view(), s1u.view(), {0}).view());
+    std::cout << "\nscatter 2: axis 0 (input [3,3])\n";
+    const auto s2 = make<float>({3, 3}, std::vector<float>(9, 0.0f));
+    const auto s2i = make<std::uint32_t>({2, 3}, {1, 0, 2, 0, 2, 1});
+    const auto s2u = make<float>({2, 3}, {10, 11, 12, 20, 21, 22});
+    show("input", s2.view());
+    show("indices", s2i.view());
+    show("updates", s2u.view());
+    show("output", scatter(s2.view(), s2i.view(), s2u.view(), {0}).view());
+    return 0;
+}

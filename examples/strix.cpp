@@ -1,0 +1,303 @@
+// The strix command line tool: runs gather, join, pad and scatter on .npy files.
+//
+//   strix gather  --input X.npy --indices I.npy --axis A [--index-dimensions K] --output Y.npy
+//   strix join    --input A.npy [--input B.npy ...] --axis A --output Y.npy
+//   strix pad     --input X.npy --mode M --start P0,.. --end Q0,.. [--value V] --output Y.npy
+//   strix scatter --input X.npy --indices I.npy --updates U.npy --axis A --output Y.npy
+//   strix devices | demo | --help | OP --help
+//
+// Exit status: 0 on success, 2 on any bad input (one line on stderr; the output file is then
+// neither created nor changed).
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "strix/io/npy.hpp"
+#include "strix/strix.hpp"
+
+namespace {
+
+using strix::error;
+using strix::error_code;
+
+[[noreturn]] void bad(const std::string& message) { throw error(error_code::invalid_argument, message); }
+
+constexpr const char* usage_text =
+    "strix: tensor indexing on .npy files (gather, join, pad, scatter)\n"
+    "\n"
+    "usage:\n"
+    "  strix gather  --input X.npy --indices I.npy --axis A [--index-dimensions K] --output Y.npy\n"
+    "  strix join    --input A.npy [--input B.npy ...] --axis A --output Y.npy\n"
+    "  strix pad     --input X.npy --mode constant|edge|reflect|symmetric --start P0,P1,.. --end Q0,Q1,.. [--value V] --output Y.npy\n"
+    "  strix scatter --input X.npy --indices I.npy --updates U.npy --axis A --output Y.npy\n"
+    "  strix devices     lists the backends and devices that can run operators\n"
+    "  strix demo        runs each operator on the examples of the specification\n"
+    "  strix --help, strix OP --help\n"
+    "\n"
+    "options of every operator:\n"
+    "  --backend cpu|vulkan        (default: the best available)\n"
+    "  --out-of-range error|clamp  (default: error)\n"
+    "\n"
+    "Exit status 0 on success, 2 on bad input; the output file is written only on success.\n";
+
+const std::map<std::string, std::string> op_help = {
+    {"gather",
+     "strix gather --input X.npy --indices I.npy --axis A [--index-dimensions K] --output Y.npy\n"
+     "  Natural form (numpy.take, ONNX Gather): output = X.shape[:A] + I.shape + X.shape[A+1:].\n"
+     "  With --index-dimensions K (DirectML form): X, I and the output share one rank r; only the\n"
+     "  last K dimensions of I are meaningful (the leading ones are 1).\n"
+     "  --axis may be negative; indices are int32, int64, uint32 or uint64; negative indices count\n"
+     "  from the end. --out-of-range error|clamp, --backend cpu|vulkan.\n"},
+    {"join",
+     "strix join --input A.npy [--input B.npy ...] --axis A --output Y.npy\n"
+     "  Concatenates the inputs along the axis (numpy.concatenate). All inputs have one element type\n"
+     "  and one rank, and equal sizes off the axis. --axis may be negative. --backend cpu|vulkan.\n"},
+    {"pad",
+     "strix pad --input X.npy --mode constant|edge|reflect|symmetric --start P0,P1,.. --end Q0,Q1,.. [--value V] --output Y.npy\n"
+     "  Pads every dimension (numpy.pad): one start and one end count per dimension of X. Pads may be\n"
+     "  wider than the input. --value (constant mode, default 0) is a number: an integer literal is\n"
+     "  taken exactly, a fractional value truncates toward zero for integer types. --backend cpu|vulkan.\n"},
+    {"scatter",
+     "strix scatter --input X.npy --indices I.npy --updates U.npy --axis A --output Y.npy\n"
+     "  output = X, then output[..., I[j..], ...] = U[j..] along the axis (numpy.put_along_axis, ONNX\n"
+     "  ScatterElements). I and U share a shape not larger than X off the axis. Duplicate targets: the\n"
+     "  last update in row-major order wins. --out-of-range error|clamp, --backend cpu|vulkan.\n"},
+};
+
+/// Parsed `--key value` options; `--input` may repeat.
+struct options {
+    std::map<std::string, std::string> single;
+    std::vector<std::string> inputs;
+
+    [[nodiscard]] std::optional<std::string> get(const std::string& key) const {
+        auto it = single.find(key);
+        if (it == single.end()) return std::nullopt;
+        return it->second;
+    }
+    [[nodiscard]] std::string need(const std::string& op, const std::string& key) const {
+        auto v = get(key);
+        if (!v) bad("strix " + op + ": missing --" + key + " (see strix " + op + " --help)");
+        return *v;
+    }
+};
+
+options parse_options(const std::string& op, const std::vector<std::string>& args, const std::vector<std::string>& allowed) {
+    options o;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a.rfind("--", 0) != 0) bad("strix " + op + ": unexpected argument '" + a + "'");
+        std::string key = a.substr(2), value;
+        if (auto eq = key.find('='); eq != std::string::npos) {
+            value = key.substr(eq + 1);
+            key = key.substr(0, eq);
+        } else {
+            if (i + 1 >= args.size()) bad("strix " + op + ": option --" + key + " needs a value");
+            value = args[++i];
+        }
+        bool known = false;
+        for (const auto& k : allowed) known |= k == key;
+        if (!known) bad("strix " + op + ": unknown option --" + key + " (see strix " + op + " --help)");
+        if (key == "input" && op == "join") {
+            o.inputs.push_back(value);
+        } else {
+            if (o.single.count(key)) bad("strix " + op + ": option --" + key + " given twice");
+            o.single[key] = value;
+        }
+    }
+    return o;
+}
+
+std::int64_t parse_int(const std::string& op, const std::string& what, const std::string& s) {
+    std::int64_t v = 0;
+    const char* b = s.data();
+    const char* e = s.data() + s.size();
+    if (!s.empty() && *b == '+') ++b;
+    auto [p, ec] = std::from_chars(b, e, v);
+    if (s.empty() || ec != std::errc() || p != e) bad("strix " + op + ": " + what + " must be an integer, got '" + s + "'");
+    return v;
+}
+
+strix::shape parse_list(const std::string& op, const std::string& what, const std::string& s) {
+    strix::shape r;
+    std::size_t at = 0;
+    if (s.empty()) return r; // a rank-0 input has no pads
+    while (true) {
+        const auto comma = s.find(',', at);
+        const std::string item = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        if (r.rank == strix::max_rank) bad("strix " + op + ": " + what + " has more than 8 entries");
+        r.push_back(parse_int(op, what + " entry", item));
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
+    return r;
+}
+
+/// An integer literal is kept exact (int64, or uint64 beyond); anything else is a double.
+strix::scalar parse_value(const std::string& s) {
+    const char* b = s.data();
+    const char* e = s.data() + s.size();
+    bool integer = !s.empty();
+    for (std::size_t i = 0; i < s.size(); ++i)
+        integer &= (s[i] >= '0' && s[i] <= '9') || (i == 0 && (s[i] == '-' || s[i] == '+') && s.size() > 1);
+    if (integer) {
+        if (*b == '+') ++b;
+        std::int64_t i = 0;
+        if (auto [p, ec] = std::from_chars(b, e, i); ec == std::errc() && p == e) return strix::scalar(i);
+        std::uint64_t u = 0;
+        if (auto [p, ec] = std::from_chars(b, e, u); ec == std::errc() && p == e) return strix::scalar(u);
+        bad("strix pad: --value " + s + " is beyond 64-bit integers");
+    }
+    char* end = nullptr;
+    errno = 0;
+    const double d = std::strtod(s.c_str(), &end);
+    if (s.empty() || end != s.c_str() + s.size() || std::isspace(static_cast<unsigned char>(s[0])))
+        bad("strix pad: --value must be a number, got '" + s + "'");
+    return strix::scalar(d);
+}
+
+strix::index_policy parse_policy(const std::string& op, const options& o) {
+    const auto v = o.get("out-of-range").value_or("error");
+    if (v == "error") return strix::index_policy::error;
+    if (v == "clamp") return strix::index_policy::clamp;
+    bad("strix " + op + ": --out-of-range must be error or clamp, got '" + v + "'");
+}
+
+void check_backend(const std::string& op, const options& o) {
+    const auto v = o.get("backend").value_or("cpu");
+    if (v == "cpu") return;
+    if (v == "vulkan") throw error(error_code::unsupported, "strix " + op + ": the Vulkan backend is not available in this build of strix (use --backend cpu)");
+    bad("strix " + op + ": --backend must be cpu or vulkan, got '" + v + "'");
+}
+
+strix::cpu::options cpu_options() {
+    strix::cpu::options c;
+    c.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return c;
+}
+
+int run_op(const std::string& op, const std::vector<std::string>& args) {
+    namespace io = strix::io;
+    const std::vector<std::string> common = {"backend", "out-of-range", "output"};
+    auto with = [&](std::vector<std::string> v) {
+        v.insert(v.end(), common.begin(), common.end());
+        return v;
+    };
+    strix::host_tensor result;
+    std::string output;
+    if (op == "gather") {
+        const auto o = parse_options(op, args, with({"input", "indices", "axis", "index-dimensions"}));
+        strix::gather_desc d;
+        d.axis = parse_int(op, "--axis", o.need(op, "axis"));
+        if (auto k = o.get("index-dimensions")) {
+            const auto kv = parse_int(op, "--index-dimensions", *k);
+            if (kv < 0 || kv > strix::max_rank) bad("strix gather: --index-dimensions must lie in [0, 8], got " + *k);
+            d.index_dimensions = static_cast<int>(kv);
+        }
+        d.policy = parse_policy(op, o);
+        output = o.need(op, "output");
+        check_backend(op, o);
+        const auto x = io::read_npy(o.need(op, "input"));
+        const auto i = io::read_npy(o.need(op, "indices"));
+        result = strix::gather(x.view(), i.view(), d, cpu_options());
+    } else if (op == "join") {
+        const auto o = parse_options(op, args, with({"input", "axis"}));
+        strix::join_desc d;
+        d.axis = parse_int(op, "--axis", o.need(op, "axis"));
+        output = o.need(op, "output");
+        parse_policy(op, o);
+        check_backend(op, o);
+        if (o.inputs.empty()) bad("strix join: missing --input (see strix join --help)");
+        std::vector<io::npy_array> arrays;
+        std::vector<strix::any_cview> views;
+        for (const auto& path : o.inputs) arrays.push_back(io::read_npy(path));
+        for (const auto& a : arrays) views.push_back(a.view());
+        result = strix::join(views, d, cpu_options());
+    } else if (op == "pad") {
+        const auto o = parse_options(op, args, with({"input", "mode", "start", "end", "value"}));
+        strix::pad_desc d;
+        const auto mode = o.need(op, "mode");
+        if (mode == "constant") d.mode = strix::pad_mode::constant;
+        else if (mode == "edge") d.mode = strix::pad_mode::edge;
+        else if (mode == "reflect") d.mode = strix::pad_mode::reflect;
+        else if (mode == "symmetric") d.mode = strix::pad_mode::symmetric;
+        else bad("strix pad: --mode must be constant, edge, reflect or symmetric, got '" + mode + "'");
+        d.start = parse_list(op, "--start", o.need(op, "start"));
+        d.end = parse_list(op, "--end", o.need(op, "end"));
+        if (auto v = o.get("value")) {
+            if (d.mode != strix::pad_mode::constant) bad("strix pad: --value applies to --mode constant only");
+            d.value = parse_value(*v);
+        }
+        output = o.need(op, "output");
+        parse_policy(op, o);
+        check_backend(op, o);
+        const auto x = io::read_npy(o.need(op, "input"));
+        result = strix::pad(x.view(), d, cpu_options());
+    } else if (op == "scatter") {
+        const auto o = parse_options(op, args, with({"input", "indices", "updates", "axis"}));
+        strix::scatter_desc d;
+        d.axis = parse_int(op, "--axis", o.need(op, "axis"));
+        d.policy = parse_policy(op, o);
+        output = o.need(op, "output");
+        check_backend(op, o);
+        const auto x = io::read_npy(o.need(op, "input"));
+        const auto i = io::read_npy(o.need(op, "indices"));
+        const auto u = io::read_npy(o.need(op, "updates"));
+        result = strix::scatter(x.view(), i.view(), u.view(), d, cpu_options());
+    }
+    io::write_npy(output, result.view());
+    return 0;
+}
+
+int devices() {
+    std::cout << "backends and devices:\n";
+    std::cout << "  cpu     host CPU, " << std::max(1u, std::thread::hardware_concurrency()) << " hardware threads   (default)\n";
+    std::cout << "  vulkan  not available in this build\n";
+    return 0;
+}
+
+}  // namespace
+
+int demo(); // examples/demo.cpp
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    try {
+        if (args.empty()) {
+            std::cerr << "strix: missing command (see strix --help)\n";
+            return 2;
+        }
+        const std::string cmd = args[0];
+        if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+            std::cout << usage_text;
+            return 0;
+        }
+        if (cmd == "devices") return devices();
+        if (cmd == "demo") return demo();
+        if (!op_help.count(cmd)) {
+            std::cerr << "strix: unknown command '" << cmd << "' (see strix --help)\n";
+            return 2;
+        }
+        for (const auto& a : args)
+            if (a == "--help" || a == "-h") {
+                std::cout << op_help.at(cmd);
+                return 0;
+            }
+        return run_op(cmd, {args.begin() + 1, args.end()});
+    } catch (const std::exception& e) {
+        std::string m = e.what();
+        for (auto& c : m)
+            if (c == '\n') c = ' ';
+        std::cerr << m << "\n";
+        return 2;
+    }
+}
