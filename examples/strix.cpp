@@ -233,10 +233,7 @@ int run_op(const std::string& op, const std::vector<std::string>& args) {
         else bad("strix pad: --mode must be constant, edge, reflect or symmetric, got '" + mode + "'");
         d.start = parse_list(op, "--start", o.need(op, "start"));
         d.end = parse_list(op, "--end", o.need(op, "end"));
-        if (auto v = o.get("value")) {
-            if (d.mode != strix::pad_mode::constant) bad("strix pad: --value applies to --mode constant only");
-            d.value = parse_value(*v);
-        }
+        if (auto v = o.get("value")) d.value = parse_value(*v); // like DirectML, other modes ignore it
         output = o.need(op, "output");
         parse_policy(op, o);
         check_backend(op, o);

@@ -178,7 +178,9 @@ constexpr bool self_overlaps(const shape& s, const std::array<std::int64_t, max_
         if (s[i] == 0) return false;
         if (s[i] > 1) d[static_cast<std::size_t>(n++)] = {strides[static_cast<std::size_t>(i)] < 0 ? -strides[static_cast<std::size_t>(i)] : strides[static_cast<std::size_t>(i)], s[i]};
     }
-    std::sort(d.begin(), d.begin() + n);
+    for (int i = 1; i < n; ++i) // insertion sort: at most 8 entries
+        for (int j = i; j > 0 && d[static_cast<std::size_t>(j)] < d[static_cast<std::size_t>(j - 1)]; --j)
+            std::swap(d[static_cast<std::size_t>(j)], d[static_cast<std::size_t>(j - 1)]);
     std::int64_t reach = 0; // largest offset the smaller dimensions reach
     for (int i = 0; i < n; ++i) {
         if (d[static_cast<std::size_t>(i)].first <= reach) return true;
