@@ -197,6 +197,36 @@ def scatter_reference(x, axis, idx, upd, clamp=False):
     return out
 
 
+def mirror_positions(n, start, end, mode):
+    """Source position of each output position along one dimension. Wide pads
+    fold again and again, so reflect has period 2(n-1) and symmetric 2n."""
+    p = np.arange(-start, n + end, dtype=np.int64)
+    if mode == "edge" or (mode == "reflect" and n == 1):
+        return np.clip(p, 0, n - 1)
+    if mode == "reflect":
+        m = p % (2 * (n - 1))
+        return np.where(m < n, m, 2 * (n - 1) - m)
+    if mode == "symmetric":
+        m = p % (2 * n)
+        return np.where(m < n, m, 2 * n - 1 - m)
+    raise ValueError(mode)
+
+
+def pad_reference(x, start, end, mode):
+    """numpy.pad for edge/reflect/symmetric. NumPy 1.x folds wide, uneven
+    pads wrongly (numpy issue 25926), so the folding is done here and checked
+    against np.pad where the pads are within one fold."""
+    out = x
+    for d, (n, s, e) in enumerate(zip(x.shape, start, end)):
+        out = np.take(out, mirror_positions(n, s, e, mode), axis=d)
+    limit = {"edge": 1 << 30, "reflect": 0, "symmetric": 0}[mode]
+    if mode != "edge":
+        limit = min(n - 1 if mode == "reflect" else n for n in x.shape)
+    if max(start + end) <= limit or mode == "edge":
+        assert bits_equal(out, np.pad(x, list(zip(start, end)), mode=mode)), "reference disagrees"
+    return out
+
+
 # --------------------------------------------------------------------------
 # cases
 
@@ -289,7 +319,8 @@ def constant_values(dt):
     if dt.kind == "f":
         return ["9", "0", "-0.0", "10.6", "-10.6", "0.1", "1e-3", "3.14159",
                 "65504", "70000", "1e300", "1e-8", "-2.5e-40", "4611686018427387905",
-                "9007199254740993", "inf", "-inf", "nan"]
+                "9007199254740993", "1.0004882812509095", "-1.0004882812509095",
+                "inf", "-inf", "nan"]
     ii = np.iinfo(dt)
     vals = [str(ii.min), str(ii.max), "0", "9", str(ii.max // 3)]
     vals += ["10.6", "0.9", "2.5e2" if ii.max >= 250 else "2.5e1", f"{ii.max}.75" if ii.bits <= 32 else "1e18"]
@@ -347,7 +378,7 @@ def make_pad(rng, dt, rank, mode, clamp=False):
         expected = np.full(out_shape, value, dtype=dt)
         expected[tuple(slice(s, s + n) for s, n in zip(start, x_shape))] = x
     else:
-        expected = np.pad(x, list(zip(start, end)), mode=mode)
+        expected = pad_reference(x, start, end, mode)
     if clamp:
         args += ["--out-of-range", "clamp"]
     return Case(None, args, {"x.npy": maybe_fortran(rng, x)}, expected)
@@ -608,7 +639,7 @@ def main(argv=None):
             results[status] += 1
             if status == "fail":
                 failures.append(name)
-                print(f"FAIL {name}: {why}\n    $ {cmd}", flush=True)
+                print(f"FAIL {name}: {why} | $ {cmd}", flush=True)
             elif args.verbose:
                 print(f"{status} {name}", flush=True)
     elapsed = time.monotonic() - started

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -36,6 +37,21 @@ struct shape {
     [[nodiscard]] constexpr std::int64_t count() const {
         std::int64_t n = 1;
         for (int i = 0; i < rank; ++i) n *= dims[static_cast<std::size_t>(i)];
+        return n;
+    }
+    /// Number of elements, or -1 when a size is negative or the product overflows 63 bits.
+    [[nodiscard]] constexpr std::int64_t checked_count() const {
+        std::int64_t n = 1;
+        for (int i = 0; i < rank; ++i) {
+            const std::int64_t d = dims[static_cast<std::size_t>(i)];
+            if (d < 0) return -1;
+            if (d == 0) return 0;
+        }
+        for (int i = 0; i < rank; ++i) {
+            const std::int64_t d = dims[static_cast<std::size_t>(i)];
+            if (n > INT64_MAX / d) return -1;
+            n *= d;
+        }
         return n;
     }
     /// Appends one dimension.

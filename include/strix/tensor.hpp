@@ -15,9 +15,10 @@ public:
     host_tensor() = default;
     /// A zeroed tensor of `type` and `sizes`.
     host_tensor(dtype type, const shape& sizes) : type_(type), shape_(sizes) {
-        for (int i = 0; i < sizes.rank; ++i)
-            if (sizes[i] < 0) throw error(error_code::invalid_argument, "strix::host_tensor: negative size in shape " + to_string(sizes));
-        const auto n = static_cast<std::size_t>(sizes.count()) * size_of(type);
+        const std::int64_t count = sizes.checked_count();
+        if (count < 0 || count > INT64_MAX / 16)
+            throw error(error_code::invalid_argument, "strix::host_tensor: shape " + to_string(sizes) + " has a negative size or too many elements");
+        const auto n = static_cast<std::size_t>(count) * size_of(type);
         if (n) {
             data_.reset(static_cast<std::byte*>(::operator new(n, std::align_val_t{64})));
             std::memset(data_.get(), 0, n);

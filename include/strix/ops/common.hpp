@@ -30,6 +30,9 @@ inline std::string strides_text(const shape& s, const std::array<std::int64_t, m
 /// Throws when a view with elements has no data, or when the output reaches one element twice.
 template <bool M>
 void check_view(std::string_view op, std::string_view role, const basic_any_view<M>& v, bool is_output) {
+    if (v.sizes().checked_count() < 0)
+        throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " view " + to_string(v.sizes()) +
+                                              " has a negative size or more elements than 64-bit offsets can address");
     if (v.count() > 0 && v.data() == nullptr)
         throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " view " + to_string(v.sizes()) + " has no data");
     if (v.rank() < 0 || v.rank() > max_rank)
