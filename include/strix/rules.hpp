@@ -4,6 +4,7 @@
 /// at compile time (`static_enforce`) and `strix::error` at run time (`enforce`).
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -97,20 +98,22 @@ struct inferred {
     shape out{};
 };
 
-/// Fails to compile, with the rule's sentence, when `V` is not ok. Each rule is one
-/// `static_assert`, so the compiler prints exactly the sentence of the rule that broke.
+/// Fails to compile, with the rule's sentence, when `V` is not ok: write `static_enforce<v>();`.
+/// Each rule is one `static_assert`, so the compiler prints exactly the sentence of the rule that
+/// broke. A class rather than a function so that the check happens where it is written (a
+/// function template's body may be instantiated later, after errors it should have preceded).
 template <verdict V>
-constexpr void static_enforce() {
+struct static_enforce {
 #define STRIX_RULE_ASSERT(name_, text) static_assert(V.code != rule::name_, "strix::" text);
     STRIX_RULES(STRIX_RULE_ASSERT)
 #undef STRIX_RULE_ASSERT
-}
+};
 
 /// An operand named in messages: its role ("input", "indices", ...), shape and type.
 struct operand_info {
     std::string_view role;
     shape sizes;
-    dtype type = dtype::float32;
+    std::optional<dtype> type{}; ///< unknown when only extents were given
 };
 
 /// Throws `strix::error` when `v` is not ok. The message is the rule's sentence followed by the
@@ -133,7 +136,8 @@ inline void enforce(const verdict& v, std::span<const operand_info> operands, st
     }
     m += sep.empty() ? "" : "; ";
     for (std::size_t i = 0; i < operands.size(); ++i)
-        m += (i ? ", " : "") + std::string(operands[i].role) + " " + to_string(operands[i].sizes) + " " + std::string(name(operands[i].type));
+        m += (i ? ", " : "") + std::string(operands[i].role) + " " + to_string(operands[i].sizes) +
+             (operands[i].type ? " " + std::string(name(*operands[i].type)) : std::string());
     m += std::string(extra) + ")";
     throw error(error_code::rule_violation, m);
 }

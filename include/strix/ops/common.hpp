@@ -17,7 +17,8 @@ namespace strix::detail {
 inline std::string describe(std::span<const operand_info> ops) {
     std::string m;
     for (std::size_t i = 0; i < ops.size(); ++i)
-        m += (i ? ", " : "") + std::string(ops[i].role) + " " + to_string(ops[i].sizes) + " " + std::string(name(ops[i].type));
+        m += (i ? ", " : "") + std::string(ops[i].role) + " " + to_string(ops[i].sizes) +
+             (ops[i].type ? " " + std::string(name(*ops[i].type)) : std::string());
     return m;
 }
 

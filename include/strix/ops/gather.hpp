@@ -30,6 +30,7 @@ constexpr inferred gather_rule(const shape& input, const shape& indices, const g
     if (r < 1) return fail(rule::gather_input_rank, 0, -1);
     const int axis = detail::normalize_axis(d.axis, r);
     if (axis < 0) return fail(rule::gather_axis_range, 0, -1, d.axis, value_kind::given_axis);
+    if (d.index_dimensions < -1) return fail(rule::gather_k_range, 1, -1, d.index_dimensions, value_kind::index_dimensions);
     if (d.index_dimensions < 0) {
         if (r + indices.rank - 1 > max_rank) return fail(rule::gather_output_rank, 1, axis, r + indices.rank - 1, value_kind::rank);
         for (int i = 0; i < axis; ++i) res.out.push_back(input[i]);
@@ -69,6 +70,15 @@ constexpr verdict gather_type_rule(dtype input, dtype indices, dtype output) {
 /// Output extents of a gather: static (checked at compile time) when both operands' extents are
 /// static, dynamic (checked at run time, throws strix::error) otherwise. The output rank is
 /// always static.
+namespace detail {
+/// The output rank of a gather, known from the operand ranks alone.
+template <gather_desc D, int InRank, int IdxRank>
+inline constexpr int gather_rank = D.index_dimensions < 0 ? InRank + IdxRank - 1 : InRank;
+} // namespace detail
+
+/// Output extents of a gather: static (checked at compile time) when both operands' extents are
+/// static, dynamic (checked at run time, throws strix::error) otherwise. The output rank is
+/// always static.
 template <gather_desc D, extents_type In, extents_type Idx>
 constexpr auto gather_extents(const In& input, const Idx& indices) {
     if constexpr (In::is_static && Idx::is_static) {
@@ -76,11 +86,14 @@ constexpr auto gather_extents(const In& input, const Idx& indices) {
         static_enforce<r.v>();
         if constexpr (r.v.ok()) return static_extents<r.out>{};
     } else {
-        constexpr int rank = D.index_dimensions < 0 ? In::rank + Idx::rank - 1 : In::rank;
-        const inferred r = gather_rule(input.to_shape(), indices.to_shape(), D);
-        const operand_info ops[] = {{"input", input.to_shape()}, {"indices", indices.to_shape()}};
-        enforce(r.v, ops);
-        return dextents<rank>(r.out);
+        constexpr int rank = detail::gather_rank<D, In::rank, Idx::rank>;
+        static_enforce<verdict{rank <= max_rank ? rule::ok : rule::gather_output_rank, 1}>();
+        if constexpr (rank <= max_rank) {
+            const inferred r = gather_rule(input.to_shape(), indices.to_shape(), D);
+            const operand_info ops[] = {{"input", input.to_shape()}, {"indices", indices.to_shape()}};
+            enforce(r.v, ops);
+            return dextents<rank>(r.out);
+        }
     }
 }
 
@@ -171,11 +184,20 @@ void gather(const In& input, const Idx& indices, const Out& output, const cpu::o
     constexpr verdict tv = gather_type_rule(dtype_of<typename In::element_type>, dtype_of<typename Idx::element_type>,
                                             dtype_of<typename Out::element_type>);
     static_enforce<tv>();
-    using out_ext = decltype(gather_extents<D>(input.extents(), indices.extents()));
-    if constexpr (In::extents_type::is_static && Idx::extents_type::is_static && Out::extents_type::is_static) {
-        static_enforce<verdict{out_ext{}.to_shape() == typename Out::extents_type{}.to_shape() ? rule::ok : rule::gather_output_shape, 2}>();
+    using in_ext = typename In::extents_type;
+    using idx_ext = typename Idx::extents_type;
+    using out_ext = typename Out::extents_type;
+    if constexpr (in_ext::is_static && idx_ext::is_static) {
+        constexpr inferred r = gather_rule(in_ext{}.to_shape(), idx_ext{}.to_shape(), D);
+        static_enforce<r.v>(); // the rule that broke, and nothing after it
+        if constexpr (r.v.ok() && out_ext::is_static)
+            static_enforce<verdict{r.out == out_ext{}.to_shape() ? rule::ok : rule::gather_output_shape, 2}>();
+        else if constexpr (r.v.ok())
+            static_enforce<verdict{r.out.rank == Out::rank ? rule::ok : rule::gather_output_shape, 2}>();
     } else {
-        static_enforce<verdict{out_ext::rank == Out::rank ? rule::ok : rule::gather_output_shape, 2}>();
+        constexpr int rank = detail::gather_rank<D, In::rank, Idx::rank>;
+        static_enforce<verdict{rank <= max_rank ? rule::ok : rule::gather_output_rank, 1}>();
+        static_enforce<verdict{(rank > max_rank || rank == Out::rank) ? rule::ok : rule::gather_output_shape, 2}>();
     }
     gather(input.erased(), indices.erased(), output.erased_mut(), D, opt);
 }

@@ -44,21 +44,33 @@ constexpr inferred join_rule(std::span<const shape> inputs, const join_desc& d) 
     return res;
 }
 
-/// Output extents of a join of the given extents (static when all are static).
+namespace detail {
+/// The verdict of a join of static extents, computed once for the extents and the typed call.
+template <join_desc D, extents_type... In>
+constexpr inferred static_join_rule() {
+    const shape shapes[] = {In{}.to_shape()...};
+    return join_rule(shapes, D);
+}
+} // namespace detail
+
+/// Output extents of a join of the given extents (static, and checked at compile time, when all
+/// are static; checked at run time otherwise).
 template <join_desc D, extents_type... In>
 constexpr auto join_extents(const In&... inputs) {
-    static_assert(sizeof...(In) > 0, "strix::join: there must be at least one input");
-    if constexpr ((In::is_static && ...)) {
-        constexpr shape shapes[] = {In{}.to_shape()...};
-        constexpr inferred r = join_rule(shapes, D);
+    if constexpr (sizeof...(In) == 0) {
+        static_enforce<verdict{sizeof...(In) == 0 ? rule::join_no_inputs : rule::ok}>(); // dependent, so checked only when used
+    } else if constexpr ((In::is_static && ...)) {
+        constexpr inferred r = detail::static_join_rule<D, In...>();
         static_enforce<r.v>();
         if constexpr (r.v.ok()) return static_extents<r.out>{};
     } else {
         constexpr int rank = std::get<0>(std::tuple{In::rank...});
         const shape shapes[] = {inputs.to_shape()...};
         const inferred r = join_rule(shapes, D);
+        std::vector<std::string> roles;
         std::vector<operand_info> ops;
-        for (const auto& s : shapes) ops.push_back({"input", s});
+        for (std::size_t k = 0; k < sizeof...(In); ++k) roles.push_back("input " + std::to_string(k));
+        for (std::size_t k = 0; k < sizeof...(In); ++k) ops.push_back({roles[k], shapes[k]});
         enforce(r.v, ops);
         return dextents<rank>(r.out);
     }
@@ -128,15 +140,24 @@ inline host_tensor join(std::span<const any_cview> inputs, const join_desc& d = 
 /// at compile time.
 template <join_desc D, typed_view Out, typed_view... In>
 void join(const Out& output, const In&... inputs) {
+    static_assert(sizeof...(In) > 0, "strix::join: there must be at least one input");
     static_assert(((dtype_of<typename In::element_type> == dtype_of<typename Out::element_type>) && ...),
                   "strix::join: every input and the output must have one element type");
-    using out_ext = decltype(join_extents<D>(inputs.extents()...));
-    if constexpr ((In::extents_type::is_static && ...) && Out::extents_type::is_static)
-        static_enforce<verdict{out_ext{}.to_shape() == typename Out::extents_type{}.to_shape() ? rule::ok : rule::join_output_shape}>();
-    else
-        static_enforce<verdict{out_ext::rank == Out::rank ? rule::ok : rule::join_output_shape}>();
-    const any_cview views[] = {inputs.erased()...};
-    join(views, output.erased_mut(), D);
+    using out_ext = typename Out::extents_type;
+    if constexpr (sizeof...(In) > 0 && (In::extents_type::is_static && ...)) {
+        constexpr inferred r = detail::static_join_rule<D, typename In::extents_type...>();
+        static_enforce<r.v>(); // the rule that broke, and nothing after it
+        if constexpr (r.v.ok() && out_ext::is_static)
+            static_enforce<verdict{r.out == out_ext{}.to_shape() ? rule::ok : rule::join_output_shape, static_cast<int>(sizeof...(In))}>();
+        else if constexpr (r.v.ok())
+            static_enforce<verdict{r.out.rank == Out::rank ? rule::ok : rule::join_output_shape, static_cast<int>(sizeof...(In))}>();
+    } else if constexpr (sizeof...(In) > 0) {
+        static_enforce<verdict{((In::rank == Out::rank) && ...) ? rule::ok : rule::join_rank}>();
+    }
+    if constexpr (sizeof...(In) > 0) {
+        const any_cview views[] = {inputs.erased()...};
+        join(views, output.erased_mut(), D);
+    }
 }
 
 } // namespace strix

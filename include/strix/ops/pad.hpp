@@ -159,11 +159,18 @@ template <pad_desc D, typed_view In, typed_view Out>
 void pad(const In& input, const Out& output, const cpu::options& opt = {}) {
     static_assert(dtype_of<typename In::element_type> == dtype_of<typename Out::element_type>,
                   "strix::pad: the output must have the input's element type");
-    using out_ext = decltype(pad_extents<D>(input.extents()));
-    if constexpr (In::extents_type::is_static && Out::extents_type::is_static)
-        static_enforce<verdict{out_ext{}.to_shape() == typename Out::extents_type{}.to_shape() ? rule::ok : rule::pad_output_shape, 1}>();
-    else
-        static_enforce<verdict{out_ext::rank == Out::rank ? rule::ok : rule::pad_output_shape, 1}>();
+    using in_ext = typename In::extents_type;
+    using out_ext = typename Out::extents_type;
+    if constexpr (in_ext::is_static) {
+        constexpr inferred r = pad_rule(in_ext{}.to_shape(), D);
+        static_enforce<r.v>(); // the rule that broke, and nothing after it
+        if constexpr (r.v.ok() && out_ext::is_static)
+            static_enforce<verdict{r.out == out_ext{}.to_shape() ? rule::ok : rule::pad_output_shape, 1}>();
+        else if constexpr (r.v.ok())
+            static_enforce<verdict{r.out.rank == Out::rank ? rule::ok : rule::pad_output_shape, 1}>();
+    } else {
+        static_enforce<verdict{In::rank == Out::rank ? rule::ok : rule::pad_output_shape, 1}>();
+    }
     pad(input.erased(), output.erased_mut(), D, opt);
 }
 

@@ -170,11 +170,21 @@ void scatter(const In& input, const Idx& indices, const Upd& updates, const Out&
     constexpr verdict tv = scatter_type_rule(dtype_of<typename In::element_type>, dtype_of<typename Idx::element_type>,
                                              dtype_of<typename Upd::element_type>, dtype_of<typename Out::element_type>);
     static_enforce<tv>();
-    using out_ext = decltype(scatter_extents<D>(input.extents(), indices.extents(), updates.extents()));
-    if constexpr (In::extents_type::is_static && Out::extents_type::is_static)
-        static_enforce<verdict{out_ext{}.to_shape() == typename Out::extents_type{}.to_shape() ? rule::ok : rule::scatter_output_shape, 3}>();
-    else
-        static_enforce<verdict{out_ext::rank == Out::rank ? rule::ok : rule::scatter_output_shape, 3}>();
+    using in_ext = typename In::extents_type;
+    using idx_ext = typename Idx::extents_type;
+    using upd_ext = typename Upd::extents_type;
+    using out_ext = typename Out::extents_type;
+    if constexpr (in_ext::is_static && idx_ext::is_static && upd_ext::is_static) {
+        constexpr inferred r = scatter_rule(in_ext{}.to_shape(), idx_ext{}.to_shape(), upd_ext{}.to_shape(), D);
+        static_enforce<r.v>(); // the rule that broke, and nothing after it
+        if constexpr (r.v.ok() && out_ext::is_static)
+            static_enforce<verdict{r.out == out_ext{}.to_shape() ? rule::ok : rule::scatter_output_shape, 3}>();
+        else if constexpr (r.v.ok())
+            static_enforce<verdict{r.out.rank == Out::rank ? rule::ok : rule::scatter_output_shape, 3}>();
+    } else {
+        static_enforce<verdict{In::rank == Idx::rank && In::rank == Upd::rank ? rule::ok : rule::scatter_rank, 1}>();
+        static_enforce<verdict{In::rank == Out::rank ? rule::ok : rule::scatter_output_shape, 3}>();
+    }
     scatter(input.erased(), indices.erased(), updates.erased(), output.erased_mut(), D, opt);
 }
 
