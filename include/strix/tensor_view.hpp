@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <type_traits>
+#include <vector>
 
 #include "strix/dtype.hpp"
 #include "strix/shape.hpp"
@@ -169,9 +170,10 @@ constexpr std::pair<std::intptr_t, std::intptr_t> byte_range(const basic_any_vie
     return {base + lo * es, base + (hi + 1) * es};
 }
 
-/// True when two different coordinates of the view reach the same element. Decided by sorting
-/// the dimensions by |stride|: each must step past everything the smaller ones span.
-constexpr bool self_overlaps(const shape& s, const std::array<std::int64_t, max_rank>& strides) {
+/// True unless the dimensions nest: sorted by |stride|, each steps past everything the smaller
+/// ones span. Nesting proves the elements have distinct addresses; layouts that interleave
+/// without sharing an address (sizes [3,2], strides [2,3]) are not proven.
+constexpr bool may_self_overlap(const shape& s, const std::array<std::int64_t, max_rank>& strides) {
     std::array<std::pair<std::int64_t, std::int64_t>, max_rank> d{}; // |stride|, size
     int n = 0;
     for (int i = 0; i < s.rank; ++i) {
@@ -187,6 +189,28 @@ constexpr bool self_overlaps(const shape& s, const std::array<std::int64_t, max_
         reach += d[static_cast<std::size_t>(i)].first * (d[static_cast<std::size_t>(i)].second - 1);
     }
     return false;
+}
+
+/// Whether two coordinates of a view share an address.
+enum class overlap : std::uint8_t { none, certain, unproven };
+
+/// Decides self-overlap: nesting strides prove there is none; otherwise views of up to 2^16
+/// elements are checked exactly (all offsets sorted) and larger ones stay unproven.
+inline overlap self_overlap(const shape& s, const std::array<std::int64_t, max_rank>& strides) {
+    if (!may_self_overlap(s, strides)) return overlap::none;
+    const std::int64_t n = s.count();
+    if (n > (std::int64_t{1} << 16)) return overlap::unproven;
+    std::vector<std::int64_t> offsets;
+    offsets.reserve(static_cast<std::size_t>(n));
+    std::array<std::int64_t, max_rank> c{};
+    for (std::int64_t k = 0; k < n; ++k) {
+        std::int64_t off = 0;
+        for (int i = 0; i < s.rank; ++i) off += c[static_cast<std::size_t>(i)] * strides[static_cast<std::size_t>(i)];
+        offsets.push_back(off);
+        for (int i = s.rank - 1; i >= 0 && ++c[static_cast<std::size_t>(i)] == s[i]; --i) c[static_cast<std::size_t>(i)] = 0;
+    }
+    std::sort(offsets.begin(), offsets.end());
+    return std::adjacent_find(offsets.begin(), offsets.end()) != offsets.end() ? overlap::certain : overlap::none;
 }
 
 } // namespace detail

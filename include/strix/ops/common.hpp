@@ -38,18 +38,23 @@ void check_view(std::string_view op, std::string_view role, const basic_any_view
         throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " view " + to_string(v.sizes()) + " has no data");
     if (v.rank() < 0 || v.rank() > max_rank)
         throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " has rank " + std::to_string(v.rank()) + "; a tensor has 0 to 8 dimensions");
-    if (is_output && self_overlaps(v.sizes(), v.strides()))
+    if (!is_output) return;
+    const overlap o = self_overlap(v.sizes(), v.strides());
+    if (o != overlap::none)
         throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " view " + to_string(v.sizes()) +
-                                              " with strides " + strides_text(v.sizes(), v.strides()) + " overlaps itself (two elements share an address)");
+                                              " with strides " + strides_text(v.sizes(), v.strides()) +
+                                              (o == overlap::certain ? " overlaps itself (two elements share an address)"
+                                                                     : " may overlap itself (its strides interleave and it is too large to check element by element)"));
 }
 
-/// Throws when the output's bytes intersect an input's.
+/// Throws when the output's byte range intersects an input's (a conservative test: views that
+/// interleave in one buffer without sharing bytes are rejected too).
 inline void check_disjoint(std::string_view op, const any_view& out, std::string_view role, const any_cview& in) {
     const auto a = byte_range(out);
     const auto b = byte_range(in);
     if (a.first < a.second && b.first < b.second && a.first < b.second && b.first < a.second)
         throw error(error_code::bad_view, "strix::" + std::string(op) + ": the output " + to_string(out.sizes()) + " overlaps the " +
-                                              std::string(role) + " " + to_string(in.sizes()) + " in memory");
+                                              std::string(role) + " " + to_string(in.sizes()) + " in memory (their address ranges intersect)");
 }
 
 /// A plain copy plan from `src` to `dst` (same shape and element size).
