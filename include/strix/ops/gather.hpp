@@ -99,8 +99,12 @@ constexpr auto gather_extents(const In& input, const Idx& indices) {
 
 namespace detail {
 
+/// How gather's indices reach the plan: resolved by the host into a table (the CPU), or read
+/// by the device itself (the key strides are then byte strides in the indices).
+enum class index_reading : std::uint8_t { host_table, device };
+
 inline plan::move_plan lower_gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d,
-                                    const std::string& context) {
+                                    const std::string& context, index_reading reading = index_reading::host_table) {
     const int r = input.rank();
     const int axis = normalize_axis(d.axis, r);
     const int k = d.index_dimensions < 0 ? indices.rank() : d.index_dimensions;
@@ -122,12 +126,22 @@ inline plan::move_plan lower_gather(const any_cview& input, const any_cview& ind
     if (output.count() == 0) return p;
     if (input.size(axis) == 0)
         throw error(error_code::rule_violation, "strix::" + std::string(rule_text(rule::gather_empty_axis)) + " (axis " + std::to_string(axis) + "; " + context + ")");
-    p.table = resolve_indices(idx, input.size(axis), input.stride(axis) * es, d.policy, "gather", axis, context);
+    std::array<std::int64_t, max_rank> kst{};
+    if (reading == index_reading::host_table) {
+        p.table = resolve_indices(idx, input.size(axis), input.stride(axis) * es, d.policy, "gather", axis, context);
+        kst = c_strides(isz);
+    } else {
+        p.index = static_cast<const std::byte*>(indices.data());
+        p.index_type = indices.type();
+        p.axis_size = input.size(axis);
+        p.axis_stride = input.stride(axis) * es;
+        p.clamp = d.policy == index_policy::clamp;
+        for (int j = 0; j < k; ++j) kst[static_cast<std::size_t>(j)] = ist[static_cast<std::size_t>(j)] * static_cast<std::int64_t>(indices.element_size());
+    }
 
     // full dims: input[0..axis) ++ idx ++ input(axis..r), aligned to the output's last dims
     const int full = axis + k + (r - axis - 1);
     const int shift = output.rank() - full; // output dim = full dim + shift
-    const auto kst = c_strides(isz);
     auto add = [&](int f, std::int64_t size, std::int64_t src, std::int64_t key) {
         const int o = f + shift;
         if (o < 0) return; // a cropped leading 1
@@ -144,6 +158,23 @@ inline plan::move_plan lower_gather(const any_cview& input, const any_cview& ind
     return p;
 }
 
+/// Every run-time check of a gather (views, rules, types, output shape, aliasing). Returns the
+/// operands' description for index messages.
+inline std::string check_gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d) {
+    const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()},
+                                {"output", output.sizes(), output.type()}};
+    check_view("gather", "input", input, false);
+    check_view("gather", "indices", indices, false);
+    check_view("gather", "output", output, true);
+    const inferred r = gather_rule(input.sizes(), indices.sizes(), d);
+    enforce(r.v, ops);
+    enforce(gather_type_rule(input.type(), indices.type(), output.type()), ops);
+    if (r.out != output.sizes()) enforce({rule::gather_output_shape, 2}, ops);
+    check_disjoint("gather", output, "input", input);
+    check_disjoint("gather", output, "indices", indices);
+    return describe(ops);
+}
+
 } // namespace detail
 
 /// Gathers `input` along `d.axis` at `indices` into `output` (any strides). Throws strix::error
@@ -152,18 +183,8 @@ inline plan::move_plan lower_gather(const any_cview& input, const any_cview& ind
 /// anything is written.
 inline void gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d = {},
                    const cpu::options& opt = {}) {
-    const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()},
-                                {"output", output.sizes(), output.type()}};
-    detail::check_view("gather", "input", input, false);
-    detail::check_view("gather", "indices", indices, false);
-    detail::check_view("gather", "output", output, true);
-    const inferred r = gather_rule(input.sizes(), indices.sizes(), d);
-    enforce(r.v, ops);
-    enforce(gather_type_rule(input.type(), indices.type(), output.type()), ops);
-    if (r.out != output.sizes()) enforce({rule::gather_output_shape, 2}, ops);
-    detail::check_disjoint("gather", output, "input", input);
-    detail::check_disjoint("gather", output, "indices", indices);
-    cpu::execute(detail::lower_gather(input, indices, output, d, detail::describe(ops)), opt);
+    const std::string context = detail::check_gather(input, indices, output, d);
+    cpu::execute(detail::lower_gather(input, indices, output, d, context), opt);
 }
 
 /// Gathers into a new C-order host tensor of the inferred shape.

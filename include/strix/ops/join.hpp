@@ -94,34 +94,49 @@ inline std::vector<operand_info> join_operands(const std::vector<std::string>& r
 }
 } // namespace detail
 
-/// Joins `inputs` along `d.axis` into `output` (any strides). Throws strix::error naming the
-/// operand, axis and shapes when a rule breaks or the output overlaps itself or an input.
-inline void join(std::span<const any_cview> inputs, const any_view& output, const join_desc& d = {}, const cpu::options& opt = {}) {
-    const auto roles = detail::join_roles(inputs.size());
-    const auto ops = detail::join_operands(roles, inputs, &output);
+namespace detail {
+
+/// Every run-time check of a join (views, rules, types, output shape, aliasing).
+inline void check_join(std::span<const any_cview> inputs, const any_view& output, const join_desc& d) {
+    const auto roles = join_roles(inputs.size());
+    const auto ops = join_operands(roles, inputs, &output);
     std::vector<shape> shapes;
-    for (const auto& v : inputs) {
-        detail::check_view("join", "input", v, false);
-        shapes.push_back(v.sizes());
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+        check_view("join", roles[k], inputs[k], false);
+        shapes.push_back(inputs[k].sizes());
     }
-    detail::check_view("join", "output", output, true);
+    check_view("join", "output", output, true);
     const inferred r = join_rule(shapes, d);
     enforce(r.v, ops);
     for (std::size_t k = 0; k < inputs.size(); ++k)
         if (inputs[k].type() != inputs[0].type()) enforce({rule::join_dtype, static_cast<int>(k)}, ops);
     if (output.type() != inputs[0].type()) enforce({rule::join_dtype, static_cast<int>(inputs.size())}, ops);
     if (r.out != output.sizes()) enforce({rule::join_output_shape, static_cast<int>(inputs.size())}, ops);
-    for (std::size_t k = 0; k < inputs.size(); ++k) detail::check_disjoint("join", output, roles[k], inputs[k]);
-    const int axis = detail::normalize_axis(d.axis, output.rank());
+    for (std::size_t k = 0; k < inputs.size(); ++k) check_disjoint("join", output, roles[k], inputs[k]);
+}
+
+/// One collapsed copy plan per input, each into its slice of the output.
+inline std::vector<plan::move_plan> lower_join(std::span<const any_cview> inputs, const any_view& output, const join_desc& d) {
+    const int axis = normalize_axis(d.axis, output.rank());
+    std::vector<plan::move_plan> plans;
     std::int64_t at = 0;
     for (const auto& in : inputs) {
-        any_view part(static_cast<std::byte*>(output.data()) + at * output.stride(axis) * static_cast<std::int64_t>(output.element_size()),
-                      output.type(), in.sizes(), output.strides());
+        const any_view part(static_cast<std::byte*>(output.data()) + at * output.stride(axis) * static_cast<std::int64_t>(output.element_size()),
+                            output.type(), in.sizes(), output.strides());
         at += in.size(axis);
-        auto p = detail::copy_plan(in, part);
-        plan::collapse(p);
-        cpu::execute(p, opt);
+        plans.push_back(copy_plan(in, part));
+        plan::collapse(plans.back());
     }
+    return plans;
+}
+
+} // namespace detail
+
+/// Joins `inputs` along `d.axis` into `output` (any strides). Throws strix::error naming the
+/// operand, axis and shapes when a rule breaks or the output overlaps itself or an input.
+inline void join(std::span<const any_cview> inputs, const any_view& output, const join_desc& d = {}, const cpu::options& opt = {}) {
+    detail::check_join(inputs, output, d);
+    for (const auto& p : detail::lower_join(inputs, output, d)) cpu::execute(p, opt);
 }
 
 /// Joins into a new C-order host tensor.

@@ -118,7 +118,11 @@ inline plan::move_plan lower_pad(const any_cview& input, const any_view& output,
     return p;
 }
 
+/// Every run-time check of a pad (views, rules, the fill value, output shape and aliasing when
+/// an output is given).
 inline void check_pad(const any_cview& input, const any_view* output, const pad_desc& d) {
+    check_view("pad", "input", input, false);
+    if (output) check_view("pad", "output", *output, true);
     std::vector<operand_info> ops = {{"input", input.sizes(), input.type()}};
     if (output) ops.push_back({"output", output->sizes(), output->type()});
     const inferred r = pad_rule(input.sizes(), d);
@@ -130,6 +134,7 @@ inline void check_pad(const any_cview& input, const any_view* output, const pad_
     if (output) {
         if (output->type() != input.type()) enforce({rule::pad_dtype, 1}, ops);
         if (output->sizes() != r.out) enforce({rule::pad_output_shape, 1}, ops);
+        check_disjoint("pad", *output, "input", input);
     }
 }
 
@@ -139,10 +144,7 @@ inline void check_pad(const any_cview& input, const any_view* output, const pad_
 /// axis and shapes when a rule breaks, when the constant does not fit the element type, or when
 /// the output overlaps itself or the input.
 inline void pad(const any_cview& input, const any_view& output, const pad_desc& d, const cpu::options& opt = {}) {
-    detail::check_view("pad", "input", input, false);
-    detail::check_view("pad", "output", output, true);
     detail::check_pad(input, &output, d);
-    detail::check_disjoint("pad", output, "input", input);
     cpu::execute(detail::lower_pad(input, output, d), opt);
 }
 

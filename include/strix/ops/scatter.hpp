@@ -113,6 +113,38 @@ inline bool same_view(const any_cview& a, const any_view& b) {
     return true;
 }
 
+/// What scatter's checks found: whether it runs in place, and the operands' description.
+struct scatter_checked {
+    bool in_place = false;
+    std::string context;
+};
+
+/// Every run-time check of a scatter (views, rules, types, output shape, aliasing).
+inline scatter_checked check_scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+                                     const scatter_desc& d) {
+    const operand_info ops[] = {{"input", input.sizes(), input.type()},
+                                {"indices", indices.sizes(), indices.type()},
+                                {"updates", updates.sizes(), updates.type()},
+                                {"output", output.sizes(), output.type()}};
+    check_view("scatter", "input", input, false);
+    check_view("scatter", "indices", indices, false);
+    check_view("scatter", "updates", updates, false);
+    check_view("scatter", "output", output, true);
+    const inferred r = scatter_rule(input.sizes(), indices.sizes(), updates.sizes(), d);
+    enforce(r.v, ops);
+    enforce(scatter_type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
+    if (output.sizes() != r.out) enforce({rule::scatter_output_shape, 3}, ops);
+    scatter_checked c{same_view(input, output), describe(ops)};
+    if (!c.in_place) check_disjoint("scatter", output, "input", input);
+    check_disjoint("scatter", output, "indices", indices);
+    check_disjoint("scatter", output, "updates", updates);
+    const int axis = normalize_axis(d.axis, input.rank());
+    if (indices.count() > 0 && input.size(axis) == 0)
+        throw error(error_code::rule_violation, "strix::" + std::string(rule_text(rule::scatter_empty_axis)) + " (axis " + std::to_string(axis) +
+                                                    "; " + c.context + ")");
+    return c;
+}
+
 } // namespace detail
 
 /// Scatters `updates` into `output` at `indices` along `d.axis`; `output` starts as a copy of
@@ -123,32 +155,13 @@ inline bool same_view(const any_cview& a, const any_view& b) {
 /// being the input itself).
 inline void scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
                     const scatter_desc& d = {}, const cpu::options& opt = {}) {
-    const operand_info ops[] = {{"input", input.sizes(), input.type()},
-                                {"indices", indices.sizes(), indices.type()},
-                                {"updates", updates.sizes(), updates.type()},
-                                {"output", output.sizes(), output.type()}};
-    detail::check_view("scatter", "input", input, false);
-    detail::check_view("scatter", "indices", indices, false);
-    detail::check_view("scatter", "updates", updates, false);
-    detail::check_view("scatter", "output", output, true);
-    const inferred r = scatter_rule(input.sizes(), indices.sizes(), updates.sizes(), d);
-    enforce(r.v, ops);
-    enforce(scatter_type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
-    if (output.sizes() != r.out) enforce({rule::scatter_output_shape, 3}, ops);
-    const bool in_place = detail::same_view(input, output);
-    if (!in_place) detail::check_disjoint("scatter", output, "input", input);
-    detail::check_disjoint("scatter", output, "indices", indices);
-    detail::check_disjoint("scatter", output, "updates", updates);
+    const auto c = detail::check_scatter(input, indices, updates, output, d);
     const int axis = detail::normalize_axis(d.axis, input.rank());
     std::vector<std::int64_t> offsets;
-    if (indices.count() > 0) {
-        if (input.size(axis) == 0)
-            throw error(error_code::rule_violation, "strix::" + std::string(rule_text(rule::scatter_empty_axis)) + " (axis " +
-                                                        std::to_string(axis) + "; " + detail::describe(ops) + ")");
+    if (indices.count() > 0)
         offsets = detail::resolve_indices(indices, input.size(axis), output.stride(axis) * static_cast<std::int64_t>(output.element_size()),
-                                          d.policy, "scatter", axis, detail::describe(ops));
-    }
-    if (!in_place) {
+                                          d.policy, "scatter", axis, c.context);
+    if (!c.in_place) {
         auto p = detail::copy_plan(input, output);
         plan::collapse(p);
         cpu::execute(p, opt);

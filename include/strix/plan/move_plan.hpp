@@ -11,6 +11,7 @@
 #include <limits>
 #include <vector>
 
+#include "strix/dtype.hpp"
 #include "strix/shape.hpp"
 
 namespace strix::plan {
@@ -36,7 +37,14 @@ struct move_plan {
     std::size_t elem = 0;               ///< bytes per element
     const std::byte* src = nullptr;     ///< source base (the affine and map terms are relative to it)
     std::byte* dst = nullptr;           ///< output base
-    std::vector<std::int64_t> table;    ///< gather: source offset per key (already resolved)
+    std::vector<std::int64_t> table;    ///< gather (CPU): source offset per key, already resolved
+    /// gather (devices that read indices themselves): the key of a dimension is then a byte
+    /// stride in the indices, and the source gains resolve(index at `index + key`) * axis_stride
+    const std::byte* index = nullptr;
+    dtype index_type = dtype::int64;
+    std::int64_t axis_size = 0;
+    std::int64_t axis_stride = 0;
+    bool clamp = false;                 ///< index policy: clamp (else error)
     std::array<std::byte, 16> fill{};   ///< the fill element, for map entries that are no_source
 
     /// Number of elements written.
