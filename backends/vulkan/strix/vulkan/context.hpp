@@ -1,0 +1,542 @@
+#pragma once
+/// The Vulkan context: loader (volk), instance, the chosen device, its compute queue, buffers with
+/// device addresses, and the compute pipelines (created once per device, kept in a pipeline
+/// cache that can be saved to and loaded from disk).
+///
+/// Threads: a context may be shared by several threads — creating buffers and pipelines and
+/// submitting work are synchronised inside. A `stream` (stream.hpp) and a `buffer` are used by
+/// one thread at a time.
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <volk.h>
+
+#include "strix/vulkan/check.hpp"
+#include "strix/vulkan/spirv/move_0.h"
+#include "strix/vulkan/spirv/move_1.h"
+#include "strix/vulkan/spirv/scatter_0.h"
+#include "strix/vulkan/spirv/scatter_1.h"
+
+namespace strix::vulkan {
+
+/// What strix knows about one Vulkan device.
+struct device_info {
+    std::uint32_t index = 0;                     ///< position in vkEnumeratePhysicalDevices
+    std::string name;
+    VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+    std::uint32_t api_version = 0;
+    std::uint64_t device_local_bytes = 0;        ///< size of the largest device-local heap
+    std::uint64_t max_storage_buffer_range = 0;
+    std::uint64_t max_memory_allocation = 0;
+    bool int64 = false;                          ///< shaderInt64
+    bool float64 = false;                        ///< shaderFloat64
+    bool storage8 = false;                       ///< storageBuffer8BitAccess
+    bool storage16 = false;                      ///< storageBuffer16BitAccess
+    bool buffer_device_address = false;
+    bool host_visible_device_memory = false;     ///< device-local memory the host can map
+    std::string unusable;                        ///< why strix cannot use it (empty: usable)
+};
+
+/// "discrete GPU", "integrated GPU", "virtual GPU", "CPU", "other".
+inline const char* type_name(VkPhysicalDeviceType t) {
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
+    default: return "other";
+    }
+}
+
+namespace detail {
+
+inline int type_rank(VkPhysicalDeviceType t) {
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
+    default: return 0;
+    }
+}
+
+/// Loads the Vulkan loader once per process; throws when there is none.
+inline void load_loader() {
+    static const VkResult r = volkInitialize();
+    if (r != VK_SUCCESS)
+        throw error(error_code::unsupported, "strix::vulkan: no Vulkan loader found (libvulkan.so.1 / vulkan-1.dll); install one, e.g. Debian's libvulkan1");
+}
+
+inline device_info describe(VkPhysicalDevice pd, std::uint32_t index) {
+    device_info d;
+    d.index = index;
+    VkPhysicalDeviceProperties props{};
+    vkGetPhysicalDeviceProperties(pd, &props);
+    d.name = props.deviceName;
+    d.type = props.deviceType;
+    d.api_version = props.apiVersion;
+    d.max_storage_buffer_range = props.limits.maxStorageBufferRange;
+    VkPhysicalDeviceMemoryProperties mem{};
+    vkGetPhysicalDeviceMemoryProperties(pd, &mem);
+    for (std::uint32_t i = 0; i < mem.memoryHeapCount; ++i)
+        if (mem.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) d.device_local_bytes = std::max<std::uint64_t>(d.device_local_bytes, mem.memoryHeaps[i].size);
+    for (std::uint32_t i = 0; i < mem.memoryTypeCount; ++i) {
+        const auto f = mem.memoryTypes[i].propertyFlags;
+        const auto want = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        if ((f & want) == want) d.host_visible_device_memory = true;
+    }
+    if (VK_API_VERSION_MINOR(props.apiVersion) < 2 && VK_API_VERSION_MAJOR(props.apiVersion) == 1) {
+        d.unusable = "it supports Vulkan " + std::to_string(VK_API_VERSION_MAJOR(props.apiVersion)) + "." +
+                     std::to_string(VK_API_VERSION_MINOR(props.apiVersion)) + "; strix needs 1.2";
+        return d;
+    }
+    auto m3 = make<VkPhysicalDeviceMaintenance3Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES);
+    auto p2 = make<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3);
+    vkGetPhysicalDeviceProperties2(pd, &p2);
+    d.max_memory_allocation = m3.maxMemoryAllocationSize;
+    auto f11 = make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
+    auto f12 = make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f11);
+    auto f2 = make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12);
+    vkGetPhysicalDeviceFeatures2(pd, &f2);
+    d.int64 = f2.features.shaderInt64;
+    d.float64 = f2.features.shaderFloat64;
+    d.storage8 = f12.storageBuffer8BitAccess;
+    d.storage16 = f11.storageBuffer16BitAccess;
+    d.buffer_device_address = f12.bufferDeviceAddress;
+    if (!d.buffer_device_address) d.unusable = "it lacks bufferDeviceAddress, which strix uses to address tensors of any size";
+    else if (!d.int64) d.unusable = "it lacks shaderInt64, which strix needs for 64-bit addresses";
+    return d;
+}
+
+/// A Vulkan instance with the debug-utils messenger when the extension is present (so that
+/// validation messages reach strix). `messages` counts what the messenger reported.
+class instance {
+public:
+    explicit instance(bool want_messenger) {
+        load_loader();
+        std::uint32_t n = 0;
+        check(vkEnumerateInstanceExtensionProperties(nullptr, &n, nullptr), "vkEnumerateInstanceExtensionProperties");
+        std::vector<VkExtensionProperties> exts(n);
+        check(vkEnumerateInstanceExtensionProperties(nullptr, &n, exts.data()), "vkEnumerateInstanceExtensionProperties");
+        bool debug_utils = false;
+        for (const auto& e : exts) debug_utils |= std::strcmp(e.extensionName, VK_EXT_DEBUG_UTILS_EXTENSION_NAME) == 0;
+        debug_utils &= want_messenger;
+        auto app = make<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
+        app.pApplicationName = "strix";
+        app.pEngineName = "strix";
+        app.apiVersion = VK_API_VERSION_1_2;
+        const char* ext_names[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+        auto ci = make<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
+        ci.pApplicationInfo = &app;
+        ci.enabledExtensionCount = debug_utils ? 1 : 0;
+        ci.ppEnabledExtensionNames = ext_names;
+        check(vkCreateInstance(&ci, nullptr, &handle_), "vkCreateInstance");
+        volkLoadInstanceOnly(handle_);
+        if (debug_utils) {
+            auto mi = make<VkDebugUtilsMessengerCreateInfoEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT);
+            mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+            mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                             VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+            mi.pfnUserCallback = &instance::on_message;
+            mi.pUserData = this;
+            if (vkCreateDebugUtilsMessengerEXT(handle_, &mi, nullptr, &messenger_) != VK_SUCCESS) messenger_ = VK_NULL_HANDLE;
+        }
+    }
+    instance(const instance&) = delete;
+    instance& operator=(const instance&) = delete;
+    ~instance() {
+        if (messenger_) vkDestroyDebugUtilsMessengerEXT(handle_, messenger_, nullptr);
+        if (handle_) vkDestroyInstance(handle_, nullptr);
+    }
+    [[nodiscard]] VkInstance get() const { return handle_; }
+    [[nodiscard]] int messages() const { return messages_; }
+
+    [[nodiscard]] std::vector<VkPhysicalDevice> physical_devices() const {
+        std::uint32_t n = 0;
+        check(vkEnumeratePhysicalDevices(handle_, &n, nullptr), "vkEnumeratePhysicalDevices");
+        std::vector<VkPhysicalDevice> v(n);
+        check(vkEnumeratePhysicalDevices(handle_, &n, v.data()), "vkEnumeratePhysicalDevices");
+        v.resize(n);
+        return v;
+    }
+
+private:
+    static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT,
+                                                     const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+        auto* self = static_cast<instance*>(user);
+        // the loader's own chatter is informational; everything from a layer counts
+        const bool from_validation = data->pMessageIdName && std::strncmp(data->pMessageIdName, "Loader", 6) != 0;
+        if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT && from_validation) {
+            ++self->messages_;
+            std::fprintf(stderr, "strix::vulkan: validation: %s\n", data->pMessage ? data->pMessage : "(no text)");
+        }
+        return VK_FALSE;
+    }
+    VkInstance handle_ = VK_NULL_HANDLE;
+    VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+    int messages_ = 0;
+};
+
+} // namespace detail
+
+/// Every Vulkan device present, in enumeration order. Throws strix::error when there is no loader.
+inline std::vector<device_info> list_devices() {
+    detail::instance inst(false);
+    std::vector<device_info> out;
+    const auto pds = inst.physical_devices();
+    for (std::uint32_t i = 0; i < pds.size(); ++i) out.push_back(detail::describe(pds[i], i));
+    return out;
+}
+
+/// Which device `list_devices()[i]` a context picks: `wanted` (an index, or a case-insensitive
+/// part of the name; default: the STRIX_VULKAN_DEVICE environment variable), else the best
+/// usable one by type (discrete > integrated > virtual > CPU). Throws when none fits.
+inline std::uint32_t choose_device(const std::vector<device_info>& devices, std::optional<std::string> wanted = std::nullopt) {
+    if (!wanted)
+        if (const char* env = std::getenv("STRIX_VULKAN_DEVICE"); env && *env) wanted = env;
+    auto lower = [](std::string s) {
+        for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return s;
+    };
+    if (devices.empty()) throw error(error_code::unsupported, "strix::vulkan: no Vulkan device found");
+    if (wanted) {
+        const bool numeric = !wanted->empty() && std::all_of(wanted->begin(), wanted->end(), [](char c) { return c >= '0' && c <= '9'; });
+        for (const auto& d : devices) {
+            if (numeric ? std::to_string(d.index) == *wanted : lower(d.name).find(lower(*wanted)) != std::string::npos) {
+                if (!d.unusable.empty()) throw error(error_code::unsupported, "strix::vulkan: device " + std::to_string(d.index) + " (" + d.name + ") cannot run strix: " + d.unusable);
+                return d.index;
+            }
+        }
+        std::string names;
+        for (const auto& d : devices) names += (names.empty() ? "" : ", ") + std::to_string(d.index) + ": " + d.name;
+        throw error(error_code::unsupported, "strix::vulkan: no Vulkan device matches '" + *wanted + "' (present: " + names + ")");
+    }
+    std::optional<std::uint32_t> best;
+    std::string reasons;
+    for (const auto& d : devices) {
+        if (!d.unusable.empty()) {
+            reasons += (reasons.empty() ? "" : "; ") + d.name + ": " + d.unusable;
+            continue;
+        }
+        if (!best || detail::type_rank(d.type) > detail::type_rank(devices[*best].type)) best = d.index;
+    }
+    if (!best) throw error(error_code::unsupported, "strix::vulkan: no usable Vulkan device (" + reasons + ")");
+    return *best;
+}
+
+/// How to create a context.
+struct context_options {
+    std::optional<std::string> device;        ///< index or part of the name; default: STRIX_VULKAN_DEVICE, then the best
+    std::filesystem::path pipeline_cache;     ///< load the pipeline cache from here when the file exists
+    bool small_storage = true;                ///< use 8/16-bit storage when the device has it (false: the 32-bit word path)
+};
+
+class context;
+
+/// A device buffer with a device address (move-only owner). Host-visible buffers stay mapped.
+class buffer {
+public:
+    buffer() = default;
+    buffer(buffer&& o) noexcept { swap(o); }
+    buffer& operator=(buffer&& o) noexcept {
+        buffer t(std::move(o));
+        swap(t);
+        return *this;
+    }
+    buffer(const buffer&) = delete;
+    buffer& operator=(const buffer&) = delete;
+    ~buffer() { release(); }
+
+    [[nodiscard]] VkBuffer handle() const { return buf_; }
+    [[nodiscard]] std::uint64_t size() const { return size_; }
+    [[nodiscard]] VkDeviceAddress address() const { return address_; }
+    /// Host pointer to the contents, or nullptr when the memory is not host-visible.
+    [[nodiscard]] std::byte* mapped() const { return mapped_; }
+
+private:
+    friend class context;
+    void swap(buffer& o) noexcept {
+        std::swap(vk_, o.vk_);
+        std::swap(device_, o.device_);
+        std::swap(buf_, o.buf_);
+        std::swap(mem_, o.mem_);
+        std::swap(size_, o.size_);
+        std::swap(address_, o.address_);
+        std::swap(mapped_, o.mapped_);
+    }
+    void release() noexcept {
+        if (!device_) return;
+        if (mapped_) vk_->vkUnmapMemory(device_, mem_);
+        if (buf_) vk_->vkDestroyBuffer(device_, buf_, nullptr);
+        if (mem_) vk_->vkFreeMemory(device_, mem_, nullptr);
+        device_ = VK_NULL_HANDLE;
+    }
+    const VolkDeviceTable* vk_ = nullptr;
+    VkDevice device_ = VK_NULL_HANDLE;
+    VkBuffer buf_ = VK_NULL_HANDLE;
+    VkDeviceMemory mem_ = VK_NULL_HANDLE;
+    std::uint64_t size_ = 0;
+    VkDeviceAddress address_ = 0;
+    std::byte* mapped_ = nullptr;
+};
+
+/// Where a buffer lives.
+enum class memory : std::uint8_t {
+    device, ///< device-local (host-visible too when the device has such memory, e.g. lavapipe)
+    host,   ///< host-visible and coherent (staging, small metadata)
+};
+
+/// The shaders strix runs.
+enum class shader : std::uint8_t { move, scatter };
+
+/// Specialization constants of a pipeline.
+struct pipeline_key {
+    shader which = shader::move;
+    std::uint32_t elem = 4, rank = 1, index_type = 0, policy = 0, phase = 0;
+    auto operator<=>(const pipeline_key&) const = default;
+};
+
+/// One Vulkan device, ready to run strix's operators.
+class context {
+public:
+    /// Loads Vulkan, creates an instance (with the validation messenger when possible), picks a
+    /// device (see choose_device) and creates it with one compute queue. Throws strix::error
+    /// when there is no loader, no usable device or a call fails.
+    explicit context(const context_options& opt = {}) : inst_(true) {
+        const auto pds = inst_.physical_devices();
+        std::vector<device_info> infos;
+        for (std::uint32_t i = 0; i < pds.size(); ++i) infos.push_back(detail::describe(pds[i], i));
+        info_ = infos[choose_device(infos, opt.device)];
+        physical_ = pds[info_.index];
+        small_storage_ = opt.small_storage && info_.storage8 && info_.storage16;
+        if (const char* env = std::getenv("STRIX_VULKAN_NO_SMALL_STORAGE"); env && *env && *env != '0') small_storage_ = false;
+
+        std::uint32_t nq = 0;
+        vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nq, nullptr);
+        std::vector<VkQueueFamilyProperties> qf(nq);
+        vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nq, qf.data());
+        std::optional<std::uint32_t> family;
+        for (std::uint32_t i = 0; i < nq; ++i) // prefer a compute-only family, else any with compute
+            if ((qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && (!family || !(qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT))) family = i;
+        if (!family) throw error(error_code::unsupported, "strix::vulkan: " + info_.name + " has no compute queue");
+        family_ = *family;
+        timestamp_bits_ = qf[family_].timestampValidBits;
+
+        const float priority = 1.0f;
+        auto qci = make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+        qci.queueFamilyIndex = family_;
+        qci.queueCount = 1;
+        qci.pQueuePriorities = &priority;
+        auto f11 = make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
+        f11.storageBuffer16BitAccess = small_storage_;
+        auto f12 = make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f11);
+        f12.bufferDeviceAddress = VK_TRUE;
+        f12.storageBuffer8BitAccess = small_storage_;
+        auto f2 = make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12);
+        f2.features.shaderInt64 = VK_TRUE;
+        auto dci = make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f2);
+        dci.queueCreateInfoCount = 1;
+        dci.pQueueCreateInfos = &qci;
+        check(vkCreateDevice(physical_, &dci, nullptr, &device_), "vkCreateDevice");
+        volkLoadDeviceTable(&table_, device_);
+        table_.vkGetDeviceQueue(device_, family_, 0, &queue_);
+        vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
+        VkPhysicalDeviceProperties props{};
+        vkGetPhysicalDeviceProperties(physical_, &props);
+        timestamp_period_ = props.limits.timestampPeriod;
+        std::copy(std::begin(props.limits.maxComputeWorkGroupCount), std::end(props.limits.maxComputeWorkGroupCount), max_groups_.begin());
+
+        // pipeline cache (from disk when given), layout with one 128-byte push-constant range
+        std::vector<char> cache_data;
+        if (!opt.pipeline_cache.empty() && std::filesystem::exists(opt.pipeline_cache)) {
+            std::ifstream f(opt.pipeline_cache, std::ios::binary);
+            cache_data.assign(std::istreambuf_iterator<char>(f), {});
+        }
+        auto pcci = make<VkPipelineCacheCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO);
+        pcci.initialDataSize = cache_data.size();
+        pcci.pInitialData = cache_data.empty() ? nullptr : cache_data.data();
+        if (table_.vkCreatePipelineCache(device_, &pcci, nullptr, &cache_) != VK_SUCCESS) { // a stale or foreign file: start empty
+            pcci.initialDataSize = 0;
+            pcci.pInitialData = nullptr;
+            check(table_.vkCreatePipelineCache(device_, &pcci, nullptr, &cache_), "vkCreatePipelineCache");
+        }
+        VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, 128};
+        auto lci = make<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
+        lci.pushConstantRangeCount = 1;
+        lci.pPushConstantRanges = &range;
+        check(table_.vkCreatePipelineLayout(device_, &lci, nullptr, &layout_), "vkCreatePipelineLayout");
+    }
+    context(const context&) = delete;
+    context& operator=(const context&) = delete;
+    ~context() {
+        if (!device_) return;
+        table_.vkDeviceWaitIdle(device_);
+        for (auto& [k, p] : pipelines_) table_.vkDestroyPipeline(device_, p, nullptr);
+        for (auto m : modules_)
+            if (m) table_.vkDestroyShaderModule(device_, m, nullptr);
+        table_.vkDestroyPipelineLayout(device_, layout_, nullptr);
+        table_.vkDestroyPipelineCache(device_, cache_, nullptr);
+        table_.vkDestroyDevice(device_, nullptr);
+    }
+
+    /// The device in use.
+    [[nodiscard]] const device_info& device() const { return info_; }
+    /// Whether 1- and 2-byte elements move through 8/16-bit storage (else through 32-bit words).
+    [[nodiscard]] bool small_storage() const { return small_storage_; }
+    /// Validation (and other layer) messages reported so far; each also went to stderr.
+    [[nodiscard]] int validation_messages() const { return inst_.messages(); }
+    [[nodiscard]] VkDevice handle() const { return device_; }
+    [[nodiscard]] const VolkDeviceTable& vk() const { return table_; }
+    [[nodiscard]] std::uint32_t queue_family() const { return family_; }
+    [[nodiscard]] std::uint32_t max_groups_x() const { return max_groups_[0]; }
+    [[nodiscard]] std::uint32_t max_groups_y() const { return max_groups_[1]; }
+    [[nodiscard]] float timestamp_period_ns() const { return timestamp_period_; }
+    [[nodiscard]] std::uint32_t timestamp_bits() const { return timestamp_bits_; }
+
+    /// A buffer of `bytes` (rounded up to 16) in `where`. Throws strix::error naming the size
+    /// when the device is out of memory.
+    buffer create_buffer(std::uint64_t bytes, memory where) const {
+        buffer b;
+        b.vk_ = &table_;
+        b.device_ = device_;
+        b.size_ = std::max<std::uint64_t>(16, (bytes + 15) / 16 * 16);
+        auto bci = make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+        bci.size = b.size_;
+        bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                    VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+        bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+        check(table_.vkCreateBuffer(device_, &bci, nullptr, &b.buf_), "vkCreateBuffer");
+        VkMemoryRequirements req{};
+        table_.vkGetBufferMemoryRequirements(device_, b.buf_, &req);
+        const auto hv = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        std::optional<std::uint32_t> type;
+        if (where == memory::device) {
+            // host-visible device memory on devices that share memory with the host: no staging
+            if (info_.type == VK_PHYSICAL_DEVICE_TYPE_CPU || info_.type == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU)
+                type = find_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | hv);
+            if (!type) type = find_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+        } else {
+            type = find_type(req.memoryTypeBits, hv | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+            if (!type) type = find_type(req.memoryTypeBits, hv);
+        }
+        if (!type) throw error(error_code::unsupported, "strix::vulkan: " + info_.name + " has no suitable memory type for a buffer");
+        auto flags = make<VkMemoryAllocateFlagsInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO);
+        flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+        auto mai = make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags);
+        mai.allocationSize = req.size;
+        mai.memoryTypeIndex = *type;
+        if (const VkResult r = table_.vkAllocateMemory(device_, &mai, nullptr, &b.mem_); r != VK_SUCCESS) {
+            b.mem_ = VK_NULL_HANDLE;
+            throw error(r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY ? error_code::io : error_code::unsupported,
+                        "strix::vulkan: cannot allocate " + std::to_string(req.size) + " bytes of " +
+                            (where == memory::device ? "device" : "host-visible") + " memory on " + info_.name + " (vkAllocateMemory: " +
+                            result_name(r) + ")");
+        }
+        check(table_.vkBindBufferMemory(device_, b.buf_, b.mem_, 0), "vkBindBufferMemory");
+        if (memory_.memoryTypes[*type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+            void* p = nullptr;
+            check(table_.vkMapMemory(device_, b.mem_, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory");
+            b.mapped_ = static_cast<std::byte*>(p);
+        }
+        auto ai = make<VkBufferDeviceAddressInfo>(VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO);
+        ai.buffer = b.buf_;
+        b.address_ = table_.vkGetBufferDeviceAddress(device_, &ai);
+        return b;
+    }
+
+    /// The compute pipeline for `key`, created on first use (thread-safe).
+    VkPipeline pipeline(const pipeline_key& key) {
+        std::lock_guard lock(mutex_);
+        if (auto it = pipelines_.find(key); it != pipelines_.end()) return it->second;
+        const int m = static_cast<int>(key.which) * 2 + (small_storage_ ? 1 : 0);
+        if (!modules_[static_cast<std::size_t>(m)]) {
+            static const std::pair<const std::uint32_t*, std::size_t> code[] = {
+                {move_0, sizeof move_0}, {move_1, sizeof move_1}, {scatter_0, sizeof scatter_0}, {scatter_1, sizeof scatter_1}};
+            auto sci = make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+            sci.codeSize = code[m].second;
+            sci.pCode = code[m].first;
+            check(table_.vkCreateShaderModule(device_, &sci, nullptr, &modules_[static_cast<std::size_t>(m)]), "vkCreateShaderModule");
+        }
+        const std::uint32_t values[] = {key.elem, key.rank, key.index_type, key.policy, key.phase};
+        VkSpecializationMapEntry entries[5];
+        for (std::uint32_t i = 0; i < 5; ++i) entries[i] = {i, i * 4, 4};
+        VkSpecializationInfo spec{key.which == shader::scatter ? 5u : 4u, entries, sizeof values, values};
+        auto cci = make<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
+        cci.stage = make<VkPipelineShaderStageCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
+        cci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+        cci.stage.module = modules_[static_cast<std::size_t>(m)];
+        cci.stage.pName = "main";
+        cci.stage.pSpecializationInfo = &spec;
+        cci.layout = layout_;
+        VkPipeline p = VK_NULL_HANDLE;
+        check(table_.vkCreateComputePipelines(device_, cache_, 1, &cci, nullptr, &p), "vkCreateComputePipelines");
+        pipelines_[key] = p;
+        return p;
+    }
+    [[nodiscard]] VkPipelineLayout layout() const { return layout_; }
+    /// Number of pipelines created so far.
+    [[nodiscard]] std::size_t pipeline_count() const {
+        std::lock_guard lock(mutex_);
+        return pipelines_.size();
+    }
+
+    /// Writes the pipeline cache to `path` (load it with context_options::pipeline_cache).
+    void save_pipeline_cache(const std::filesystem::path& path) const {
+        std::size_t n = 0;
+        check(table_.vkGetPipelineCacheData(device_, cache_, &n, nullptr), "vkGetPipelineCacheData");
+        std::vector<char> data(n);
+        check(table_.vkGetPipelineCacheData(device_, cache_, &n, data.data()), "vkGetPipelineCacheData");
+        std::ofstream f(path, std::ios::binary | std::ios::trunc);
+        f.write(data.data(), static_cast<std::streamsize>(n));
+        if (!f) throw error(error_code::io, "strix::vulkan: cannot write the pipeline cache to " + path.string());
+    }
+
+    /// Submits `cmd` to the queue with `fence` (thread-safe).
+    void submit(VkCommandBuffer cmd, VkFence fence) {
+        std::lock_guard lock(mutex_);
+        auto si = make<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+        si.commandBufferCount = 1;
+        si.pCommandBuffers = &cmd;
+        check(table_.vkQueueSubmit(queue_, 1, &si, fence), "vkQueueSubmit");
+    }
+
+private:
+    std::optional<std::uint32_t> find_type(std::uint32_t bits, VkMemoryPropertyFlags want) const {
+        for (std::uint32_t i = 0; i < memory_.memoryTypeCount; ++i)
+            if ((bits & (1u << i)) && (memory_.memoryTypes[i].propertyFlags & want) == want) return i;
+        return std::nullopt;
+    }
+
+    detail::instance inst_;
+    device_info info_;
+    VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+    VkDevice device_ = VK_NULL_HANDLE;
+    VolkDeviceTable table_{};
+    VkQueue queue_ = VK_NULL_HANDLE;
+    std::uint32_t family_ = 0;
+    std::uint32_t timestamp_bits_ = 0;
+    float timestamp_period_ = 1;
+    std::array<std::uint32_t, 3> max_groups_{};
+    VkPhysicalDeviceMemoryProperties memory_{};
+    VkPipelineCache cache_ = VK_NULL_HANDLE;
+    VkPipelineLayout layout_ = VK_NULL_HANDLE;
+    std::array<VkShaderModule, 4> modules_{};
+    std::map<pipeline_key, VkPipeline> pipelines_;
+    mutable std::mutex mutex_;
+    bool small_storage_ = false;
+};
+
+} // namespace strix::vulkan

@@ -1,0 +1,60 @@
+#pragma once
+/// Convenience calls on host views: upload, run on the device, download. Same signatures as the
+/// CPU operators with the context first; results are bit-identical to the CPU's. On an index
+/// out of range under index_policy::error the output is not written.
+
+#include "strix/vulkan/stream.hpp"
+
+namespace strix::vulkan {
+
+/// Gathers on the device; see strix::gather.
+inline void gather(context& ctx, const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d = {}) {
+    strix::detail::check_gather(input, indices, output, d);
+    const auto in = upload(ctx, input);
+    const auto idx = upload(ctx, indices);
+    const device_tensor out(ctx, output.type(), output.sizes());
+    stream s(ctx);
+    s.gather(in.view(), idx.view(), out.view(), d);
+    s.run();
+    download(ctx, out, output);
+}
+
+/// Joins on the device; see strix::join.
+inline void join(context& ctx, std::span<const any_cview> inputs, const any_view& output, const join_desc& d = {}) {
+    strix::detail::check_join(inputs, output, d);
+    std::vector<device_tensor> ins;
+    std::vector<device_view> views;
+    for (const auto& v : inputs) ins.push_back(upload(ctx, v));
+    for (const auto& t : ins) views.push_back(t.view());
+    const device_tensor out(ctx, output.type(), output.sizes());
+    stream s(ctx);
+    s.join(views, out.view(), d);
+    s.run();
+    download(ctx, out, output);
+}
+
+/// Pads on the device; see strix::pad.
+inline void pad(context& ctx, const any_cview& input, const any_view& output, const pad_desc& d) {
+    strix::detail::check_pad(input, &output, d);
+    const auto in = upload(ctx, input);
+    const device_tensor out(ctx, output.type(), output.sizes());
+    stream s(ctx);
+    s.pad(in.view(), out.view(), d);
+    s.run();
+    download(ctx, out, output);
+}
+
+/// Scatters on the device; see strix::scatter (in place when `output` is `input`).
+inline void scatter(context& ctx, const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+                    const scatter_desc& d = {}) {
+    strix::detail::check_scatter(input, indices, updates, output, d);
+    const auto in = upload(ctx, input);
+    const auto idx = upload(ctx, indices);
+    const auto upd = upload(ctx, updates);
+    stream s(ctx);
+    s.scatter(in.view(), idx.view(), upd.view(), in.view(), d); // in place on the device copy
+    s.run();
+    download(ctx, in, output);
+}
+
+} // namespace strix::vulkan

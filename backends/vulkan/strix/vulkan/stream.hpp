@@ -1,0 +1,434 @@
+#pragma once
+/// Device tensors and command streams: a stream records many operators and submits them at
+/// once, with a barrier only where an operator touches a buffer that an earlier one in the
+/// stream wrote (or writes one that an earlier one read).
+
+#include <deque>
+#include <functional>
+#include <set>
+#include <span>
+
+#include "strix/ops/gather.hpp"
+#include "strix/ops/join.hpp"
+#include "strix/ops/pad.hpp"
+#include "strix/ops/scatter.hpp"
+#include "strix/vulkan/context.hpp"
+
+namespace strix::vulkan {
+
+/// A strided view of elements in a device buffer (non-owning; the buffer must outlive its use).
+struct device_view {
+    VkBuffer buffer = VK_NULL_HANDLE;  ///< the buffer holding the elements (for barriers)
+    VkDeviceAddress address = 0;       ///< device address of the element at coordinates 0
+    dtype type = dtype::float32;
+    shape sizes{};
+    std::array<std::int64_t, max_rank> strides{}; ///< element strides, any sign
+
+    /// The same view in the dtype-erased form the rules and plans take, its data pointer being
+    /// the device address (never dereferenced on the host).
+    [[nodiscard]] any_view as_any() const {
+        return any_view(reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)), type, sizes, strides);
+    }
+};
+
+/// A C-order tensor that owns a device buffer.
+class device_tensor {
+public:
+    device_tensor() = default;
+    /// An uninitialised tensor of `type` and `sizes` on `ctx`'s device.
+    device_tensor(const context& ctx, dtype type, const shape& sizes) : type_(type), shape_(sizes) {
+        const std::int64_t n = sizes.checked_count();
+        if (n < 0) throw error(error_code::invalid_argument, "strix::vulkan::device_tensor: shape " + to_string(sizes) + " has a negative size or too many elements");
+        buf_ = ctx.create_buffer(static_cast<std::uint64_t>(n) * size_of(type), memory::device);
+    }
+    [[nodiscard]] dtype type() const { return type_; }
+    [[nodiscard]] const shape& sizes() const { return shape_; }
+    [[nodiscard]] std::uint64_t bytes() const { return static_cast<std::uint64_t>(shape_.count()) * size_of(type_); }
+    [[nodiscard]] const buffer& storage() const { return buf_; }
+    /// The whole tensor as a C-order view.
+    [[nodiscard]] device_view view() const { return {buf_.handle(), buf_.address(), type_, shape_, c_strides(shape_)}; }
+
+private:
+    dtype type_ = dtype::float32;
+    shape shape_{};
+    buffer buf_;
+};
+
+/// Records operators on device views and runs them together. One thread at a time.
+class stream {
+public:
+    explicit stream(context& ctx) : ctx_(&ctx) {
+        const auto& vk = ctx.vk();
+        auto pci = make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+        pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+        pci.queueFamilyIndex = ctx.queue_family();
+        check(vk.vkCreateCommandPool(ctx.handle(), &pci, nullptr, &pool_), "vkCreateCommandPool");
+        auto ai = make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+        ai.commandPool = pool_;
+        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        ai.commandBufferCount = 1;
+        check(vk.vkAllocateCommandBuffers(ctx.handle(), &ai, &cmd_), "vkAllocateCommandBuffers");
+        auto fci = make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
+        check(vk.vkCreateFence(ctx.handle(), &fci, nullptr, &fence_), "vkCreateFence");
+        flag_ = ctx.create_buffer(16, memory::host);
+        begin();
+    }
+    stream(const stream&) = delete;
+    stream& operator=(const stream&) = delete;
+    ~stream() {
+        const auto& vk = ctx_->vk();
+        if (submitted_) vk.vkWaitForFences(ctx_->handle(), 1, &fence_, VK_TRUE, UINT64_MAX);
+        vk.vkDestroyFence(ctx_->handle(), fence_, nullptr);
+        vk.vkDestroyCommandPool(ctx_->handle(), pool_, nullptr);
+    }
+
+    /// Records a gather (same rules and messages as strix::gather).
+    void gather(const device_view& input, const device_view& indices, const device_view& output, const gather_desc& d = {}) {
+        const std::string context = strix::detail::check_gather(input.as_any(), indices.as_any(), output.as_any(), d);
+        const auto p = strix::detail::lower_gather(input.as_any(), indices.as_any(), output.as_any(), d, context, strix::detail::index_reading::device);
+        const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
+        // the indices that matter: for the DirectML form, the last K dimensions
+        device_view idx = indices;
+        if (d.index_dimensions >= 0) {
+            const int lead = indices.sizes.rank - d.index_dimensions;
+            idx.sizes = shape{};
+            for (int i = lead; i < indices.sizes.rank; ++i) {
+                idx.strides[static_cast<std::size_t>(idx.sizes.rank)] = indices.strides[static_cast<std::size_t>(i)];
+                idx.sizes.push_back(indices.sizes[i]);
+            }
+        }
+        if (d.policy == index_policy::error && output.sizes.count() > 0)
+            checks_.push_back(index_check{idx, input.sizes[axis], axis, "gather", context});
+        record_move(p, {input.buffer, indices.buffer}, output.buffer);
+    }
+
+    /// Records a join (same rules and messages as strix::join).
+    void join(std::span<const device_view> inputs, const device_view& output, const join_desc& d = {}) {
+        std::vector<any_cview> views;
+        for (const auto& v : inputs) views.push_back(v.as_any());
+        strix::detail::check_join(views, output.as_any(), d);
+        const auto plans = strix::detail::lower_join(views, output.as_any(), d);
+        for (std::size_t k = 0; k < plans.size(); ++k) record_move(plans[k], {inputs[k].buffer}, output.buffer);
+    }
+
+    /// Records a pad (same rules and messages as strix::pad).
+    void pad(const device_view& input, const device_view& output, const pad_desc& d) {
+        const any_view out = output.as_any();
+        strix::detail::check_pad(input.as_any(), &out, d);
+        record_move(strix::detail::lower_pad(input.as_any(), out, d), {input.buffer}, output.buffer);
+    }
+
+    /// Records a scatter (same rules and messages as strix::scatter); in place when `output` is
+    /// `input`. Duplicate targets resolve as on the CPU: the last update in C order wins.
+    void scatter(const device_view& input, const device_view& indices, const device_view& updates, const device_view& output,
+                 const scatter_desc& d = {}) {
+        const any_view out = output.as_any();
+        const auto c = strix::detail::check_scatter(input.as_any(), indices.as_any(), updates.as_any(), out, d);
+        const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
+        if (!c.in_place) {
+            auto p = strix::detail::copy_plan(input.as_any(), out);
+            plan::collapse(p);
+            record_move(p, {input.buffer}, output.buffer);
+        }
+        const std::int64_t n = updates.sizes.count();
+        if (n == 0) return;
+        if (n >= (std::int64_t{1} << 32) - 1 || output.sizes.count() >= (std::int64_t{1} << 32))
+            throw error(error_code::unsupported, "strix::vulkan::scatter: more than 2^32 - 2 updates or output elements in one call (" + c.context + ")");
+        if (d.policy == index_policy::error) checks_.push_back(index_check{indices, input.sizes[axis], axis, "scatter", c.context});
+        // the winner of each target: the largest update number + 1 that writes it
+        auto& winners = keep(ctx_->create_buffer(static_cast<std::uint64_t>(output.sizes.count()) * 4, memory::device));
+        barrier_for({}, winners.handle());
+        ctx_->vk().vkCmdFillBuffer(cmd_, winners.handle(), 0, VK_WHOLE_SIZE, 0);
+        transfer_barrier();
+        const auto es = static_cast<std::int64_t>(size_of(output.type));
+        const auto ies = static_cast<std::int64_t>(size_of(indices.type));
+        const auto cst = c_strides(output.sizes);
+        std::vector<std::int64_t> dims;
+        for (int i = 0; i < updates.sizes.rank; ++i) {
+            const auto u = static_cast<std::size_t>(i);
+            dims.insert(dims.end(), {updates.sizes[i], output.strides[u] * es, updates.strides[u] * es, indices.strides[u] * ies, cst[u]});
+        }
+        push p{};
+        p.src = updates.address;
+        p.dst = output.address;
+        p.dims = upload_meta(dims);
+        p.indices = indices.address;
+        p.count = static_cast<std::uint64_t>(n);
+        p.flag = flag_.address();
+        p.axis_size = input.sizes[axis];
+        p.axis_stride = output.strides[static_cast<std::size_t>(axis)] * es;
+        p.aux = static_cast<std::uint32_t>(axis);
+        p.aux_addr = winners.address();
+        pipeline_key key{shader::scatter, static_cast<std::uint32_t>(es), static_cast<std::uint32_t>(updates.sizes.rank), index_code(indices.type),
+                         d.policy == index_policy::clamp ? 1u : 0u, 0};
+        barrier_for({updates.buffer, indices.buffer, winners.handle()}, winners.handle());
+        dispatch(key, p);
+        key.phase = 1;
+        barrier_for({updates.buffer, indices.buffer, winners.handle()}, output.buffer);
+        dispatch(key, p);
+    }
+
+    /// Submits everything recorded so far (at most once per stream).
+    void submit() {
+        if (submitted_) throw error(error_code::invalid_argument, "strix::vulkan::stream: submitted twice");
+        check(ctx_->vk().vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
+        ctx_->submit(cmd_, fence_);
+        submitted_ = true;
+    }
+
+    /// Waits for the submitted work. Then, when an index was out of range under the `error`
+    /// policy, throws the same strix::error as the CPU would (naming the position and value).
+    void wait() {
+        if (!submitted_) submit();
+        check(ctx_->vk().vkWaitForFences(ctx_->handle(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+        done_ = true;
+        std::uint32_t raised = 0;
+        std::memcpy(&raised, flag_.mapped(), 4);
+        if (!raised) return;
+        for (const auto& c : checks_) {
+            // read the indices back and let the CPU's resolver name the first bad one
+            const host_tensor host = download_view(*ctx_, c.indices);
+            strix::detail::resolve_indices(host.view(), c.axis_size, 1, index_policy::error, c.op, c.axis, c.context);
+        }
+        throw error(error_code::index_out_of_range, "strix::vulkan: an index was out of range");
+    }
+
+    /// Submits and waits.
+    void run() { wait(); }
+
+    /// Reads a device view back into a C-order host tensor (synchronously, on its own stream).
+    static host_tensor download_view(context& ctx, const device_view& v);
+
+private:
+    struct index_check {
+        device_view indices;
+        std::int64_t axis_size;
+        int axis;
+        const char* op;
+        std::string context;
+    };
+    /// The push constants of move.comp and scatter.comp (see shaders/common.glsl).
+    struct push {
+        std::uint64_t src, dst, dims, indices, count, flag;
+        std::int64_t axis_size, axis_stride;
+        std::uint32_t fill[4];
+        std::uint32_t aux, pad0;
+        std::uint64_t aux_addr;
+    };
+    static_assert(sizeof(push) <= 128);
+
+    static std::uint32_t index_code(dtype t) {
+        switch (t) {
+        case dtype::int32: return 1;
+        case dtype::int64: return 2;
+        case dtype::uint32: return 3;
+        default: return 4;
+        }
+    }
+
+    void begin() {
+        auto bi = make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+        bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+        check(ctx_->vk().vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
+        std::memset(flag_.mapped(), 0, 16);
+    }
+
+    buffer& keep(buffer b) {
+        kept_.push_back(std::move(b));
+        return kept_.back();
+    }
+
+    VkDeviceAddress upload_meta(const std::vector<std::int64_t>& words) {
+        auto& b = keep(ctx_->create_buffer(words.size() * 8, memory::host));
+        std::memcpy(b.mapped(), words.data(), words.size() * 8);
+        return b.address();
+    }
+
+    /// Inserts a barrier when this operation depends on, or overwrites, earlier work in the stream.
+    void barrier_for(std::initializer_list<VkBuffer> reads, VkBuffer write) {
+        bool hazard = written_.count(write) || read_.count(write);
+        for (auto r : reads) hazard |= written_.count(r) > 0;
+        if (hazard) {
+            auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+            mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+            mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+            ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+            ++barriers_;
+            written_.clear();
+            read_.clear();
+        }
+        for (auto r : reads) read_.insert(r);
+        written_.insert(write);
+    }
+
+    void transfer_barrier() {
+        auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+        mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+        ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+        ++barriers_;
+    }
+
+    void dispatch(const pipeline_key& key, const push& p) {
+        const std::uint64_t groups = (p.count + 255) / 256;
+        const std::uint64_t gx = std::min<std::uint64_t>(groups, ctx_->max_groups_x());
+        const std::uint64_t gy = (groups + gx - 1) / gx;
+        if (gy > ctx_->max_groups_y()) throw error(error_code::unsupported, "strix::vulkan: too many elements for one dispatch on " + ctx_->device().name);
+        const auto& vk = ctx_->vk();
+        vk.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, ctx_->pipeline(key));
+        vk.vkCmdPushConstants(cmd_, ctx_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &p);
+        vk.vkCmdDispatch(cmd_, static_cast<std::uint32_t>(gx), static_cast<std::uint32_t>(gy), 1);
+        ++dispatches_;
+    }
+
+    void record_move(const plan::move_plan& p, std::initializer_list<VkBuffer> reads, VkBuffer write) {
+        if (submitted_) throw error(error_code::invalid_argument, "strix::vulkan::stream: recording after submit");
+        if (p.rank == 0 || p.count() == 0) return;
+        std::vector<std::int64_t> words;
+        std::vector<std::size_t> map_at(static_cast<std::size_t>(p.rank), 0);
+        for (int i = 0; i < p.rank; ++i) {
+            const auto& d = p.dims[static_cast<std::size_t>(i)];
+            words.insert(words.end(), {d.size, d.dst, d.src, d.key, 0});
+        }
+        for (int i = 0; i < p.rank; ++i) {
+            const auto& d = p.dims[static_cast<std::size_t>(i)];
+            if (d.is_affine()) continue;
+            if (d.size >= (std::int64_t{1} << 32)) throw error(error_code::unsupported, "strix::vulkan: a padded dimension of 2^32 or more elements");
+            map_at[static_cast<std::size_t>(i)] = words.size();
+            words.insert(words.end(), d.map.begin(), d.map.end());
+        }
+        const VkDeviceAddress meta = upload_meta(words);
+        for (int i = 0; i < p.rank; ++i) // patch in the maps' addresses
+            if (map_at[static_cast<std::size_t>(i)]) {
+                const std::int64_t a = static_cast<std::int64_t>(meta + map_at[static_cast<std::size_t>(i)] * 8);
+                std::memcpy(kept_.back().mapped() + (static_cast<std::size_t>(i) * 5 + 4) * 8, &a, 8);
+            }
+        push pc{};
+        pc.src = reinterpret_cast<std::uintptr_t>(p.src);
+        pc.dst = reinterpret_cast<std::uintptr_t>(p.dst);
+        pc.dims = meta;
+        pc.indices = reinterpret_cast<std::uintptr_t>(p.index);
+        pc.count = static_cast<std::uint64_t>(p.count());
+        pc.flag = flag_.address();
+        pc.axis_size = p.axis_size;
+        pc.axis_stride = p.axis_stride;
+        std::memcpy(pc.fill, p.fill.data(), 16);
+        const pipeline_key key{shader::move, static_cast<std::uint32_t>(p.elem), static_cast<std::uint32_t>(p.rank),
+                               p.index ? index_code(p.index_type) : 0u, p.clamp ? 1u : 0u, 0};
+        barrier_for(reads, write);
+        dispatch(key, pc);
+    }
+
+    context* ctx_;
+    VkCommandPool pool_ = VK_NULL_HANDLE;
+    VkCommandBuffer cmd_ = VK_NULL_HANDLE;
+    VkFence fence_ = VK_NULL_HANDLE;
+    buffer flag_;
+    std::deque<buffer> kept_; // metadata and scratch, alive until the stream is destroyed (stable references)
+    std::vector<index_check> checks_;
+    std::set<VkBuffer> written_, read_;
+    bool submitted_ = false, done_ = false;
+
+public:
+    /// Barriers and dispatches recorded so far (for tests and benchmarks).
+    int barriers_ = 0, dispatches_ = 0;
+};
+
+namespace detail {
+
+/// Runs `record(cmd)` in a one-time command buffer and waits for it.
+template <class F>
+void one_shot(context& ctx, F&& record) {
+    const auto& vk = ctx.vk();
+    VkCommandPool pool = VK_NULL_HANDLE;
+    auto pci = make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+    pci.queueFamilyIndex = ctx.queue_family();
+    check(vk.vkCreateCommandPool(ctx.handle(), &pci, nullptr, &pool), "vkCreateCommandPool");
+    struct guard {
+        const context& c;
+        VkCommandPool p;
+        VkFence f = VK_NULL_HANDLE;
+        ~guard() {
+            if (f) c.vk().vkDestroyFence(c.handle(), f, nullptr);
+            c.vk().vkDestroyCommandPool(c.handle(), p, nullptr);
+        }
+    } g{ctx, pool};
+    auto ai = make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+    ai.commandPool = pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    check(vk.vkAllocateCommandBuffers(ctx.handle(), &ai, &cmd), "vkAllocateCommandBuffers");
+    auto bi = make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    check(vk.vkBeginCommandBuffer(cmd, &bi), "vkBeginCommandBuffer");
+    record(cmd);
+    check(vk.vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+    auto fci = make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
+    check(vk.vkCreateFence(ctx.handle(), &fci, nullptr, &g.f), "vkCreateFence");
+    ctx.submit(cmd, g.f);
+    check(vk.vkWaitForFences(ctx.handle(), 1, &g.f, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+}
+
+/// Copies `bytes` between a device buffer and host memory, through a staging buffer when the
+/// device buffer is not host-visible.
+inline void transfer(context& ctx, const buffer& dev, std::uint64_t offset, std::byte* host, std::uint64_t bytes, bool to_device) {
+    if (bytes == 0) return;
+    if (dev.mapped()) {
+        if (to_device) std::memcpy(dev.mapped() + offset, host, bytes);
+        else std::memcpy(host, dev.mapped() + offset, bytes);
+        return;
+    }
+    const buffer staging = ctx.create_buffer(bytes, memory::host);
+    if (to_device) std::memcpy(staging.mapped(), host, bytes);
+    one_shot(ctx, [&](VkCommandBuffer cmd) {
+        const VkBufferCopy region{to_device ? 0 : offset, to_device ? offset : 0, bytes};
+        ctx.vk().vkCmdCopyBuffer(cmd, to_device ? staging.handle() : dev.handle(), to_device ? dev.handle() : staging.handle(), 1, &region);
+    });
+    if (!to_device) std::memcpy(host, staging.mapped(), bytes);
+}
+
+} // namespace detail
+
+/// A new device tensor holding the elements of a host view (any strides), in C order.
+inline device_tensor upload(context& ctx, const any_cview& host) {
+    strix::detail::check_view("upload", "input", host, false);
+    device_tensor t(ctx, host.type(), host.sizes());
+    host_tensor packed(host.type(), host.sizes());
+    auto p = strix::detail::copy_plan(host, packed.view());
+    plan::collapse(p);
+    cpu::execute(p);
+    detail::transfer(ctx, t.storage(), 0, packed.data(), packed.bytes(), true);
+    return t;
+}
+
+/// Copies a C-order device tensor into a host view of the same shape and type (any strides).
+inline void download(context& ctx, const device_tensor& t, const any_view& host) {
+    if (host.sizes() != t.sizes() || host.type() != t.type())
+        throw error(error_code::invalid_argument, "strix::vulkan::download: the host view " + to_string(host.sizes()) + " " + std::string(name(host.type())) +
+                                                      " does not match the device tensor " + to_string(t.sizes()) + " " + std::string(name(t.type())));
+    strix::detail::check_view("download", "output", host, true);
+    host_tensor packed(t.type(), t.sizes());
+    detail::transfer(ctx, t.storage(), 0, packed.data(), packed.bytes(), false);
+    auto p = strix::detail::copy_plan(packed.view(), host);
+    plan::collapse(p);
+    cpu::execute(p);
+}
+
+inline host_tensor stream::download_view(context& ctx, const device_view& v) {
+    // copy the view into a C-order device tensor with a move plan, then read that back
+    device_tensor packed(ctx, v.type, v.sizes);
+    {
+        stream s(ctx);
+        auto p = strix::detail::copy_plan(v.as_any(), packed.view().as_any());
+        plan::collapse(p);
+        s.record_move(p, {v.buffer}, packed.storage().handle());
+        s.run();
+    }
+    host_tensor out(v.type, v.sizes);
+    download(ctx, packed, out.view());
+    return out;
+}
+
+} // namespace strix::vulkan

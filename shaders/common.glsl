@@ -1,0 +1,134 @@
+// Shared by every strix shader: 64-bit buffer device addresses, element moves by size only, and
+// index resolution. Included by move.comp and scatter.comp.
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#if SMALL_STORAGE
+#extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_shader_16bit_storage : require
+#endif
+
+layout(local_size_x = 256) in;
+
+// element size in bytes: 1, 2, 4, 8 or 16
+layout(constant_id = 0) const uint ELEM = 4;
+// number of plan dimensions (1..8)
+layout(constant_id = 1) const uint RANK = 1;
+// index type of the indices (0: none, 1: int32, 2: int64, 3: uint32, 4: uint64)
+layout(constant_id = 2) const uint INDEX_TYPE = 0;
+// 0: error (clamp and raise the flag), 1: clamp
+layout(constant_id = 3) const uint POLICY = 0;
+
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Words { uint w[]; };
+#if SMALL_STORAGE
+layout(buffer_reference, std430, buffer_reference_align = 1) buffer Bytes { uint8_t b[]; };
+layout(buffer_reference, std430, buffer_reference_align = 2) buffer Halves { uint16_t h[]; };
+#endif
+
+// One plan dimension; byte strides. For move: dst, src (affine), key (byte stride in the
+// indices), map (address of per-coordinate source offsets, 0 when affine).
+struct Dim {
+    int64_t size;
+    int64_t dst;
+    int64_t src;
+    int64_t key;
+    int64_t map;
+};
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer Dims { Dim d[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer Offsets { int64_t o[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Flag { uint raised; };
+
+layout(push_constant) uniform Push {
+    uint64_t src;        // source base address
+    uint64_t dst;        // output base address
+    uint64_t dims;       // address of RANK Dim records
+    uint64_t indices;    // indices base address (gather, scatter), 0 when none
+    uint64_t count;      // number of invocations that do work
+    uint64_t flag;       // address of the out-of-range flag
+    int64_t axis_size;   // size of the gathered / scattered axis
+    int64_t axis_stride; // byte stride of that axis (source for gather, output for scatter)
+    uint fill[4];        // the fill element's bytes
+    uint aux;            // scatter: which dimension is the axis
+    uint pad0;
+    uint64_t aux_addr;   // scatter: address of the winner array
+} pc;
+
+// The linear invocation index over a 2-D grid of work groups (more than 2^32 elements work).
+uint64_t invocation() {
+    return (uint64_t(gl_WorkGroupID.y) * uint64_t(gl_NumWorkGroups.x) + uint64_t(gl_WorkGroupID.x)) * 256ul +
+           uint64_t(gl_LocalInvocationID.x);
+}
+
+// Copies one element of ELEM bytes from byte address s to byte address d.
+void copy_element(uint64_t d, uint64_t s) {
+    if (ELEM == 4) {
+        Words(d).w[0] = Words(s).w[0];
+    } else if (ELEM == 8) {
+        Words(d).w[0] = Words(s).w[0];
+        Words(d).w[1] = Words(s).w[1];
+    } else if (ELEM == 16) {
+        Words(d).w[0] = Words(s).w[0];
+        Words(d).w[1] = Words(s).w[1];
+        Words(d).w[2] = Words(s).w[2];
+        Words(d).w[3] = Words(s).w[3];
+    } else {
+#if SMALL_STORAGE
+        if (ELEM == 1) Bytes(d).b[0] = Bytes(s).b[0];
+        else Halves(d).h[0] = Halves(s).h[0];
+#else
+        // no 8/16-bit storage: read the aligned word, insert with two atomics (other
+        // invocations may be writing the word's other bytes)
+        uint shift_s = uint(s & 3ul) * 8u, shift_d = uint(d & 3ul) * 8u;
+        uint mask = ELEM == 1 ? 0xffu : 0xffffu;
+        uint v = (Words(s & ~3ul).w[0] >> shift_s) & mask;
+        atomicAnd(Words(d & ~3ul).w[0], ~(mask << shift_d));
+        atomicOr(Words(d & ~3ul).w[0], v << shift_d);
+#endif
+    }
+}
+
+// Writes the fill element to byte address d.
+void fill_element(uint64_t d) {
+    if (ELEM == 4) {
+        Words(d).w[0] = pc.fill[0];
+    } else if (ELEM == 8) {
+        Words(d).w[0] = pc.fill[0];
+        Words(d).w[1] = pc.fill[1];
+    } else if (ELEM == 16) {
+        Words(d).w[0] = pc.fill[0];
+        Words(d).w[1] = pc.fill[1];
+        Words(d).w[2] = pc.fill[2];
+        Words(d).w[3] = pc.fill[3];
+    } else {
+#if SMALL_STORAGE
+        if (ELEM == 1) Bytes(d).b[0] = uint8_t(pc.fill[0] & 0xffu);
+        else Halves(d).h[0] = uint16_t(pc.fill[0] & 0xffffu);
+#else
+        uint shift_d = uint(d & 3ul) * 8u;
+        uint mask = ELEM == 1 ? 0xffu : 0xffffu;
+        atomicAnd(Words(d & ~3ul).w[0], ~(mask << shift_d));
+        atomicOr(Words(d & ~3ul).w[0], (pc.fill[0] & mask) << shift_d);
+#endif
+    }
+}
+
+// Reads the index at byte address a and resolves it into [0, n): negatives count from the end,
+// anything outside is clamped and, under the error policy, raises the flag.
+int64_t resolve_index(uint64_t a, int64_t n) {
+    int64_t v;
+    bool bad = false;
+    if (INDEX_TYPE == 1) {
+        v = int64_t(int(Words(a).w[0]));
+    } else if (INDEX_TYPE == 3) {
+        v = int64_t(Words(a).w[0]);
+    } else {
+        uint64_t u = uint64_t(Words(a).w[0]) | (uint64_t(Words(a).w[1]) << 32);
+        if (INDEX_TYPE == 4 && u >= uint64_t(n)) { v = n; } else { v = int64_t(u); }
+    }
+    if (INDEX_TYPE == 1 || INDEX_TYPE == 2) {
+        if (v < 0) v += n;
+        if (v < 0) { v = 0; bad = true; }
+    }
+    if (v >= n) { v = n - 1; bad = true; }
+    if (bad && POLICY == 0) atomicOr(Flag(pc.flag).raised, 1u);
+    return v;
+}
