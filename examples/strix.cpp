@@ -24,6 +24,9 @@
 
 #include "strix/io/npy.hpp"
 #include "strix/strix.hpp"
+#ifdef STRIX_HAVE_VULKAN
+#include "strix/vulkan.hpp"
+#endif
 
 namespace {
 
@@ -172,18 +175,101 @@ strix::index_policy parse_policy(const std::string& op, const options& o) {
     bad("strix " + op + ": --out-of-range must be error or clamp, got '" + v + "'");
 }
 
-void check_backend(const std::string& op, const options& o) {
-    const auto v = o.get("backend").value_or("cpu");
-    if (v == "cpu") return;
-    if (v == "vulkan") throw error(error_code::unsupported, "strix " + op + ": the Vulkan backend is not available in this build of strix (use --backend cpu)");
-    bad("strix " + op + ": --backend must be cpu or vulkan, got '" + v + "'");
-}
-
 strix::cpu::options cpu_options() {
     strix::cpu::options c;
     c.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     return c;
 }
+
+/// Runs operators on the backend the command line chose: the CPU, or a Vulkan device.
+class backend {
+public:
+    /// `requested`: "cpu", "vulkan", or empty for the best available — Vulkan on a GPU (or on the
+    /// device STRIX_VULKAN_DEVICE names), else the CPU.
+    backend(const std::string& op, const std::string& requested) {
+        if (requested != "" && requested != "cpu" && requested != "vulkan")
+            bad("strix " + op + ": --backend must be cpu or vulkan, got '" + requested + "'");
+        if (requested == "cpu") return;
+#ifdef STRIX_HAVE_VULKAN
+        if (requested.empty()) {
+            try {
+                const auto devices = strix::vulkan::list_devices();
+                const auto& best = devices.at(strix::vulkan::choose_device(devices));
+                const char* env = std::getenv("STRIX_VULKAN_DEVICE");
+                if (best.type == VK_PHYSICAL_DEVICE_TYPE_CPU && !(env && *env)) return; // a CPU device is no faster than the CPU
+            } catch (const std::exception&) {
+                return; // no loader or no usable device: the CPU it is
+            }
+        }
+        try {
+            ctx_ = std::make_unique<strix::vulkan::context>();
+        } catch (const error& e) {
+            throw error(e.code(), "strix " + op + " --backend vulkan: " + std::string(e.what()));
+        }
+#else
+        if (requested == "vulkan") throw error(error_code::unsupported, "strix " + op + ": this build of strix has no Vulkan backend (use --backend cpu)");
+#endif
+    }
+
+    strix::host_tensor gather(const strix::any_cview& x, const strix::any_cview& i, const strix::gather_desc& d) {
+#ifdef STRIX_HAVE_VULKAN
+        if (ctx_) {
+            strix::host_tensor out(x.type(), strix::gather_rule(x.sizes(), i.sizes(), d).out);
+            strix::vulkan::gather(*ctx_, x, i, out.view(), d);
+            return out;
+        }
+#endif
+        return strix::gather(x, i, d, cpu_options());
+    }
+    strix::host_tensor join(std::span<const strix::any_cview> xs, const strix::join_desc& d) {
+#ifdef STRIX_HAVE_VULKAN
+        if (ctx_) {
+            std::vector<strix::shape> shapes;
+            for (const auto& v : xs) shapes.push_back(v.sizes());
+            strix::host_tensor out(xs.empty() ? strix::dtype::float32 : xs[0].type(), strix::join_rule(shapes, d).out);
+            strix::vulkan::join(*ctx_, xs, out.view(), d);
+            return out;
+        }
+#endif
+        return strix::join(xs, d, cpu_options());
+    }
+    strix::host_tensor pad(const strix::any_cview& x, const strix::pad_desc& d) {
+#ifdef STRIX_HAVE_VULKAN
+        if (ctx_) {
+            strix::host_tensor out(x.type(), strix::pad_rule(x.sizes(), d).out);
+            strix::vulkan::pad(*ctx_, x, out.view(), d);
+            return out;
+        }
+#endif
+        return strix::pad(x, d, cpu_options());
+    }
+    strix::host_tensor scatter(const strix::any_cview& x, const strix::any_cview& i, const strix::any_cview& u, const strix::scatter_desc& d) {
+#ifdef STRIX_HAVE_VULKAN
+        if (ctx_) {
+            strix::host_tensor out(x.type(), x.sizes());
+            strix::vulkan::scatter(*ctx_, x, i, u, out.view(), d);
+            return out;
+        }
+#endif
+        return strix::scatter(x, i, u, d, cpu_options());
+    }
+
+    /// Throws when the Vulkan validation layer reported anything (each message went to stderr).
+    void check_clean(const std::string& op) const {
+#ifdef STRIX_HAVE_VULKAN
+        if (ctx_ && ctx_->validation_messages() > 0)
+            throw error(error_code::unsupported, "strix " + op + ": the Vulkan validation layer reported " + std::to_string(ctx_->validation_messages()) +
+                                                     " message(s); no output written");
+#else
+        (void)op;
+#endif
+    }
+
+private:
+#ifdef STRIX_HAVE_VULKAN
+    std::unique_ptr<strix::vulkan::context> ctx_;
+#endif
+};
 
 int run_op(const std::string& op, const std::vector<std::string>& args) {
     namespace io = strix::io;
@@ -205,23 +291,25 @@ int run_op(const std::string& op, const std::vector<std::string>& args) {
         }
         d.policy = parse_policy(op, o);
         output = o.need(op, "output");
-        check_backend(op, o);
+        backend be(op, o.get("backend").value_or(""));
         const auto x = io::read_npy(o.need(op, "input"));
         const auto i = io::read_npy(o.need(op, "indices"));
-        result = strix::gather(x.view(), i.view(), d, cpu_options());
+        result = be.gather(x.view(), i.view(), d);
+        be.check_clean(op);
     } else if (op == "join") {
         const auto o = parse_options(op, args, with({"input", "axis"}));
         strix::join_desc d;
         d.axis = parse_int(op, "--axis", o.need(op, "axis"));
         output = o.need(op, "output");
         parse_policy(op, o);
-        check_backend(op, o);
         if (o.inputs.empty()) bad("strix join: missing --input (see strix join --help)");
+        backend be(op, o.get("backend").value_or(""));
         std::vector<io::npy_array> arrays;
         std::vector<strix::any_cview> views;
         for (const auto& path : o.inputs) arrays.push_back(io::read_npy(path));
         for (const auto& a : arrays) views.push_back(a.view());
-        result = strix::join(views, d, cpu_options());
+        result = be.join(views, d);
+        be.check_clean(op);
     } else if (op == "pad") {
         const auto o = parse_options(op, args, with({"input", "mode", "start", "end", "value"}));
         strix::pad_desc d;
@@ -236,20 +324,22 @@ int run_op(const std::string& op, const std::vector<std::string>& args) {
         if (auto v = o.get("value")) d.value = parse_value(*v); // like DirectML, other modes ignore it
         output = o.need(op, "output");
         parse_policy(op, o);
-        check_backend(op, o);
+        backend be(op, o.get("backend").value_or(""));
         const auto x = io::read_npy(o.need(op, "input"));
-        result = strix::pad(x.view(), d, cpu_options());
+        result = be.pad(x.view(), d);
+        be.check_clean(op);
     } else if (op == "scatter") {
         const auto o = parse_options(op, args, with({"input", "indices", "updates", "axis"}));
         strix::scatter_desc d;
         d.axis = parse_int(op, "--axis", o.need(op, "axis"));
         d.policy = parse_policy(op, o);
         output = o.need(op, "output");
-        check_backend(op, o);
+        backend be(op, o.get("backend").value_or(""));
         const auto x = io::read_npy(o.need(op, "input"));
         const auto i = io::read_npy(o.need(op, "indices"));
         const auto u = io::read_npy(o.need(op, "updates"));
-        result = strix::scatter(x.view(), i.view(), u.view(), d, cpu_options());
+        result = be.scatter(x.view(), i.view(), u.view(), d);
+        be.check_clean(op);
     }
     io::write_npy(output, result.view());
     return 0;
@@ -257,8 +347,41 @@ int run_op(const std::string& op, const std::vector<std::string>& args) {
 
 int devices() {
     std::cout << "backends and devices:\n";
-    std::cout << "  cpu     host CPU, " << std::max(1u, std::thread::hardware_concurrency()) << " hardware threads   (default)\n";
-    std::cout << "  vulkan  not available in this build\n";
+    std::cout << "  cpu      host CPU, " << std::max(1u, std::thread::hardware_concurrency()) << " hardware threads\n";
+#ifdef STRIX_HAVE_VULKAN
+    try {
+        const auto list = strix::vulkan::list_devices();
+        std::optional<std::uint32_t> chosen;
+        try {
+            chosen = strix::vulkan::choose_device(list);
+        } catch (const std::exception&) {
+        }
+        bool vulkan_default = false;
+        if (chosen) {
+            const char* env = std::getenv("STRIX_VULKAN_DEVICE");
+            vulkan_default = list[*chosen].type != VK_PHYSICAL_DEVICE_TYPE_CPU || (env && *env);
+        }
+        for (const auto& d : list) {
+            std::cout << "  vulkan " << d.index << ": " << d.name << " (" << strix::vulkan::type_name(d.type) << ", Vulkan "
+                      << VK_API_VERSION_MAJOR(d.api_version) << "." << VK_API_VERSION_MINOR(d.api_version) << ")";
+            if (chosen && *chosen == d.index) std::cout << (vulkan_default ? "   [default]" : "   [the vulkan default; the CPU is the overall default]");
+            std::cout << "\n      memory " << d.device_local_bytes / (1024 * 1024) << " MiB device-local"
+                      << (d.host_visible_device_memory ? " (host-visible)" : "") << ", maxStorageBufferRange " << d.max_storage_buffer_range
+                      << ", maxMemoryAllocationSize " << d.max_memory_allocation << "\n      int64 " << (d.int64 ? "yes" : "no")
+                      << ", float64 " << (d.float64 ? "yes" : "no") << ", 8-bit storage " << (d.storage8 ? "yes" : "no")
+                      << ", 16-bit storage " << (d.storage16 ? "yes" : "no") << ", buffer device address "
+                      << (d.buffer_device_address ? "yes" : "no") << "\n";
+            if (!d.unusable.empty()) std::cout << "      not usable: " << d.unusable << "\n";
+        }
+        if (list.empty()) std::cout << "  vulkan   no devices\n";
+        if (!vulkan_default) std::cout << "  default: cpu\n";
+        std::cout << "choose a Vulkan device with STRIX_VULKAN_DEVICE=<index or part of its name>\n";
+    } catch (const std::exception& e) {
+        std::cout << "  vulkan   unavailable: " << e.what() << "\n  default: cpu\n";
+    }
+#else
+    std::cout << "  vulkan   not built into this strix\n  default: cpu\n";
+#endif
     return 0;
 }
 

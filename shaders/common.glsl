@@ -115,20 +115,21 @@ void fill_element(uint64_t d) {
 // anything outside is clamped and, under the error policy, raises the flag.
 int64_t resolve_index(uint64_t a, int64_t n) {
     int64_t v;
-    bool bad = false;
     if (INDEX_TYPE == 1) {
-        v = int64_t(int(Words(a).w[0]));
+        // sign-extend by arithmetic (no 32-to-64-bit signed conversion, which some compilers get wrong)
+        v = int64_t(Words(a).w[0]);
+        if (v >= 0x80000000l) v -= 0x100000000l;
+        if (v < 0) v += n;
+    } else if (INDEX_TYPE == 2) {
+        v = int64_t(uint64_t(Words(a).w[0]) | (uint64_t(Words(a).w[1]) << 32));
+        if (v < 0) v += n;
     } else if (INDEX_TYPE == 3) {
         v = int64_t(Words(a).w[0]);
     } else {
-        uint64_t u = uint64_t(Words(a).w[0]) | (uint64_t(Words(a).w[1]) << 32);
-        if (INDEX_TYPE == 4 && u >= uint64_t(n)) { v = n; } else { v = int64_t(u); }
+        const uint64_t u = uint64_t(Words(a).w[0]) | (uint64_t(Words(a).w[1]) << 32);
+        v = u >= uint64_t(n) ? n : int64_t(u);
     }
-    if (INDEX_TYPE == 1 || INDEX_TYPE == 2) {
-        if (v < 0) v += n;
-        if (v < 0) { v = 0; bad = true; }
-    }
-    if (v >= n) { v = n - 1; bad = true; }
+    const bool bad = v < 0 || v >= n;
     if (bad && POLICY == 0) atomicOr(Flag(pc.flag).raised, 1u);
-    return v;
+    return v < 0 ? 0 : (v >= n ? n - 1 : v);
 }
