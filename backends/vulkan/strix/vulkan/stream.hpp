@@ -24,6 +24,12 @@ struct device_view {
     shape sizes{};
     std::array<std::int64_t, max_rank> strides{}; ///< element strides, any sign
 
+    /// Device addresses [first, last) of the bytes the view touches.
+    [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> range() const {
+        const auto r = strix::detail::byte_range(any_cview(as_any()));
+        return {static_cast<std::uint64_t>(r.first), static_cast<std::uint64_t>(r.second)};
+    }
+
     /// The same view in the dtype-erased form the rules and plans take, its data pointer being
     /// the device address (never dereferenced on the host).
     [[nodiscard]] any_view as_any() const {
@@ -99,7 +105,7 @@ public:
         }
         if (d.policy == index_policy::error && output.sizes.count() > 0)
             checks_.push_back(index_check{idx, input.sizes[axis], axis, "gather", context});
-        record_move(p, {input.buffer, indices.buffer}, output.buffer);
+        record_move(p, {input.range(), indices.range()}, output.range());
     }
 
     /// Records a join (same rules and messages as strix::join).
@@ -108,14 +114,19 @@ public:
         for (const auto& v : inputs) views.push_back(v.as_any());
         strix::detail::check_join(views, output.as_any(), d);
         const auto plans = strix::detail::lower_join(views, output.as_any(), d);
-        for (std::size_t k = 0; k < plans.size(); ++k) record_move(plans[k], {inputs[k].buffer}, output.buffer);
+        // one hazard check for the whole join: the inputs' slices of the output are disjoint
+        if (submitted_) throw error(error_code::invalid_argument, "strix::vulkan::stream: recording after submit");
+        std::vector<range> reads;
+        for (const auto& v : inputs) reads.push_back(v.range());
+        barrier_for(reads, output.range());
+        for (const auto& p : plans) record_move(p, {}, {}, false);
     }
 
     /// Records a pad (same rules and messages as strix::pad).
     void pad(const device_view& input, const device_view& output, const pad_desc& d) {
         const any_view out = output.as_any();
         strix::detail::check_pad(input.as_any(), &out, d);
-        record_move(strix::detail::lower_pad(input.as_any(), out, d), {input.buffer}, output.buffer);
+        record_move(strix::detail::lower_pad(input.as_any(), out, d), {input.range()}, output.range());
     }
 
     /// Records a scatter (same rules and messages as strix::scatter); in place when `output` is
@@ -128,7 +139,7 @@ public:
         if (!c.in_place) {
             auto p = strix::detail::copy_plan(input.as_any(), out);
             plan::collapse(p);
-            record_move(p, {input.buffer}, output.buffer);
+            record_move(p, {input.range()}, output.range());
         }
         const std::int64_t n = updates.sizes.count();
         if (n == 0) return;
@@ -137,7 +148,8 @@ public:
         if (d.policy == index_policy::error) checks_.push_back(index_check{indices, input.sizes[axis], axis, "scatter", c.context});
         // the winner of each target: the largest update number + 1 that writes it
         auto& winners = keep(ctx_->create_buffer(static_cast<std::uint64_t>(output.sizes.count()) * 4, memory::device));
-        barrier_for({}, winners.handle());
+        const range winners_range{winners.address(), winners.address() + winners.size()};
+        barrier_for({}, winners_range);
         ctx_->vk().vkCmdFillBuffer(cmd_, winners.handle(), 0, VK_WHOLE_SIZE, 0);
         transfer_barrier();
         const auto es = static_cast<std::int64_t>(size_of(output.type));
@@ -161,10 +173,10 @@ public:
         p.aux_addr = winners.address();
         pipeline_key key{shader::scatter, static_cast<std::uint32_t>(es), static_cast<std::uint32_t>(updates.sizes.rank), index_code(indices.type),
                          d.policy == index_policy::clamp ? 1u : 0u, 0};
-        barrier_for({updates.buffer, indices.buffer, winners.handle()}, winners.handle());
+        barrier_for({updates.range(), indices.range(), winners_range}, winners_range);
         dispatch(key, p);
         key.phase = 1;
-        barrier_for({updates.buffer, indices.buffer, winners.handle()}, output.buffer);
+        barrier_for({updates.range(), indices.range(), winners_range}, output.range());
         dispatch(key, p);
     }
 
@@ -244,10 +256,19 @@ private:
         return b.address();
     }
 
-    /// Inserts a barrier when this operation depends on, or overwrites, earlier work in the stream.
-    void barrier_for(std::initializer_list<VkBuffer> reads, VkBuffer write) {
-        bool hazard = written_.count(write) || read_.count(write);
-        for (auto r : reads) hazard |= written_.count(r) > 0;
+    using range = std::pair<std::uint64_t, std::uint64_t>; // device addresses [first, last)
+
+    static bool meets(const std::vector<range>& set, const range& r) {
+        for (const auto& x : set)
+            if (x.first < r.second && r.first < x.second) return true;
+        return false;
+    }
+
+    /// Inserts a barrier when this operation reads bytes that earlier work in the stream wrote,
+    /// or writes bytes that earlier work read or wrote (since the last barrier).
+    void barrier_for(const std::vector<range>& reads, range write) {
+        bool hazard = meets(written_, write) || meets(read_, write);
+        for (const auto& r : reads) hazard |= meets(written_, r);
         if (hazard) {
             auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
             mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
@@ -258,8 +279,8 @@ private:
             written_.clear();
             read_.clear();
         }
-        for (auto r : reads) read_.insert(r);
-        written_.insert(write);
+        for (const auto& r : reads) read_.push_back(r);
+        written_.push_back(write);
     }
 
     void transfer_barrier() {
@@ -282,7 +303,8 @@ private:
         ++dispatches_;
     }
 
-    void record_move(const plan::move_plan& p, std::initializer_list<VkBuffer> reads, VkBuffer write) {
+    /// Records one move plan; `hazards` false when the caller has already placed the barrier.
+    void record_move(const plan::move_plan& p, const std::vector<range>& reads, range write, bool hazards = true) {
         if (submitted_) throw error(error_code::invalid_argument, "strix::vulkan::stream: recording after submit");
         if (p.rank == 0 || p.count() == 0) return;
         std::vector<std::int64_t> words;
@@ -316,7 +338,7 @@ private:
         std::memcpy(pc.fill, p.fill.data(), 16);
         const pipeline_key key{shader::move, static_cast<std::uint32_t>(p.elem), static_cast<std::uint32_t>(p.rank),
                                p.index ? index_code(p.index_type) : 0u, p.clamp ? 1u : 0u, 0};
-        barrier_for(reads, write);
+        if (hazards) barrier_for(reads, write);
         dispatch(key, pc);
     }
 
@@ -327,7 +349,7 @@ private:
     buffer flag_;
     std::deque<buffer> kept_; // metadata and scratch, alive until the stream is destroyed (stable references)
     std::vector<index_check> checks_;
-    std::set<VkBuffer> written_, read_;
+    std::vector<range> written_, read_;
     bool submitted_ = false, done_ = false;
 
 public:
@@ -423,7 +445,7 @@ inline host_tensor stream::download_view(context& ctx, const device_view& v) {
         stream s(ctx);
         auto p = strix::detail::copy_plan(v.as_any(), packed.view().as_any());
         plan::collapse(p);
-        s.record_move(p, {v.buffer}, packed.storage().handle());
+        s.record_move(p, {v.range()}, packed.view().range());
         s.run();
     }
     host_tensor out(v.type, v.sizes);
