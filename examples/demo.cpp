@@ -1,12 +1,17 @@
 // `strix demo`: every operator on the examples of the specification, inputs and outputs printed.
 
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "strix/strix.hpp"
+#ifdef STRIX_HAVE_VULKAN
+#include "strix/vulkan.hpp"
+#endif
 
 namespace {
 
@@ -56,11 +61,58 @@ void show(const std::string& label, const strix::any_cview& v) {
     std::cout << indented << "\n";
 }
 
+/// Runs each example again on the best Vulkan device (lavapipe included) and says whether the
+/// output is the CPU's, bit for bit.
+class vulkan_check {
+public:
+    vulkan_check() {
+#ifdef STRIX_HAVE_VULKAN
+        try {
+            ctx_ = std::make_unique<strix::vulkan::context>();
+            std::cout << "strix demo: the examples of the specification, on the CPU and with Vulkan on " << ctx_->device().name << " ("
+                      << strix::vulkan::type_name(ctx_->device().type) << ")\n\n";
+            return;
+        } catch (const std::exception& e) {
+            std::cout << "strix demo: Vulkan unavailable (" << e.what() << ")\n";
+        }
+#endif
+        std::cout << "strix demo: the examples of the specification, on the CPU\n\n";
+    }
+    /// `run(ctx, out)` computes the example on the device into `out`; compared with `cpu`.
+    template <class F>
+    void compare(const strix::host_tensor& cpu, F&& run) {
+#ifdef STRIX_HAVE_VULKAN
+        if (!ctx_) return;
+        strix::host_tensor gpu(cpu.type(), cpu.sizes());
+        run(*ctx_, gpu.view());
+        const bool same = cpu.bytes() == gpu.bytes() && std::memcmp(cpu.data(), gpu.data(), cpu.bytes()) == 0;
+        std::cout << "  Vulkan: " << (same ? "the same output, bit for bit" : "A DIFFERENT OUTPUT") << "\n";
+        failures_ += same ? 0 : 1;
+#else
+        (void)cpu;
+        (void)run;
+#endif
+    }
+    /// 0 when every comparison agreed and the validation layer (if loaded) said nothing.
+    [[nodiscard]] int status() const {
+#ifdef STRIX_HAVE_VULKAN
+        if (ctx_ && ctx_->validation_messages() > 0) return 1;
+#endif
+        return failures_ ? 1 : 0;
+    }
+
+private:
+#ifdef STRIX_HAVE_VULKAN
+    std::unique_ptr<strix::vulkan::context> ctx_;
+#endif
+    int failures_ = 0;
+};
+
 } // namespace
 
 int demo() {
     using namespace strix;
-    std::cout << "strix demo: the examples of the specification, on the CPU\n\n";
+    vulkan_check vk;
 
     const auto x4 = make<float>({4}, {11, 12, 13, 14});
     const auto x32 = make<float>({3, 2}, {1, 2, 3, 4, 5, 6});
@@ -84,7 +136,9 @@ int demo() {
         std::cout << g.title << "\n";
         show("input", g.input->view());
         show("indices", g.indices.view());
-        show("output", gather(g.input->view(), g.indices.view(), g.desc).view());
+        const auto out = gather(g.input->view(), g.indices.view(), g.desc);
+        show("output", out.view());
+        vk.compare(out, [&](auto& ctx, const any_view& o) { vulkan::gather(ctx, g.input->view(), g.indices.view(), o, g.desc); });
         std::cout << "\n";
     }
 
@@ -94,7 +148,9 @@ int demo() {
     show("input 0", a.view());
     show("input 1", b.view());
     const any_cview ab[] = {a.view(), b.view()};
-    show("output", join(ab, {3}).view());
+    const auto joined = join(ab, {3});
+    show("output", joined.view());
+    vk.compare(joined, [&](auto& ctx, const any_view& o) { vulkan::join(ctx, ab, o, {3}); });
     const auto j0 = make<float>({1, 1, 2, 2}, {1, 2, 3, 4});
     const auto j1 = make<float>({1, 1, 2, 2}, {5, 6, 7, 8});
     const auto j2 = make<float>({1, 1, 2, 2}, {9, 10, 11, 12});
@@ -103,15 +159,23 @@ int demo() {
     show("input 0", j0.view());
     show("input 1", j1.view());
     show("input 2", j2.view());
-    for (int axis = 1; axis <= 3; ++axis) show("output, axis " + std::to_string(axis), join(three, {axis}).view());
+    for (int axis = 1; axis <= 3; ++axis) {
+        const auto out = join(three, {axis});
+        show("output, axis " + std::to_string(axis), out.view());
+        vk.compare(out, [&](auto& ctx, const any_view& o) { vulkan::join(ctx, three, o, {axis}); });
+    }
 
     const auto p = make<float>({1, 1, 4, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8});
     std::cout << "\npad: start {0,0,1,2}, end {0,0,3,4}\n";
     show("input", p.view());
     const std::pair<const char*, pad_mode> modes[] = {{"constant 9", pad_mode::constant}, {"edge", pad_mode::edge},
                                                       {"reflect", pad_mode::reflect}, {"symmetric", pad_mode::symmetric}};
-    for (const auto& [label, mode] : modes)
-        show(std::string("output, ") + label, pad(p.view(), pad_desc{mode, {0, 0, 1, 2}, {0, 0, 3, 4}, scalar(9.0)}).view());
+    for (const auto& [label, mode] : modes) {
+        const pad_desc d{mode, {0, 0, 1, 2}, {0, 0, 3, 4}, scalar(9.0)};
+        const auto out = pad(p.view(), d);
+        show(std::string("output, ") + label, out.view());
+        vk.compare(out, [&](auto& ctx, const any_view& o) { vulkan::pad(ctx, p.view(), o, d); });
+    }
 
     std::cout << "\nscatter 1: axis 0\n";
     const auto s1 = make<float>({5}, {0, 1, 2, 3, 4});
@@ -120,7 +184,9 @@ int demo() {
     show("input", s1.view());
     show("indices", s1i.view());
     show("updates", s1u.view());
-    show("output", scatter(s1.view(), s1i.view(), s1u.view(), {0}).view());
+    const auto o1 = scatter(s1.view(), s1i.view(), s1u.view(), {0});
+    show("output", o1.view());
+    vk.compare(o1, [&](auto& ctx, const any_view& o) { vulkan::scatter(ctx, s1.view(), s1i.view(), s1u.view(), o, {0}); });
     std::cout << "\nscatter 2: axis 0 (input [3,3])\n";
     const auto s2 = make<float>({3, 3}, std::vector<float>(9, 0.0f));
     const auto s2i = make<std::uint32_t>({2, 3}, {1, 0, 2, 0, 2, 1});
@@ -128,6 +194,8 @@ int demo() {
     show("input", s2.view());
     show("indices", s2i.view());
     show("updates", s2u.view());
-    show("output", scatter(s2.view(), s2i.view(), s2u.view(), {0}).view());
-    return 0;
+    const auto o2 = scatter(s2.view(), s2i.view(), s2u.view(), {0});
+    show("output", o2.view());
+    vk.compare(o2, [&](auto& ctx, const any_view& o) { vulkan::scatter(ctx, s2.view(), s2i.view(), s2u.view(), o, {0}); });
+    return vk.status();
 }

@@ -28,6 +28,24 @@ install)
   # shellcheck disable=SC2086
   c++ -std=c++20 "$work/main.cpp" $flags -o "$work/app"
   "$work/app"
+  # the Vulkan backend from the installed headers: one file includes volk's implementation
+  cat > "$work/vk.cpp" <<'CPP'
+#include <strix/vulkan.hpp>
+#include <strix/vulkan/volk_implementation.hpp>
+#include <cstdio>
+int main() {
+    strix::vulkan::context ctx;
+    const float x[3] = {1, 2, 3};
+    float y[5] = {};
+    strix::vulkan::pad(ctx, strix::any_cview(x, strix::dtype::float32, {3}), strix::any_view(y, strix::dtype::float32, {5}),
+                       strix::pad_desc{strix::pad_mode::symmetric, {1}, {1}});
+    std::printf("%s: %g %g\n", ctx.device().name.c_str(), y[0], y[4]);
+    return (y[0] == 1 && y[4] == 3 && ctx.validation_messages() == 0) ? 0 : 1;
+}
+CPP
+  # shellcheck disable=SC2086
+  c++ -std=c++20 "$work/vk.cpp" $flags -o "$work/vk"
+  "$work/vk"
   ;;
 subproject)
   mkdir -p "$work/app/subprojects"
