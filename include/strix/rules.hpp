@@ -109,6 +109,22 @@ struct static_enforce {
 #undef STRIX_RULE_ASSERT
 };
 
+/// Checks a typed call with static operand extents at compile time: first the operator's rules
+/// (`R.v`), then — only when they hold — that the output extents `OutExt` are the inferred shape
+/// (its rank and every static extent); `Mismatch` names the rule, `Operand` the output.
+/// A class, like static_enforce, so the check happens where it is written.
+template <inferred R, rule Mismatch, int Operand, class OutExt>
+struct static_output_check {
+    static constexpr bool matches = [] {
+        if (R.out.rank != OutExt::rank) return false;
+        for (int i = 0; i < OutExt::rank; ++i) // every static extent (dynamic ones are checked at run time)
+            if (OutExt::static_extent(i) != dynamic_extent && OutExt::static_extent(i) != R.out[i]) return false;
+        return true;
+    }();
+    static_enforce<R.v> rules_hold;
+    static_enforce<verdict{!R.v.ok() || matches ? rule::ok : Mismatch, Operand}> output_matches;
+};
+
 /// An operand named in messages: its role ("input", "indices", ...), shape and type.
 struct operand_info {
     std::string_view role;

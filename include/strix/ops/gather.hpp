@@ -210,11 +210,7 @@ void gather(const In& input, const Idx& indices, const Out& output, const cpu::o
     using out_ext = typename Out::extents_type;
     if constexpr (in_ext::is_static && idx_ext::is_static) {
         constexpr inferred r = gather_rule(in_ext{}.to_shape(), idx_ext{}.to_shape(), D);
-        static_enforce<r.v>(); // the rule that broke, and nothing after it
-        if constexpr (r.v.ok() && out_ext::is_static)
-            static_enforce<verdict{r.out == out_ext{}.to_shape() ? rule::ok : rule::gather_output_shape, 2}>();
-        else if constexpr (r.v.ok())
-            static_enforce<verdict{r.out.rank == Out::rank ? rule::ok : rule::gather_output_shape, 2}>();
+        static_output_check<r, rule::gather_output_shape, 2, out_ext>(); // the rule that broke, and nothing after it
     } else {
         constexpr int rank = detail::gather_rank<D, In::rank, Idx::rank>;
         static_enforce<verdict{rank <= max_rank ? rule::ok : rule::gather_output_rank, 1}>();

@@ -161,11 +161,7 @@ void join(const Out& output, const In&... inputs) {
     using out_ext = typename Out::extents_type;
     if constexpr (sizeof...(In) > 0 && (In::extents_type::is_static && ...)) {
         constexpr inferred r = detail::static_join_rule<D, typename In::extents_type...>();
-        static_enforce<r.v>(); // the rule that broke, and nothing after it
-        if constexpr (r.v.ok() && out_ext::is_static)
-            static_enforce<verdict{r.out == out_ext{}.to_shape() ? rule::ok : rule::join_output_shape, static_cast<int>(sizeof...(In))}>();
-        else if constexpr (r.v.ok())
-            static_enforce<verdict{r.out.rank == Out::rank ? rule::ok : rule::join_output_shape, static_cast<int>(sizeof...(In))}>();
+        static_output_check<r, rule::join_output_shape, static_cast<int>(sizeof...(In)), out_ext>(); // the rule that broke, and nothing after it
     } else if constexpr (sizeof...(In) > 0) {
         static_enforce<verdict{((In::rank == Out::rank) && ...) ? rule::ok : rule::join_rank}>();
     }

@@ -165,11 +165,7 @@ void pad(const In& input, const Out& output, const cpu::options& opt = {}) {
     using out_ext = typename Out::extents_type;
     if constexpr (in_ext::is_static) {
         constexpr inferred r = pad_rule(in_ext{}.to_shape(), D);
-        static_enforce<r.v>(); // the rule that broke, and nothing after it
-        if constexpr (r.v.ok() && out_ext::is_static)
-            static_enforce<verdict{r.out == out_ext{}.to_shape() ? rule::ok : rule::pad_output_shape, 1}>();
-        else if constexpr (r.v.ok())
-            static_enforce<verdict{r.out.rank == Out::rank ? rule::ok : rule::pad_output_shape, 1}>();
+        static_output_check<r, rule::pad_output_shape, 1, out_ext>(); // the rule that broke, and nothing after it
     } else {
         static_enforce<verdict{In::rank == Out::rank ? rule::ok : rule::pad_output_shape, 1}>();
     }

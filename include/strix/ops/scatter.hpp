@@ -189,11 +189,7 @@ void scatter(const In& input, const Idx& indices, const Upd& updates, const Out&
     using out_ext = typename Out::extents_type;
     if constexpr (in_ext::is_static && idx_ext::is_static && upd_ext::is_static) {
         constexpr inferred r = scatter_rule(in_ext{}.to_shape(), idx_ext{}.to_shape(), upd_ext{}.to_shape(), D);
-        static_enforce<r.v>(); // the rule that broke, and nothing after it
-        if constexpr (r.v.ok() && out_ext::is_static)
-            static_enforce<verdict{r.out == out_ext{}.to_shape() ? rule::ok : rule::scatter_output_shape, 3}>();
-        else if constexpr (r.v.ok())
-            static_enforce<verdict{r.out.rank == Out::rank ? rule::ok : rule::scatter_output_shape, 3}>();
+        static_output_check<r, rule::scatter_output_shape, 3, out_ext>(); // the rule that broke, and nothing after it
     } else {
         static_enforce<verdict{In::rank == Idx::rank && In::rank == Upd::rank ? rule::ok : rule::scatter_rank, 1}>();
         static_enforce<verdict{In::rank == Out::rank ? rule::ok : rule::scatter_output_shape, 3}>();
