@@ -53,9 +53,11 @@ public:
         : data_(data), type_(type), shape_(sizes), strides_(strides) {
         for (int i = sizes.rank; i < max_rank; ++i) strides_[static_cast<std::size_t>(i)] = 0;
     }
-    /// A mutable view converts to a read-only one.
-    constexpr basic_any_view(const basic_any_view<true>& v) requires(!Mutable)
-        : data_(v.data()), type_(v.type()), shape_(v.sizes()), strides_(v.strides()) {}
+    /// A mutable view converts to a read-only one. (A template, so that it is never mistaken
+    /// for the copy constructor.)
+    template <bool M>
+        requires(M && !Mutable)
+    constexpr basic_any_view(const basic_any_view<M>& v) : data_(v.data()), type_(v.type()), shape_(v.sizes()), strides_(v.strides()) {}
 
     constexpr pointer data() const { return data_; }
     constexpr dtype type() const { return type_; }

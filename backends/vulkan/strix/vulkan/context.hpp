@@ -80,6 +80,27 @@ inline void load_loader() {
         throw error(error_code::unsupported, "strix::vulkan: no Vulkan loader found (libvulkan.so.1 / vulkan-1.dll); install one, e.g. Debian's libvulkan1");
 }
 
+/// Keeps the drivers loaded for the life of the process with one extra, bare instance: without
+/// it every new instance loads the drivers again, and some (NVIDIA's) run out of static TLS
+/// after a few dozen loads in one process. Destroyed at exit.
+inline void keep_drivers_loaded() {
+    struct anchor {
+        VkInstance handle = VK_NULL_HANDLE;
+        anchor() {
+            auto app = VkApplicationInfo{VK_STRUCTURE_TYPE_APPLICATION_INFO, nullptr, "strix", 0, "strix", 0, VK_API_VERSION_1_2};
+            VkInstanceCreateInfo ci{};
+            ci.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+            ci.pApplicationInfo = &app;
+            if (vkCreateInstance(&ci, nullptr, &handle) != VK_SUCCESS) handle = VK_NULL_HANDLE;
+        }
+        ~anchor() {
+            if (!handle) return;
+            if (auto destroy = reinterpret_cast<PFN_vkDestroyInstance>(vkGetInstanceProcAddr(handle, "vkDestroyInstance"))) destroy(handle, nullptr);
+        }
+    };
+    static anchor a;
+}
+
 inline device_info describe(VkPhysicalDevice pd, std::uint32_t index) {
     device_info d;
     d.index = index;
@@ -127,6 +148,7 @@ class instance {
 public:
     explicit instance(bool want_messenger) {
         load_loader();
+        keep_drivers_loaded();
         std::uint32_t n = 0;
         check(vkEnumerateInstanceExtensionProperties(nullptr, &n, nullptr), "vkEnumerateInstanceExtensionProperties");
         std::vector<VkExtensionProperties> exts(n);
@@ -144,21 +166,25 @@ public:
         ci.enabledExtensionCount = debug_utils ? 1 : 0;
         ci.ppEnabledExtensionNames = ext_names;
         check(vkCreateInstance(&ci, nullptr, &handle_), "vkCreateInstance");
+        // core instance functions are the loader's trampolines, the same for every instance;
+        // extension functions are fetched per instance (another instance may lack them)
         volkLoadInstanceOnly(handle_);
-        if (debug_utils) {
+        create_messenger_ = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(vkGetInstanceProcAddr(handle_, "vkCreateDebugUtilsMessengerEXT"));
+        destroy_messenger_ = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(vkGetInstanceProcAddr(handle_, "vkDestroyDebugUtilsMessengerEXT"));
+        if (debug_utils && create_messenger_ && destroy_messenger_) {
             auto mi = make<VkDebugUtilsMessengerCreateInfoEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT);
             mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
             mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                              VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
             mi.pfnUserCallback = &instance::on_message;
             mi.pUserData = this;
-            if (vkCreateDebugUtilsMessengerEXT(handle_, &mi, nullptr, &messenger_) != VK_SUCCESS) messenger_ = VK_NULL_HANDLE;
+            if (create_messenger_(handle_, &mi, nullptr, &messenger_) != VK_SUCCESS) messenger_ = VK_NULL_HANDLE;
         }
     }
     instance(const instance&) = delete;
     instance& operator=(const instance&) = delete;
     ~instance() {
-        if (messenger_) vkDestroyDebugUtilsMessengerEXT(handle_, messenger_, nullptr);
+        if (messenger_) destroy_messenger_(handle_, messenger_, nullptr);
         if (handle_) vkDestroyInstance(handle_, nullptr);
     }
     [[nodiscard]] VkInstance get() const { return handle_; }
@@ -187,6 +213,8 @@ private:
     }
     VkInstance handle_ = VK_NULL_HANDLE;
     VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+    PFN_vkCreateDebugUtilsMessengerEXT create_messenger_ = nullptr;
+    PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger_ = nullptr;
     int messages_ = 0;
 };
 

@@ -90,6 +90,7 @@ public:
 
     /// Records a gather (same rules and messages as strix::gather).
     void gather(const device_view& input, const device_view& indices, const device_view& output, const gather_desc& d = {}) {
+        ensure_recording();
         const std::string context = strix::detail::check_gather(input.as_any(), indices.as_any(), output.as_any(), d);
         const auto p = strix::detail::lower_gather(input.as_any(), indices.as_any(), output.as_any(), d, context, strix::detail::index_reading::device);
         const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
@@ -104,18 +105,18 @@ public:
             }
         }
         if (d.policy == index_policy::error && output.sizes.count() > 0)
-            checks_.push_back(index_check{idx, input.sizes[axis], axis, "gather", context});
+            checks_.push_back(index_check{idx, input.sizes[axis], axis, "gather", context, nullptr});
         record_move(p, {input.range(), indices.range()}, output.range());
     }
 
     /// Records a join (same rules and messages as strix::join).
     void join(std::span<const device_view> inputs, const device_view& output, const join_desc& d = {}) {
+        ensure_recording();
         std::vector<any_cview> views;
         for (const auto& v : inputs) views.push_back(v.as_any());
         strix::detail::check_join(views, output.as_any(), d);
         const auto plans = strix::detail::lower_join(views, output.as_any(), d);
         // one hazard check for the whole join: the inputs' slices of the output are disjoint
-        if (submitted_) throw error(error_code::invalid_argument, "strix::vulkan::stream: recording after submit");
         std::vector<range> reads;
         for (const auto& v : inputs) reads.push_back(v.range());
         barrier_for(reads, output.range());
@@ -124,6 +125,7 @@ public:
 
     /// Records a pad (same rules and messages as strix::pad).
     void pad(const device_view& input, const device_view& output, const pad_desc& d) {
+        ensure_recording();
         const any_view out = output.as_any();
         strix::detail::check_pad(input.as_any(), &out, d);
         record_move(strix::detail::lower_pad(input.as_any(), out, d), {input.range()}, output.range());
@@ -133,6 +135,7 @@ public:
     /// `input`. Duplicate targets resolve as on the CPU: the last update in C order wins.
     void scatter(const device_view& input, const device_view& indices, const device_view& updates, const device_view& output,
                  const scatter_desc& d = {}) {
+        ensure_recording();
         const any_view out = output.as_any();
         const auto c = strix::detail::check_scatter(input.as_any(), indices.as_any(), updates.as_any(), out, d);
         const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
@@ -145,7 +148,7 @@ public:
         if (n == 0) return;
         if (n >= (std::int64_t{1} << 32) - 1 || output.sizes.count() >= (std::int64_t{1} << 32))
             throw error(error_code::unsupported, "strix::vulkan::scatter: more than 2^32 - 2 updates or output elements in one call (" + c.context + ")");
-        if (d.policy == index_policy::error) checks_.push_back(index_check{indices, input.sizes[axis], axis, "scatter", c.context});
+        if (d.policy == index_policy::error) checks_.push_back(index_check{indices, input.sizes[axis], axis, "scatter", c.context, nullptr});
         // the winner of each target: the largest update number + 1 that writes it
         auto& winners = keep(ctx_->create_buffer(static_cast<std::uint64_t>(output.sizes.count()) * 4, memory::device));
         const range winners_range{winners.address(), winners.address() + winners.size()};
@@ -202,7 +205,7 @@ public:
             const host_tensor host = download_view(*ctx_, c.indices);
             strix::detail::resolve_indices(host.view(), c.axis_size, 1, index_policy::error, c.op, c.axis, c.context);
         }
-        throw error(error_code::index_out_of_range, "strix::vulkan: an index was out of range");
+        throw error(error_code::index_out_of_range, "strix::vulkan: an index was out of range, but none is now (were the indices changed outside the stream?)");
     }
 
     /// Submits and waits.
@@ -218,6 +221,7 @@ private:
         int axis;
         const char* op;
         std::string context;
+        std::unique_ptr<device_tensor> snapshot{}; // the indices as they were, when a later op overwrote them
     };
     /// The push constants of move.comp and scatter.comp (see shaders/common.glsl).
     struct push {
@@ -228,6 +232,10 @@ private:
         std::uint64_t aux_addr;
     };
     static_assert(sizeof(push) <= 128);
+
+    void ensure_recording() const {
+        if (submitted_) throw error(error_code::invalid_argument, "strix::vulkan::stream: recording after submit (use a new stream)");
+    }
 
     static std::uint32_t index_code(dtype t) {
         switch (t) {
@@ -267,6 +275,7 @@ private:
     /// Inserts a barrier when this operation reads bytes that earlier work in the stream wrote,
     /// or writes bytes that earlier work read or wrote (since the last barrier).
     void barrier_for(const std::vector<range>& reads, range write) {
+        snapshot_indices_before(write);
         bool hazard = meets(written_, write) || meets(read_, write);
         for (const auto& r : reads) hazard |= meets(written_, r);
         if (hazard) {
@@ -281,6 +290,21 @@ private:
         }
         for (const auto& r : reads) read_.push_back(r);
         written_.push_back(write);
+    }
+
+    /// Before an operation writes `write`: the indices of any index check that it would
+    /// overwrite are copied aside first, so that wait() can still name the bad index.
+    void snapshot_indices_before(range write) {
+        for (auto& c : checks_) {
+            if (c.snapshot || !meets({c.indices.range()}, write)) continue;
+            c.snapshot = std::make_unique<device_tensor>(*ctx_, c.indices.type, c.indices.sizes);
+            const device_view copy = c.snapshot->view();
+            auto p = strix::detail::copy_plan(c.indices.as_any(), copy.as_any());
+            plan::collapse(p);
+            const device_view from = c.indices;
+            c.indices = copy;
+            record_move(p, {from.range()}, copy.range());
+        }
     }
 
     void transfer_barrier() {
@@ -305,7 +329,7 @@ private:
 
     /// Records one move plan; `hazards` false when the caller has already placed the barrier.
     void record_move(const plan::move_plan& p, const std::vector<range>& reads, range write, bool hazards = true) {
-        if (submitted_) throw error(error_code::invalid_argument, "strix::vulkan::stream: recording after submit");
+        ensure_recording();
         if (p.rank == 0 || p.count() == 0) return;
         std::vector<std::int64_t> words;
         std::vector<std::size_t> map_at(static_cast<std::size_t>(p.rank), 0);
@@ -348,7 +372,7 @@ private:
     VkFence fence_ = VK_NULL_HANDLE;
     buffer flag_;
     std::deque<buffer> kept_; // metadata and scratch, alive until the stream is destroyed (stable references)
-    std::vector<index_check> checks_;
+    std::deque<index_check> checks_;
     std::vector<range> written_, read_;
     bool submitted_ = false, done_ = false;
 

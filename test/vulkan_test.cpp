@@ -1,0 +1,1507 @@
+// Tests of the Vulkan backend: every operator's device result equals the CPU's bit for bit.
+//
+// CI runs them on Mesa's lavapipe with the Khronos validation layer enabled
+// (VK_LOADER_LAYERS_ENABLE='*validation'); any message the layer reports fails the test case
+// that caused it (every case ends by checking context::validation_messages()).
+//
+// The differential cases place every operand in byte arenas filled with random bytes (so the data
+// holds NaN payloads, subnormals and every other bit pattern), with random strides — C order,
+// Fortran order, permuted, gapped, negative and, for inputs only, zero — and random address
+// offsets. The same call runs three ways: on the CPU (the reference), on device views into device
+// copies of the arenas (the whole arenas come back and are compared byte for byte, so bytes
+// outside the output view must keep their values), and through the host convenience calls. Every
+// case prints its seed on failure. The matrix runs twice: with 8/16-bit storage and with the
+// 32-bit word path that 1- and 2-byte elements take without it.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if defined(_WIN32)
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
+
+#include "strix/vulkan.hpp"
+
+namespace {
+
+// The few operating-system calls the tests need (environment, file descriptors), on POSIX and
+// Windows.
+#if defined(_WIN32)
+void set_env(const char* name, const char* value) { ::_putenv_s(name, value ? value : ""); } // "" removes it
+int dup_fd(int fd) { return ::_dup(fd); }
+int dup2_fd(int from, int to) { return ::_dup2(from, to); }
+int close_fd(int fd) { return ::_close(fd); }
+int file_fd(std::FILE* f) { return ::_fileno(f); }
+#else
+void set_env(const char* name, const char* value) {
+    if (value) ::setenv(name, value, 1);
+    else ::unsetenv(name);
+}
+int dup_fd(int fd) { return ::dup(fd); }
+int dup2_fd(int from, int to) { return ::dup2(from, to); }
+int close_fd(int fd) { return ::close(fd); }
+int file_fd(std::FILE* f) { return ::fileno(f); }
+#endif
+
+/// A path for a temporary file that no other run of the tests uses at the same time.
+std::filesystem::path temp_file(const std::string& stem) {
+    static std::atomic<unsigned> counter{0};
+    const auto ticks = std::chrono::steady_clock::now().time_since_epoch().count();
+    return std::filesystem::temp_directory_path() /
+           (stem + "_" + std::to_string(ticks) + "_" + std::to_string(counter++));
+}
+
+namespace vk = strix::vulkan;
+using strix::any_cview;
+using strix::any_view;
+using strix::dtype;
+using strix::error_code;
+using strix::host_tensor;
+using strix::index_policy;
+using strix::pad_mode;
+using strix::shape;
+
+using rng_t = std::mt19937_64;
+using strides_t = std::array<std::int64_t, strix::max_rank>;
+using coords = std::array<std::int64_t, strix::max_rank>;
+
+// ---------------------------------------------------------------------------------------------
+// Random numbers, shapes and text
+
+std::int64_t uni(rng_t& g, std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(g); }
+
+bool chance(rng_t& g, int num, int den) { return uni(g, 0, den - 1) < num; }
+
+std::string str(const shape& s) { return strix::to_string(s); }
+
+std::string str(const strides_t& st, int rank) {
+    std::string r = "[";
+    for (int i = 0; i < rank; ++i) r += (i ? "," : "") + std::to_string(st[static_cast<std::size_t>(i)]);
+    return r + "]";
+}
+
+std::string type_name(dtype t) { return std::string(strix::name(t)); }
+
+std::string mode_name(pad_mode m) {
+    constexpr const char* names[] = {"constant", "edge", "reflect", "symmetric"};
+    return names[static_cast<int>(m)];
+}
+
+/// Lowers random dimensions of `s` until it has at most `limit` elements.
+void shrink(rng_t& g, shape& s, std::int64_t limit) {
+    while (s.count() > limit) {
+        const int i = static_cast<int>(uni(g, 0, s.rank - 1));
+        if (s[i] > 1) --s[i];
+    }
+}
+
+/// A shape of `rank` dimensions of 1..4 (now and then 0), with at most `limit` elements.
+shape random_shape(rng_t& g, int rank, std::int64_t limit) {
+    shape s;
+    for (int i = 0; i < rank; ++i) s.push_back(chance(g, 1, 40) ? 0 : uni(g, 1, 4));
+    shrink(g, s, limit);
+    return s;
+}
+
+/// Calls `f(coords)` for every coordinate of `s` in row-major order.
+template <class F>
+void for_each_coord(const shape& s, F&& f) {
+    const std::int64_t n = s.count();
+    coords c{};
+    for (std::int64_t k = 0; k < n; ++k) {
+        f(static_cast<const coords&>(c));
+        for (int d = s.rank - 1; d >= 0; --d) {
+            auto& cd = c[static_cast<std::size_t>(d)];
+            if (++cd < s[d]) break;
+            cd = 0;
+        }
+    }
+}
+
+/// Element strides for `s`: C, Fortran or a random order of the dimensions, sometimes with gaps
+/// between them, some negated and — for inputs — some zero (broadcast). Without zeros the
+/// dimensions nest, so an output never reaches one address twice.
+strides_t random_strides(rng_t& g, const shape& s, bool input) {
+    std::array<int, strix::max_rank> order{}; // order[0] is the innermost dimension
+    std::iota(order.begin(), order.begin() + s.rank, 0);
+    const auto kind = uni(g, 0, 3);
+    if (kind == 0) std::reverse(order.begin(), order.begin() + s.rank);
+    else if (kind >= 2) std::shuffle(order.begin(), order.begin() + s.rank, g);
+    strides_t st{};
+    std::int64_t step = 1;
+    for (int k = 0; k < s.rank; ++k) {
+        const auto d = static_cast<std::size_t>(order[static_cast<std::size_t>(k)]);
+        st[d] = step;
+        step = step * std::max<std::int64_t>(s[static_cast<int>(d)], 1) + (chance(g, 1, 4) ? uni(g, 1, 3) : 0);
+    }
+    for (int i = 0; i < s.rank; ++i) {
+        auto& x = st[static_cast<std::size_t>(i)];
+        if (chance(g, 1, 4)) x = -x;
+        if (input && chance(g, 1, 8)) x = 0;
+    }
+    return st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operands in arenas
+
+/// Where an operand lives: an arena, the byte offset of its coordinate 0 there, and its view.
+struct placed {
+    std::size_t arena = 0;
+    std::int64_t offset = 0;
+    dtype type = dtype::uint8;
+    shape sizes{};
+    strides_t strides{};
+};
+
+std::string str(const placed& p) {
+    std::ostringstream o;
+    o << type_name(p.type) << ' ' << str(p.sizes) << " strides " << str(p.strides, p.sizes.rank) << " at arena " << p.arena << " + "
+      << p.offset;
+    return o.str();
+}
+
+/// Lowest and one-past-highest element offset a view reaches (0, 0 when it has no elements).
+std::pair<std::int64_t, std::int64_t> reach(const shape& s, const strides_t& st) {
+    if (s.count() == 0) return {0, 0};
+    std::int64_t lo = 0, hi = 0;
+    for (int i = 0; i < s.rank; ++i) {
+        const std::int64_t span = (s[i] - 1) * st[static_cast<std::size_t>(i)];
+        (span < 0 ? lo : hi) += span;
+    }
+    return {lo, hi + 1};
+}
+
+/// Hands out disjoint regions of byte arenas: all in one arena (one device buffer for every
+/// operand) or one arena per operand.
+struct layout {
+    bool shared = true;
+    std::vector<std::int64_t> bytes{}; ///< size of each arena so far
+
+    placed place(rng_t& g, dtype t, const shape& s, const strides_t& st) {
+        const auto es = static_cast<std::int64_t>(strix::size_of(t));
+        const auto [lo, hi] = reach(s, st);
+        if (!shared || bytes.empty()) bytes.push_back(0);
+        const std::size_t a = bytes.size() - 1;
+        const std::int64_t before = uni(g, 0, 2), after = uni(g, 0, 2);
+        const std::int64_t start = (bytes[a] + 15) / 16 * 16 + 16 * uni(g, 0, 1);
+        bytes[a] = start + (before + (hi - lo) + after) * es;
+        return {a, start + (before - lo) * es, t, s, st};
+    }
+    placed place(rng_t& g, dtype t, const shape& s, bool input) { return place(g, t, s, random_strides(g, s, input)); }
+};
+
+using arenas = std::vector<host_tensor>;
+
+/// Arenas of the layout's sizes, filled with random bytes.
+arenas random_arenas(rng_t& g, const layout& l) {
+    arenas a;
+    for (const auto n : l.bytes) {
+        host_tensor t(dtype::uint8, {std::max<std::int64_t>(n, 1)});
+        for (std::size_t i = 0; i < t.bytes(); ++i) t.data()[i] = static_cast<std::byte>(g() >> 56);
+        a.push_back(std::move(t));
+    }
+    return a;
+}
+
+arenas copy(const arenas& a) {
+    arenas c;
+    for (const auto& t : a) {
+        host_tensor n(t.type(), t.sizes());
+        std::memcpy(n.data(), t.data(), t.bytes());
+        c.push_back(std::move(n));
+    }
+    return c;
+}
+
+any_view host_view(arenas& a, const placed& p) { return any_view(a[p.arena].data() + p.offset, p.type, p.sizes, p.strides); }
+
+/// The operands of a call as host views (built on demand: any_view is made in place, never
+/// copied).
+struct host_operands {
+    arenas& mem;
+    const std::vector<placed>& ops;
+    any_view operator[](std::size_t i) const { return host_view(mem, ops[i]); }
+    /// The first `n` operands as read-only views.
+    [[nodiscard]] std::vector<any_cview> inputs(std::size_t n) const {
+        std::vector<any_cview> v;
+        for (std::size_t i = 0; i < n; ++i) v.push_back(host_view(mem, ops[i]));
+        return v;
+    }
+};
+
+vk::device_view device_view(const std::vector<vk::device_tensor>& a, const placed& p) {
+    const auto& b = a[p.arena].storage();
+    return {b.handle(), b.address() + static_cast<std::uint64_t>(p.offset), p.type, p.sizes, p.strides};
+}
+
+/// The elements of an operand in C order, copied one by one (independent of the library).
+host_tensor pack(const arenas& a, const placed& p) {
+    host_tensor t(p.type, p.sizes);
+    const auto es = static_cast<std::int64_t>(strix::size_of(p.type));
+    std::int64_t k = 0;
+    for_each_coord(p.sizes, [&](const coords& c) {
+        std::int64_t off = p.offset;
+        for (int i = 0; i < p.sizes.rank; ++i) off += c[static_cast<std::size_t>(i)] * p.strides[static_cast<std::size_t>(i)] * es;
+        std::memcpy(t.data() + k++ * es, a[p.arena].data() + off, static_cast<std::size_t>(es));
+    });
+    return t;
+}
+
+/// Whether two host tensors have the same type, shape and bytes.
+bool same_bytes(const host_tensor& a, const host_tensor& b) {
+    return a.type() == b.type() && a.sizes() == b.sizes() && (a.bytes() == 0 || std::memcmp(a.data(), b.data(), a.bytes()) == 0);
+}
+
+/// Position of the first byte where two arenas differ, -1 when they are equal.
+std::int64_t first_difference(const host_tensor& a, const host_tensor& b) {
+    if (a.bytes() != b.bytes()) return 0;
+    if (std::memcmp(a.data(), b.data(), a.bytes()) == 0) return -1;
+    for (std::size_t i = 0; i < a.bytes(); ++i)
+        if (a.data()[i] != b.data()[i]) return static_cast<std::int64_t>(i);
+    return -1;
+}
+
+/// Checks that every arena of `got` equals `want` byte for byte.
+void check_same(const arenas& got, const arenas& want, const char* what) {
+    REQUIRE(got.size() == want.size());
+    for (std::size_t a = 0; a < got.size(); ++a) {
+        INFO(what << ": arena " << a << " differs first at byte " << first_difference(got[a], want[a]));
+        CHECK(first_difference(got[a], want[a]) == -1);
+    }
+}
+
+/// Checks that no byte outside `out`'s elements changed from `initial`.
+void check_untouched(const arenas& got, const arenas& initial, const placed& out) {
+    const auto es = static_cast<std::int64_t>(strix::size_of(out.type));
+    std::vector<bool> written(got[out.arena].bytes(), false);
+    for_each_coord(out.sizes, [&](const coords& c) {
+        std::int64_t off = out.offset;
+        for (int i = 0; i < out.sizes.rank; ++i) off += c[static_cast<std::size_t>(i)] * out.strides[static_cast<std::size_t>(i)] * es;
+        for (std::int64_t b = 0; b < es; ++b) written[static_cast<std::size_t>(off + b)] = true;
+    });
+    for (std::size_t a = 0; a < got.size(); ++a) {
+        std::int64_t bad = -1;
+        for (std::size_t i = 0; i < got[a].bytes() && bad < 0; ++i)
+            if ((a != out.arena || !written[i]) && got[a].data()[i] != initial[a].data()[i]) bad = static_cast<std::int64_t>(i);
+        INFO("a byte outside the output view changed: arena " << a << " byte " << bad);
+        CHECK(bad == -1);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Index values
+
+/// Writes `bits` (a two's-complement value) as an element of the index view's type.
+void write_index(const any_view& v, const coords& c, std::uint64_t bits) {
+    std::memcpy(v.address(c), &bits, strix::size_of(v.type()));
+}
+
+/// An index in range for an axis of size n (0 when n is 0: nothing is in range then).
+std::uint64_t valid_index(rng_t& g, dtype t, std::int64_t n) {
+    if (n <= 0) return 0;
+    return static_cast<std::uint64_t>(strix::is_signed_int(t) ? uni(g, -n, n - 1) : uni(g, 0, n - 1));
+}
+
+/// An index outside [-n, n) (or [0, n)): just past either end, or an extreme of the type.
+std::uint64_t bad_index(rng_t& g, dtype t, std::int64_t n) {
+    const bool sign = strix::is_signed_int(t);
+    switch (uni(g, 0, 3)) {
+    case 0: return static_cast<std::uint64_t>(n + uni(g, 0, 2));
+    case 1: return sign ? static_cast<std::uint64_t>(-n - 1 - uni(g, 0, 2)) : static_cast<std::uint64_t>(n + 1000);
+    case 2:
+        switch (t) {
+        case dtype::int32: return static_cast<std::uint64_t>(static_cast<std::int64_t>(chance(g, 1, 2) ? INT32_MIN : INT32_MAX));
+        case dtype::int64: return chance(g, 1, 2) ? std::uint64_t{1} << 63 : static_cast<std::uint64_t>(INT64_MAX);
+        case dtype::uint32: return UINT32_MAX;
+        default: return chance(g, 1, 2) ? UINT64_MAX : std::uint64_t{1} << 63;
+        }
+    default: // far out: beyond 2^32 for 8-byte types, the sign bit of a 4-byte one
+        return strix::size_of(t) == 8 ? (static_cast<std::uint64_t>(n) + 5) << 33 | 7 : 0x80000007u;
+    }
+}
+
+/// How a case's indices are chosen.
+enum class index_mode {
+    valid,  ///< all in range, policy error
+    clamp,  ///< half of them anywhere, policy clamp
+    error,  ///< in range but one or two, policy error
+};
+
+const char* mode_text(index_mode m) { return m == index_mode::valid ? "valid" : m == index_mode::clamp ? "clamp" : "out of range"; }
+
+index_policy policy_of(index_mode m) { return m == index_mode::clamp ? index_policy::clamp : index_policy::error; }
+
+/// Fills the index view `v` for an axis of size `n`.
+void fill_indices(rng_t& g, const any_view& v, std::int64_t n, index_mode m, std::int64_t dup_range = 0) {
+    for_each_coord(v.sizes(), [&](const coords& c) {
+        std::uint64_t x = valid_index(g, v.type(), dup_range > 0 ? std::min(n, dup_range) : n);
+        if (m == index_mode::clamp && chance(g, 1, 2)) x = bad_index(g, v.type(), n);
+        write_index(v, c, x);
+    });
+    if (m == index_mode::error && v.count() > 0) {
+        const auto k = uni(g, 1, 2);
+        for (std::int64_t j = 0; j < k; ++j) {
+            coords c{};
+            for (int i = 0; i < v.rank(); ++i) c[static_cast<std::size_t>(i)] = uni(g, 0, v.size(i) - 1);
+            write_index(v, c, bad_index(g, v.type(), n));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The differential harness
+
+/// What a call did: returned, or threw a strix::error (when, and with what).
+struct outcome {
+    bool threw = false;
+    bool at_run = false; ///< thrown by the stream's run(), not while recording
+    error_code code = error_code::rule_violation;
+    std::string what;
+};
+
+template <class F>
+outcome capture(F&& f) {
+    outcome o;
+    try {
+        f();
+    } catch (const strix::error& e) {
+        o.threw = true;
+        o.code = e.code();
+        o.what = e.what();
+    }
+    return o;
+}
+
+void check_same_outcome(const outcome& got, const outcome& want, const char* what) {
+    INFO(what << " threw: " << got.threw << " '" << got.what << "'; the CPU threw: " << want.threw << " '" << want.what << "'");
+    REQUIRE(got.threw == want.threw);
+    if (!want.threw) return;
+    CHECK(got.code == want.code);
+    CHECK(got.what == want.what);
+}
+
+/// Counts what a run of cases exercised.
+struct tally {
+    int cases = 0, failed_rules = 0, index_errors = 0;
+};
+
+using cpu_call = std::function<void(const host_operands&)>;
+using stream_call = std::function<void(vk::stream&, const std::vector<vk::device_view>&)>;
+using host_call = std::function<void(vk::context&, const host_operands&)>;
+
+/// Runs one call on the CPU, on device views (one stream) and through the host convenience call,
+/// all on copies of `initial`, and checks that the three agree byte for byte — or throw the same
+/// strix::error. `ops[out]` is the operand the call writes.
+void differential(vk::context& ctx, const arenas& initial, const std::vector<placed>& ops, std::size_t out, const cpu_call& cpu,
+                  const stream_call& dev, const host_call& host, tally& t) {
+    ++t.cases;
+    std::ostringstream d;
+    for (std::size_t i = 0; i < ops.size(); ++i) d << "\n  operand " << i << (i == out ? " (written)" : "") << ": " << str(ops[i]);
+    INFO("operands:" << d.str());
+
+    arenas cpu_mem = copy(initial);
+    const outcome oc = capture([&] { cpu(host_operands{cpu_mem, ops}); });
+    if (oc.threw) {
+        ++(oc.code == error_code::index_out_of_range ? t.index_errors : t.failed_rules);
+        check_same(cpu_mem, initial, "the CPU wrote before throwing");
+    } else {
+        check_untouched(cpu_mem, initial, ops[out]);
+    }
+
+    // device views into device copies of the arenas
+    std::vector<vk::device_tensor> dev_mem;
+    for (const auto& a : initial) dev_mem.push_back(vk::upload(ctx, a.view()));
+    std::vector<vk::device_view> dviews;
+    for (const auto& p : ops) dviews.push_back(device_view(dev_mem, p));
+    outcome og;
+    {
+        vk::stream s(ctx);
+        og = capture([&] { dev(s, dviews); });
+        if (!og.threw) {
+            og = capture([&] { s.run(); });
+            og.at_run = og.threw;
+        }
+    }
+    arenas gpu_mem;
+    for (std::size_t a = 0; a < dev_mem.size(); ++a) {
+        gpu_mem.emplace_back(dtype::uint8, initial[a].sizes());
+        vk::download(ctx, dev_mem[a], gpu_mem.back().view());
+    }
+    check_same_outcome(og, oc, "the stream");
+    if (!oc.threw) {
+        check_same(gpu_mem, cpu_mem, "device views");
+        check_untouched(gpu_mem, initial, ops[out]);
+        // the output view read back on its own
+        const host_tensor packed = vk::stream::download_view(ctx, dviews[out]);
+        const host_tensor want = pack(cpu_mem, ops[out]);
+        CHECK(same_bytes(packed, want));
+    } else if (oc.code == error_code::index_out_of_range) {
+        CHECK(og.at_run); // recorded fine, reported by run()
+    } else {
+        CHECK(!og.at_run);
+        check_same(gpu_mem, initial, "a rejected call wrote on the device");
+    }
+
+    // the host convenience call, on strided host views
+    arenas host_mem = copy(initial);
+    const outcome oh = capture([&] { host(ctx, host_operands{host_mem, ops}); });
+    check_same_outcome(oh, oc, "the host convenience call");
+    check_same(host_mem, oc.threw ? initial : cpu_mem, "host convenience call");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Case generators
+
+/// A gather with random shapes and strides: natural form, or DirectML's with index_dimensions.
+void gather_case(vk::context& ctx, rng_t& g, dtype type, dtype itype, int rank, bool directml, index_mode m, tally& t) {
+    shape in, idx;
+    strix::gather_desc d;
+    d.policy = policy_of(m);
+    int axis = 0;
+    if (!directml) {
+        in = random_shape(g, rank, 256);
+        idx = random_shape(g, static_cast<int>(uni(g, 0, std::min(3, 9 - rank))), 24);
+        axis = static_cast<int>(uni(g, 0, rank - 1));
+    } else {
+        const int k = static_cast<int>(uni(g, 0, rank));
+        in = random_shape(g, rank, 256);
+        for (int i = 0; i + 1 < k; ++i) in[i] = 1;
+        axis = static_cast<int>(uni(g, std::max(k - 1, 0), rank - 1));
+        for (int i = 0; i < rank; ++i) idx.push_back(i < rank - k ? 1 : (chance(g, 1, 40) ? 0 : uni(g, 1, 4)));
+        shrink(g, idx, 24);
+        d.index_dimensions = k;
+    }
+    d.axis = chance(g, 1, 2) ? axis : axis - rank;
+    const auto r = strix::gather_rule(in, idx, d);
+    REQUIRE(r.v.ok());
+    INFO("gather " << type_name(type) << " by " << type_name(itype) << ", axis " << d.axis << ", index_dimensions " << d.index_dimensions
+                   << ", indices " << mode_text(m));
+
+    layout l{chance(g, 1, 2)};
+    std::vector<placed> ops{l.place(g, type, in, true), l.place(g, itype, idx, true), l.place(g, type, r.out, false)};
+    arenas mem = random_arenas(g, l);
+    // every index element (in the DirectML form the leading dimensions have size 1)
+    fill_indices(g, host_view(mem, ops[1]), in[axis], m);
+    differential(
+        ctx, mem, ops, 2, [&](const host_operands& v) { strix::gather(v[0], v[1], v[2], d); },
+        [&](vk::stream& s, const std::vector<vk::device_view>& v) { s.gather(v[0], v[1], v[2], d); },
+        [&](vk::context& c, const host_operands& v) { vk::gather(c, v[0], v[1], v[2], d); }, t);
+}
+
+/// A join of `n` inputs with random axis sizes (0 included).
+void join_case(vk::context& ctx, rng_t& g, dtype type, int rank, int n, tally& t) {
+    const shape base = random_shape(g, rank, 128);
+    const int axis = static_cast<int>(uni(g, 0, rank - 1));
+    strix::join_desc d{chance(g, 1, 2) ? axis : axis - rank};
+    INFO("join " << n << " inputs of " << type_name(type) << ", axis " << d.axis);
+    layout l{chance(g, 1, 2)};
+    std::vector<placed> ops;
+    std::vector<shape> shapes;
+    for (int k = 0; k < n; ++k) {
+        shape s = base;
+        s[axis] = chance(g, 1, 6) ? 0 : uni(g, 1, 4);
+        shapes.push_back(s);
+        ops.push_back(l.place(g, type, s, true));
+    }
+    const auto r = strix::join_rule(shapes, d);
+    REQUIRE(r.v.ok());
+    ops.push_back(l.place(g, type, r.out, false));
+    const arenas mem = random_arenas(g, l);
+    const auto nn = static_cast<std::size_t>(n);
+    differential(
+        ctx, mem, ops, nn, [&](const host_operands& v) { strix::join(v.inputs(nn), v[nn], d); },
+        [&](vk::stream& s, const std::vector<vk::device_view>& v) { s.join(std::span(v.data(), nn), v[nn], d); },
+        [&](vk::context& c, const host_operands& v) { vk::join(c, v.inputs(nn), v[nn], d); }, t);
+}
+
+/// A constant for pad: mostly one that fits the element type, given as a double or an exact
+/// integer; now and then NaN, an infinity or a value that does not fit (rejected alike).
+strix::scalar random_value(rng_t& g, dtype type) {
+    if (strix::is_float(type)) {
+        switch (uni(g, 0, 3)) {
+        case 0: return std::bit_cast<double>(g());
+        case 1: return chance(g, 1, 2) ? std::numeric_limits<double>::quiet_NaN() : -std::numeric_limits<double>::infinity();
+        case 2: return uni(g, -1000000, 1000000);
+        default: return static_cast<double>(uni(g, -1000, 1000)) / 7.0;
+        }
+    }
+    const auto bits = static_cast<int>(strix::size_of(type) * 8);
+    const bool sign = strix::is_signed_int(type);
+    switch (uni(g, 0, 5)) {
+    case 0: return static_cast<double>(uni(g, -100, 100)) + 0.6;         // truncates (DirectML)
+    case 1: return sign ? std::int64_t{-1} << (bits - 1) : std::int64_t{0};  // the smallest value
+    case 2: return sign ? static_cast<std::uint64_t>(INT64_MAX) >> (64 - bits) : UINT64_MAX >> (64 - bits); // the largest
+    case 3: return chance(g, 1, 2) ? strix::scalar(std::int64_t{-1}) : strix::scalar(std::uint64_t{1} << std::min(bits, 63)); // may not fit
+    default: return uni(g, sign ? -50 : 0, 100);
+    }
+}
+
+/// A pad in mode `mode`, with pads up to 3 wide and now and then wider than the input.
+void pad_case(vk::context& ctx, rng_t& g, dtype type, int rank, pad_mode mode, tally& t) {
+    const shape in = random_shape(g, rank, 96);
+    strix::pad_desc d{mode, in, in, random_value(g, type)};
+    for (int i = 0; i < rank; ++i) {
+        const bool wide = chance(g, 1, 6);
+        d.start[i] = wide ? uni(g, 3, 9) : uni(g, 0, 2);
+        d.end[i] = wide ? uni(g, 0, 9) : uni(g, 0, 2);
+        if (mode != pad_mode::constant && in[i] == 0 && !chance(g, 1, 16)) d.start[i] = d.end[i] = 0; // now and then rejected
+    }
+    auto out_count = [&] {
+        std::int64_t n = 1;
+        for (int i = 0; i < rank; ++i) n *= in[i] + d.start[i] + d.end[i];
+        return n;
+    };
+    while (out_count() > 1536) {
+        const int i = static_cast<int>(uni(g, 0, rank - 1));
+        if (d.start[i] > 0) --d.start[i];
+        else if (d.end[i] > 0) --d.end[i];
+    }
+    INFO("pad " << type_name(type) << ' ' << mode_name(mode) << ", start " << str(d.start) << ", end " << str(d.end) << ", value "
+                << d.value.to_string());
+    const auto r = strix::pad_rule(in, d);
+    layout l{chance(g, 1, 2)};
+    std::vector<placed> ops{l.place(g, type, in, true), l.place(g, type, r.v.ok() ? r.out : in, false)};
+    const arenas mem = random_arenas(g, l);
+    differential(
+        ctx, mem, ops, 1, [&](const host_operands& v) { strix::pad(v[0], v[1], d); },
+        [&](vk::stream& s, const std::vector<vk::device_view>& v) { s.pad(v[0], v[1], d); },
+        [&](vk::context& c, const host_operands& v) { vk::pad(c, v[0], v[1], d); }, t);
+}
+
+/// A scatter: indices as large as the input off the axis (DirectML) or smaller (ONNX), index
+/// values from a small range so that targets repeat, in place or out of place.
+void scatter_case(vk::context& ctx, rng_t& g, dtype type, dtype itype, int rank, index_mode m, bool in_place, tally& t) {
+    const shape in = random_shape(g, rank, 256);
+    const int axis = static_cast<int>(uni(g, 0, rank - 1));
+    strix::scatter_desc d{chance(g, 1, 2) ? axis : axis - rank, policy_of(m)};
+    shape idx = in;
+    for (int i = 0; i < rank; ++i)
+        idx[i] = i == axis ? (chance(g, 1, 20) ? 0 : uni(g, 1, 5)) : chance(g, 1, 2) || in[i] == 0 ? in[i] : uni(g, chance(g, 1, 20) ? 0 : 1, in[i]);
+    shrink(g, idx, 64);
+    INFO("scatter " << type_name(type) << " by " << type_name(itype) << ", axis " << d.axis << ", indices " << mode_text(m)
+                    << (in_place ? ", in place" : ", out of place"));
+    layout l{chance(g, 1, 2)};
+    std::vector<placed> ops{l.place(g, type, in, !in_place), l.place(g, itype, idx, true), l.place(g, type, idx, true)};
+    if (!in_place) ops.push_back(l.place(g, type, in, false));
+    arenas mem = random_arenas(g, l);
+    fill_indices(g, host_view(mem, ops[1]), in[axis], m, chance(g, 1, 2) ? 2 : 0);
+    const std::size_t out = in_place ? 0 : 3;
+    differential(
+        ctx, mem, ops, out, [&](const host_operands& v) { strix::scatter(v[0], v[1], v[2], v[out], d); },
+        [&](vk::stream& s, const std::vector<vk::device_view>& v) { s.scatter(v[0], v[1], v[2], v[out], d); },
+        [&](vk::context& c, const host_operands& v) { vk::scatter(c, v[0], v[1], v[2], v[out], d); }, t);
+}
+
+constexpr dtype all_types[] = {dtype::float64, dtype::float32, dtype::float16, dtype::int64, dtype::int32, dtype::int16,
+                               dtype::int8,    dtype::uint64,  dtype::uint32,  dtype::uint16, dtype::uint8};
+constexpr dtype index_types[] = {dtype::int32, dtype::int64, dtype::uint32, dtype::uint64};
+constexpr index_mode index_modes[] = {index_mode::valid, index_mode::clamp, index_mode::error};
+
+/// The seed of case `k` of a test.
+std::uint64_t case_seed(std::uint64_t base, std::uint64_t k) { return base ^ (k * 0x9e3779b97f4a7c15ull); }
+
+/// A context with 8/16-bit storage (the default) or without (the 32-bit word path for 1- and
+/// 2-byte elements): the differential tests run on both.
+vk::context_options storage_options(bool small) {
+    vk::context_options o;
+    o.small_storage = small;
+    return o;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+// GPU equals CPU
+
+TEST_CASE("vulkan: gather equals the CPU for every element and index type, both forms", "[vulkan]") {
+    const bool small = GENERATE(true, false);
+    vk::context ctx(storage_options(small));
+    INFO("device " << ctx.device().name << ", small storage " << ctx.small_storage());
+    if (!small) REQUIRE_FALSE(ctx.small_storage());
+    tally t;
+    std::uint64_t k = 0;
+    for (const dtype type : all_types)
+        for (const dtype itype : index_types)
+            for (const index_mode m : index_modes)
+                for (const bool directml : {false, true}) {
+                    const std::uint64_t seed = case_seed(0x6a7e5eedull, k);
+                    const int rank = static_cast<int>(k % 8) + 1;
+                    ++k;
+                    INFO("seed " << seed << ", rank " << rank);
+                    rng_t g(seed);
+                    gather_case(ctx, g, type, itype, rank, directml, m, t);
+                }
+    CHECK(t.index_errors > 20);
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: join of 1 to 4 inputs equals the CPU for every element type", "[vulkan]") {
+    const bool small = GENERATE(true, false);
+    vk::context ctx(storage_options(small));
+    INFO("device " << ctx.device().name << ", small storage " << ctx.small_storage());
+    if (!small) REQUIRE_FALSE(ctx.small_storage());
+    tally t;
+    std::uint64_t k = 0;
+    for (const dtype type : all_types)
+        for (int n = 1; n <= 4; ++n)
+            for (int rep = 0; rep < 2; ++rep) {
+                const std::uint64_t seed = case_seed(0x701115eedull, k);
+                const int rank = static_cast<int>(k % 8) + 1;
+                ++k;
+                INFO("seed " << seed << ", rank " << rank);
+                rng_t g(seed);
+                join_case(ctx, g, type, rank, n, t);
+            }
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: pad in every mode equals the CPU for every element type", "[vulkan]") {
+    const bool small = GENERATE(true, false);
+    vk::context ctx(storage_options(small));
+    INFO("device " << ctx.device().name << ", small storage " << ctx.small_storage());
+    if (!small) REQUIRE_FALSE(ctx.small_storage());
+    tally t;
+    std::uint64_t k = 0;
+    for (const dtype type : all_types)
+        for (const pad_mode mode : {pad_mode::constant, pad_mode::edge, pad_mode::reflect, pad_mode::symmetric})
+            for (int rep = 0; rep < 3; ++rep) {
+                const std::uint64_t seed = case_seed(0x9ad5eedull, k);
+                const int rank = static_cast<int>(k % 8) + 1;
+                ++k;
+                INFO("seed " << seed << ", rank " << rank);
+                rng_t g(seed);
+                pad_case(ctx, g, type, rank, mode, t);
+            }
+    CHECK(t.failed_rules > 0); // values that do not fit and empty sources were rejected alike
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: scatter equals the CPU for every element and index type, in and out of place", "[vulkan]") {
+    const bool small = GENERATE(true, false);
+    vk::context ctx(storage_options(small));
+    INFO("device " << ctx.device().name << ", small storage " << ctx.small_storage());
+    if (!small) REQUIRE_FALSE(ctx.small_storage());
+    tally t;
+    std::uint64_t k = 0;
+    for (const dtype type : all_types)
+        for (const dtype itype : index_types)
+            for (const index_mode m : index_modes)
+                for (const bool in_place : {false, true}) {
+                    const std::uint64_t seed = case_seed(0x5ca77e5eedull, k);
+                    const int rank = static_cast<int>(k % 8) + 1;
+                    ++k;
+                    INFO("seed " << seed << ", rank " << rank);
+                    rng_t g(seed);
+                    scatter_case(ctx, g, type, itype, rank, m, in_place, t);
+                }
+    CHECK(t.index_errors > 20);
+    CHECK(ctx.validation_messages() == 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rejected calls
+
+namespace {
+
+/// Runs a call that breaks a rule on the CPU, on device views and through the host convenience
+/// call: all three must throw the same strix::error and write nothing.
+void rejected(vk::context& ctx, rng_t& g, layout& l, const std::vector<placed>& ops, std::size_t out, const cpu_call& cpu,
+              const stream_call& dev, const host_call& host, error_code want) {
+    const arenas mem = random_arenas(g, l);
+    tally t;
+    differential(ctx, mem, ops, out, cpu, dev, host, t);
+    CHECK(t.failed_rules == 1);
+    // the CPU's error, for the record
+    arenas m = copy(mem);
+    const outcome o = capture([&] { cpu(host_operands{m, ops}); });
+    INFO(o.what);
+    CHECK(o.code == want);
+}
+
+placed c_order(layout& l, rng_t& g, dtype t, const shape& s) { return l.place(g, t, s, strix::c_strides(s)); }
+
+} // namespace
+
+TEST_CASE("vulkan: calls that break a rule throw the CPU's error on device views, before recording anything", "[vulkan]") {
+    vk::context ctx;
+    rng_t g(0x5e1ec7ull);
+    const auto f32 = dtype::float32, i64 = dtype::int64;
+    auto gather_cpu = [](strix::gather_desc d) { return [d](const host_operands& v) { strix::gather(v[0], v[1], v[2], d); }; };
+    auto gather_dev = [](strix::gather_desc d) {
+        return [d](vk::stream& s, const std::vector<vk::device_view>& v) { s.gather(v[0], v[1], v[2], d); };
+    };
+    auto gather_host = [](strix::gather_desc d) { return [d](vk::context& c, const host_operands& v) { vk::gather(c, v[0], v[1], v[2], d); }; };
+    auto run_gather = [&](dtype it, const shape& in, const shape& idx, dtype ot, const shape& out, strix::gather_desc d, error_code want,
+                          bool overlap_input = false) {
+        layout l;
+        std::vector<placed> ops{c_order(l, g, f32, in), c_order(l, g, it, idx), c_order(l, g, ot, out)};
+        if (overlap_input) ops[2].offset = ops[0].offset + 4;
+        rejected(ctx, g, l, ops, 2, gather_cpu(d), gather_dev(d), gather_host(d), want);
+    };
+    SECTION("gather") {
+        run_gather(i64, {3, 4}, {2}, f32, {4, 2}, {0}, error_code::rule_violation);                   // output shape
+        run_gather(i64, {3, 4}, {2}, f32, {2, 4}, {2}, error_code::rule_violation);                   // axis
+        run_gather(f32, {3, 4}, {2}, f32, {2, 4}, {0}, error_code::rule_violation);                   // index type
+        run_gather(i64, {3, 4}, {2}, dtype::int32, {2, 4}, {0}, error_code::rule_violation);          // output type
+        run_gather(i64, {3, 4}, {2, 2}, f32, {3, 2}, {1, 1}, error_code::rule_violation);             // leading index dims
+        run_gather(i64, {0, 3}, {2}, f32, {2, 3}, {0}, error_code::rule_violation);                   // empty axis
+        run_gather(i64, {3, 4}, {2}, f32, {2, 4}, {0}, error_code::bad_view, true);                   // output overlaps input
+    }
+    SECTION("an output that reaches an element twice") {
+        layout l;
+        std::vector<placed> ops{c_order(l, g, f32, {3, 4}), c_order(l, g, i64, {2}), l.place(g, f32, {2, 4}, strides_t{0, 1})};
+        rejected(ctx, g, l, ops, 2, gather_cpu({}), gather_dev({}), gather_host({}), error_code::bad_view);
+    }
+    SECTION("join") {
+        auto run_join = [&](const std::vector<shape>& ins, dtype t1, const shape& out, strix::join_desc d, error_code want) {
+            layout l;
+            std::vector<placed> ops;
+            for (std::size_t k = 0; k < ins.size(); ++k) ops.push_back(c_order(l, g, k == 1 ? t1 : f32, ins[k]));
+            ops.push_back(c_order(l, g, f32, out));
+            const auto n = ins.size();
+            rejected(
+                ctx, g, l, ops, n, [&](const host_operands& v) { strix::join(v.inputs(n), v[n], d); },
+                [&](vk::stream& s, const std::vector<vk::device_view>& v) { s.join(std::span(v.data(), n), v[n], d); },
+                [&](vk::context& c, const host_operands& v) { vk::join(c, v.inputs(n), v[n], d); }, want);
+        };
+        run_join({{2, 3}, {2, 4}}, f32, {4, 3}, {0}, error_code::rule_violation);          // off-axis sizes
+        run_join({{2, 3}, {2, 4}}, f32, {2, 6}, {1}, error_code::rule_violation);          // output shape
+        run_join({{2, 3}, {2, 4}}, dtype::uint32, {2, 7}, {-1}, error_code::rule_violation); // element types
+        run_join({{2, 3}, {2, 3, 1}}, f32, {2, 6}, {1}, error_code::rule_violation);       // ranks
+        run_join({{2, 3}}, f32, {2, 3}, {-3}, error_code::rule_violation);                 // axis
+    }
+    SECTION("pad") {
+        auto run_pad = [&](dtype t, const shape& in, const shape& out, const strix::pad_desc& d) {
+            layout l;
+            std::vector<placed> ops{c_order(l, g, t, in), c_order(l, g, t, out)};
+            rejected(
+                ctx, g, l, ops, 1, [&](const host_operands& v) { strix::pad(v[0], v[1], d); },
+                [&](vk::stream& s, const std::vector<vk::device_view>& v) { s.pad(v[0], v[1], d); },
+                [&](vk::context& c, const host_operands& v) { vk::pad(c, v[0], v[1], d); }, error_code::rule_violation);
+        };
+        run_pad(f32, {2, 3}, {4, 5}, {pad_mode::constant, {1}, {1}, 0.0});                  // pad counts
+        run_pad(f32, {2, 3}, {2, 5}, {pad_mode::edge, {0, 1}, {-1, 1}, 0.0});              // negative pad
+        run_pad(dtype::uint8, {2, 3}, {4, 5}, {pad_mode::constant, {1, 1}, {1, 1}, 300}); // value does not fit
+        run_pad(dtype::int64, {2, 3}, {4, 5}, {pad_mode::constant, {1, 1}, {1, 1}, std::numeric_limits<double>::quiet_NaN()});
+        run_pad(f32, {2, 0}, {2, 2}, {pad_mode::reflect, {0, 1}, {0, 1}, 0.0});            // nothing to fold
+        run_pad(f32, {2, 3}, {4, 4}, {pad_mode::symmetric, {1, 1}, {1, 1}, 0.0});          // output shape
+    }
+    SECTION("scatter") {
+        auto run_scatter = [&](const shape& in, dtype it, const shape& idx, dtype ut, const shape& upd, const shape& out, strix::scatter_desc d,
+                               error_code want, bool overlap_updates = false) {
+            layout l;
+            std::vector<placed> ops{c_order(l, g, f32, in), c_order(l, g, it, idx), c_order(l, g, ut, upd), c_order(l, g, f32, out)};
+            if (overlap_updates) ops[3].offset = ops[2].offset;
+            rejected(
+                ctx, g, l, ops, 3, [&](const host_operands& v) { strix::scatter(v[0], v[1], v[2], v[3], d); },
+                [&](vk::stream& s, const std::vector<vk::device_view>& v) { s.scatter(v[0], v[1], v[2], v[3], d); },
+                [&](vk::context& c, const host_operands& v) { vk::scatter(c, v[0], v[1], v[2], v[3], d); }, want);
+        };
+        run_scatter({3, 4}, i64, {2, 4}, f32, {2, 3}, {3, 4}, {0}, error_code::rule_violation);          // updates shape
+        run_scatter({3, 4}, i64, {2, 5}, f32, {2, 5}, {3, 4}, {0}, error_code::rule_violation);          // indices larger
+        run_scatter({3, 4}, i64, {2, 4}, dtype::int32, {2, 4}, {3, 4}, {0}, error_code::rule_violation); // updates type
+        run_scatter({3, 4}, f32, {2, 4}, f32, {2, 4}, {3, 4}, {0}, error_code::rule_violation);          // index type
+        run_scatter({3, 4}, i64, {2, 4}, f32, {2, 4}, {4, 3}, {0}, error_code::rule_violation);          // output shape
+        run_scatter({3, 4}, i64, {2, 4}, f32, {2, 4}, {3, 4}, {2}, error_code::rule_violation);          // axis
+        run_scatter({0, 4}, i64, {2, 4}, f32, {2, 4}, {0, 4}, {0}, error_code::rule_violation);          // empty axis
+        run_scatter({2, 4}, i64, {2, 4}, f32, {2, 4}, {2, 4}, {0}, error_code::bad_view, true);          // output overlaps updates
+    }
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: a stream that threw while recording stays usable", "[vulkan]") {
+    vk::context ctx;
+    rng_t g(0xca11ull);
+    host_tensor x(dtype::int16, {4, 5});
+    for (std::size_t i = 0; i < x.bytes(); ++i) x.data()[i] = static_cast<std::byte>(g());
+    const vk::device_tensor dx = vk::upload(ctx, x.view());
+    const vk::device_tensor bad(ctx, dtype::int16, {3, 3});
+    const vk::device_tensor good(ctx, dtype::int16, {6, 8});
+    const strix::pad_desc d{pad_mode::edge, {1, 2}, {1, 1}, 0};
+    vk::stream s(ctx);
+    CHECK_THROWS_AS(s.pad(dx.view(), bad.view(), d), strix::error);
+    CHECK(s.dispatches_ == 0);
+    s.pad(dx.view(), good.view(), d);
+    s.run();
+    host_tensor got(dtype::int16, {6, 8});
+    vk::download(ctx, good, got.view());
+    const host_tensor want = strix::pad(x.view(), d);
+    CHECK(same_bytes(got, want));
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: a submitted stream refuses more work", "[vulkan]") {
+    vk::context ctx;
+    const vk::device_tensor a(ctx, dtype::float32, {4, 3});
+    const vk::device_tensor b(ctx, dtype::float32, {6, 3});
+    const vk::device_tensor idx(ctx, dtype::int32, {2, 3});
+    const vk::device_tensor upd(ctx, dtype::float32, {2, 3});
+    const vk::device_tensor c(ctx, dtype::float32, {4, 3});
+    const host_tensor zeros(dtype::int32, {2, 3});
+    {
+        const vk::device_tensor z = vk::upload(ctx, zeros.view());
+        vk::stream s(ctx);
+        s.pad(a.view(), b.view(), {pad_mode::constant, {1, 0}, {1, 0}, 0.0});
+        s.submit();
+        CHECK_THROWS_AS(s.submit(), strix::error);
+        CHECK_THROWS_AS(s.pad(a.view(), b.view(), {pad_mode::edge, {1, 0}, {1, 0}, 0.0}), strix::error);
+        const vk::device_view parts[] = {a.view(), upd.view()};
+        CHECK_THROWS_AS(s.join(parts, b.view(), {0}), strix::error);
+        CHECK_THROWS_AS(s.gather(a.view(), z.view(), b.view(), {0, 2}), strix::error);
+        CHECK_THROWS_AS(s.scatter(a.view(), z.view(), upd.view(), c.view(), {0}), strix::error);
+        s.wait();
+        CHECK(s.dispatches_ == 1);
+    }
+    CHECK(ctx.validation_messages() == 0);
+}
+
+// A scatter in place does not pass through the check that refuses work after submit: it records
+// into the submitted command buffer (the validation layer reports it) instead of throwing.
+TEST_CASE("vulkan: a submitted stream refuses an in-place scatter", "[vulkan]") {
+    vk::context ctx;
+    host_tensor zeros(dtype::int32, {2, 3});
+    const vk::device_tensor a(ctx, dtype::float32, {4, 3});
+    const vk::device_tensor z = vk::upload(ctx, zeros.view());
+    const vk::device_tensor upd(ctx, dtype::float32, {2, 3});
+    {
+        vk::stream s(ctx);
+        s.submit();
+        CHECK_THROWS_AS(s.scatter(a.view(), z.view(), upd.view(), a.view(), {0}), strix::error);
+        s.wait();
+    }
+    CHECK(ctx.validation_messages() == 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streams
+
+namespace {
+
+/// A host tensor of random bytes.
+host_tensor random_tensor(rng_t& g, dtype t, const shape& s) {
+    host_tensor h(t, s);
+    for (std::size_t i = 0; i < h.bytes(); ++i) h.data()[i] = static_cast<std::byte>(g() >> 56);
+    return h;
+}
+
+/// A host tensor of indices in range for an axis of size n (negative ones too when signed).
+host_tensor index_tensor(rng_t& g, dtype t, const shape& s, std::int64_t n) {
+    host_tensor h(t, s);
+    for_each_coord(s, [&](const coords& c) { write_index(h.view(), c, valid_index(g, t, n)); });
+    return h;
+}
+
+host_tensor read_back(vk::context& ctx, const vk::device_tensor& t) {
+    host_tensor h(t.type(), t.sizes());
+    vk::download(ctx, t, h.view());
+    return h;
+}
+
+} // namespace
+
+TEST_CASE("vulkan: one stream runs a chain of operators, with barriers only where one depends on another", "[vulkan]") {
+    vk::context ctx;
+    rng_t g(0x57eaull);
+    const host_tensor x = random_tensor(g, dtype::float32, {5, 6});
+    const vk::device_tensor dx = vk::upload(ctx, x.view());
+
+    SECTION("pad, gather from the padded tensor, join, scatter into the join") {
+        const strix::pad_desc pd{pad_mode::reflect, {1, 2}, {1, 1}, 0.0};
+        const host_tensor idx = index_tensor(g, dtype::int64, {6}, 9);
+        const host_tensor sidx = index_tensor(g, dtype::int32, {2, 6}, 12);
+        const host_tensor upd = random_tensor(g, dtype::float32, {2, 6});
+        // the CPU chain
+        const host_tensor p = strix::pad(x.view(), pd);
+        const host_tensor gt = strix::gather(p.view(), idx.view(), {1});
+        const any_cview parts[] = {gt.view(), x.view()};
+        host_tensor j = strix::join(parts, {0});
+        strix::scatter(j.view(), sidx.view(), upd.view(), j.view(), {0});
+        const host_tensor e = strix::pad(x.view(), {pad_mode::symmetric, {0, 3}, {2, 0}, 0.0});
+        // the same chain in one stream
+        const vk::device_tensor didx = vk::upload(ctx, idx.view()), dsidx = vk::upload(ctx, sidx.view()), dupd = vk::upload(ctx, upd.view());
+        const vk::device_tensor dp(ctx, dtype::float32, {7, 9}), dg(ctx, dtype::float32, {7, 6}), dj(ctx, dtype::float32, {12, 6}),
+            de(ctx, dtype::float32, {7, 9});
+        vk::stream s(ctx);
+        s.pad(dx.view(), dp.view(), pd);
+        s.pad(dx.view(), de.view(), {pad_mode::symmetric, {0, 3}, {2, 0}, 0.0}); // independent of the first
+        CHECK(s.barriers_ == 0);
+        s.gather(dp.view(), didx.view(), dg.view(), {1});
+        CHECK(s.barriers_ == 1); // reads what the first pad wrote
+        const vk::device_view dparts[] = {dg.view(), dx.view()};
+        s.join(dparts, dj.view(), {0});
+        const int before_scatter = s.barriers_;
+        CHECK(before_scatter == 2); // the join reads what the gather wrote; its two parts need none between them
+        s.scatter(dj.view(), dsidx.view(), dupd.view(), dj.view(), {0});
+        CHECK(s.barriers_ > before_scatter);
+        CHECK(s.dispatches_ == 7); // pad, pad, gather, two join parts, two scatter passes
+        s.run();
+        CHECK(same_bytes(read_back(ctx, dp), p));
+        CHECK(same_bytes(read_back(ctx, dg), gt));
+        CHECK(same_bytes(read_back(ctx, dj), j));
+        CHECK(same_bytes(read_back(ctx, de), e));
+    }
+    SECTION("operators that share only what they read need no barrier") {
+        const host_tensor idx = index_tensor(g, dtype::uint32, {3, 2}, 6);
+        const vk::device_tensor didx = vk::upload(ctx, idx.view());
+        const vk::device_tensor a(ctx, dtype::float32, {7, 8}), b(ctx, dtype::float32, {5, 3, 2}), c(ctx, dtype::float32, {5, 6}),
+            d(ctx, dtype::float32, {5, 7});
+        vk::stream s(ctx);
+        s.pad(dx.view(), a.view(), {pad_mode::edge, {1, 1}, {1, 1}, 0.0});
+        s.gather(dx.view(), didx.view(), b.view(), {1});
+        const vk::device_view one[] = {dx.view()};
+        s.join(one, c.view(), {1});
+        s.pad(dx.view(), d.view(), {pad_mode::constant, {0, 1}, {0, 0}, 2.5});
+        CHECK(s.barriers_ == 0);
+        CHECK(s.dispatches_ == 4);
+        s.run();
+        CHECK(same_bytes(read_back(ctx, a), strix::pad(x.view(), {pad_mode::edge, {1, 1}, {1, 1}, 0.0})));
+        CHECK(same_bytes(read_back(ctx, b), strix::gather(x.view(), idx.view(), {1})));
+        CHECK(same_bytes(read_back(ctx, c), x));
+        CHECK(same_bytes(read_back(ctx, d), strix::pad(x.view(), {pad_mode::constant, {0, 1}, {0, 0}, 2.5})));
+    }
+    SECTION("overwriting what an earlier operator reads waits for it") {
+        const host_tensor y = random_tensor(g, dtype::float32, {5, 6});
+        const vk::device_tensor dy = vk::upload(ctx, y.view());
+        const vk::device_tensor a(ctx, dtype::float32, {6, 6});
+        vk::stream s(ctx);
+        s.pad(dx.view(), a.view(), {pad_mode::symmetric, {1, 0}, {0, 0}, 0.0}); // reads x
+        const vk::device_view one[] = {dy.view()};
+        s.join(one, dx.view(), {0}); // then overwrites x
+        CHECK(s.barriers_ == 1);
+        s.run();
+        CHECK(same_bytes(read_back(ctx, a), strix::pad(x.view(), {pad_mode::symmetric, {1, 0}, {0, 0}, 0.0})));
+        CHECK(same_bytes(read_back(ctx, dx), y));
+    }
+    SECTION("submit and wait separately") {
+        const vk::device_tensor a(ctx, dtype::float32, {5, 10});
+        vk::stream s(ctx);
+        s.pad(dx.view(), a.view(), {pad_mode::reflect, {0, 4}, {0, 0}, 0.0});
+        s.submit();
+        s.wait();
+        CHECK(same_bytes(read_back(ctx, a), strix::pad(x.view(), {pad_mode::reflect, {0, 4}, {0, 0}, 0.0})));
+    }
+    CHECK(ctx.validation_messages() == 0);
+}
+
+namespace {
+
+/// A C-order view of `sizes` elements of `t` at byte `offset` of a device tensor's buffer.
+vk::device_view at_byte(const vk::device_tensor& buf, std::int64_t offset, dtype t, const shape& sizes) {
+    return {buf.storage().handle(), buf.storage().address() + static_cast<std::uint64_t>(offset), t, sizes, strix::c_strides(sizes)};
+}
+
+} // namespace
+
+TEST_CASE("vulkan: barriers follow the bytes operators touch, not the buffers", "[vulkan]") {
+    const bool small = GENERATE(true, false);
+    vk::context ctx(storage_options(small));
+    rng_t g(0xb7e5ull);
+    // one buffer of 64 bytes holding several uint8 tensors; a, b are sources elsewhere
+    const host_tensor initial = random_tensor(g, dtype::uint8, {64});
+    const host_tensor a = random_tensor(g, dtype::uint8, {10}), b = random_tensor(g, dtype::uint8, {10});
+    const vk::device_tensor da = vk::upload(ctx, a.view()), db = vk::upload(ctx, b.view());
+    const vk::device_tensor buf = vk::upload(ctx, initial.view());
+    host_tensor want(dtype::uint8, {64});
+    std::memcpy(want.data(), initial.data(), 64);
+    auto cpu_view = [&](std::int64_t offset, const shape& sizes) { return any_view(want.data() + offset, dtype::uint8, sizes); };
+    const strix::pad_desc edge{pad_mode::edge, {1}, {1}, 0};
+    vk::stream s(ctx);
+    SECTION("writes to neighbouring bytes, then a read of the first one's bytes") {
+        s.pad(da.view(), at_byte(buf, 0, dtype::uint8, {12}), edge);  // bytes [0, 12)
+        s.pad(db.view(), at_byte(buf, 12, dtype::uint8, {12}), edge); // bytes [12, 24): no hazard
+        CHECK(s.barriers_ == 0);
+        const vk::device_view one[] = {at_byte(buf, 11, dtype::uint8, {2})}; // reads bytes 11 and 12
+        s.join(one, at_byte(buf, 30, dtype::uint8, {2}), {0});
+        CHECK(s.barriers_ == 1);
+        strix::pad(a.view(), cpu_view(0, {12}), edge);
+        strix::pad(b.view(), cpu_view(12, {12}), edge);
+        const any_cview cone[] = {cpu_view(11, {2})};
+        strix::join(cone, cpu_view(30, {2}), {0});
+    }
+    SECTION("a write that overlaps an earlier write by one byte comes after it") {
+        s.pad(da.view(), at_byte(buf, 0, dtype::uint8, {12}), edge);                            // [0, 12)
+        s.pad(db.view(), at_byte(buf, 11, dtype::uint8, {12}), {pad_mode::reflect, {2}, {0}, 0}); // [11, 23)
+        CHECK(s.barriers_ == 1);
+        strix::pad(a.view(), cpu_view(0, {12}), edge);
+        strix::pad(b.view(), cpu_view(11, {12}), {pad_mode::reflect, {2}, {0}, 0});
+    }
+    SECTION("a write over bytes an earlier operator reads waits for the read") {
+        const vk::device_view one[] = {at_byte(buf, 40, dtype::uint8, {8})};
+        s.join(one, at_byte(buf, 0, dtype::uint8, {8}), {0}); // reads [40, 48)
+        s.pad(da.view(), at_byte(buf, 36, dtype::uint8, {12}), edge); // writes [36, 48)
+        CHECK(s.barriers_ == 1);
+        const any_cview cone[] = {cpu_view(40, {8})};
+        strix::join(cone, cpu_view(0, {8}), {0});
+        strix::pad(a.view(), cpu_view(36, {12}), edge);
+    }
+    s.run();
+    CHECK(same_bytes(read_back(ctx, buf), want));
+    CHECK(ctx.validation_messages() == 0);
+}
+
+// The copies of a join write disjoint parts of one output: nothing orders them.
+TEST_CASE("vulkan: the parts of one join need no barrier between them", "[vulkan]") {
+    vk::context ctx;
+    rng_t g(0x701dull);
+    const host_tensor x = random_tensor(g, dtype::uint16, {3, 4});
+    const vk::device_tensor dx = vk::upload(ctx, x.view());
+    const vk::device_tensor out(ctx, dtype::uint16, {3, 12});
+    vk::stream s(ctx);
+    const vk::device_view parts[] = {dx.view(), dx.view(), dx.view()};
+    s.join(parts, out.view(), {1});
+    CHECK(s.barriers_ == 0);
+    s.run();
+    const any_cview hparts[] = {x.view(), x.view(), x.view()};
+    CHECK(same_bytes(read_back(ctx, out), strix::join(hparts, {1})));
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: an out-of-range index in a stream of several operators names the offending call", "[vulkan]") {
+    vk::context ctx;
+    rng_t g(0xbad1ull);
+    const host_tensor x = random_tensor(g, dtype::int8, {4, 5});
+    host_tensor good = index_tensor(g, dtype::int64, {3}, 4);
+    host_tensor bad = index_tensor(g, dtype::int32, {2, 2}, 5);
+    write_index(bad.view(), coords{1, 0}, static_cast<std::uint64_t>(-6));
+    const vk::device_tensor dx = vk::upload(ctx, x.view()), dgood = vk::upload(ctx, good.view()), dbad = vk::upload(ctx, bad.view());
+    const vk::device_tensor a(ctx, dtype::int8, {3, 5}), b(ctx, dtype::int8, {4, 2, 2});
+    const auto cpu = capture([&] { (void)strix::gather(x.view(), bad.view(), {1}); });
+    REQUIRE(cpu.threw);
+    REQUIRE(cpu.code == error_code::index_out_of_range);
+    vk::stream s(ctx);
+    s.gather(dx.view(), dgood.view(), a.view(), {0});
+    s.gather(dx.view(), dbad.view(), b.view(), {-1});
+    const auto gpu = capture([&] { s.run(); });
+    CHECK(gpu.threw);
+    CHECK(gpu.code == error_code::index_out_of_range);
+    CHECK(gpu.what == cpu.what);
+    CHECK(same_bytes(read_back(ctx, a), strix::gather(x.view(), good.view(), {0}))); // the good call ran
+    CHECK(ctx.validation_messages() == 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tensors larger than one storage-buffer binding
+
+TEST_CASE("vulkan: tensors larger than maxStorageBufferRange", "[vulkan]") {
+    vk::context ctx;
+    INFO("maxStorageBufferRange " << ctx.device().max_storage_buffer_range);
+    // two float32 halves of 70 MiB joined into 140 MiB, more than lavapipe's 128 MiB range
+    const std::int64_t cols = 1024, rows = 17920;
+    host_tensor a(dtype::float32, {rows, cols}), b(dtype::float32, {rows, cols});
+    auto* pa = a.as<float>();
+    auto* pb = b.as<float>();
+    for (std::int64_t i = 0; i < rows * cols; ++i) {
+        pa[i] = static_cast<float>(i);
+        pb[i] = -static_cast<float>(i) - 0.5f;
+    }
+    const vk::device_tensor da = vk::upload(ctx, a.view()), db = vk::upload(ctx, b.view());
+    const vk::device_tensor joined(ctx, dtype::float32, {2 * rows, cols});
+    const any_cview parts[] = {a.view(), b.view()};
+    host_tensor want = strix::join(parts, {0});
+
+    // rows near the end, beyond the first 128 MiB: gathered and scattered into, in place
+    rng_t g(0xb16ull);
+    host_tensor rows_idx(dtype::int64, {3});
+    const std::int64_t picks[] = {-1, 2 * rows - 3000, 40000 - 2 * rows};
+    std::memcpy(rows_idx.data(), picks, sizeof picks);
+    host_tensor upd = random_tensor(g, dtype::float32, {2, cols});
+    host_tensor sidx(dtype::uint32, {2, cols});
+    for (std::int64_t i = 0; i < 2 * cols; ++i) sidx.as<std::uint32_t>()[i] = static_cast<std::uint32_t>(2 * rows - 1 - (i % 7) * 500);
+    const vk::device_tensor drows = vk::upload(ctx, rows_idx.view()), dupd = vk::upload(ctx, upd.view()), dsidx = vk::upload(ctx, sidx.view());
+    const vk::device_tensor picked(ctx, dtype::float32, {3, cols});
+    {
+        vk::stream s(ctx);
+        const vk::device_view dparts[] = {da.view(), db.view()};
+        s.join(dparts, joined.view(), {0});
+        s.gather(joined.view(), drows.view(), picked.view(), {0});
+        s.scatter(joined.view(), dsidx.view(), dupd.view(), joined.view(), {0});
+        s.run();
+    }
+    const host_tensor want_picked = strix::gather(want.view(), rows_idx.view(), {0});
+    strix::scatter(want.view(), sidx.view(), upd.view(), want.view(), {0});
+    CHECK(same_bytes(read_back(ctx, picked), want_picked));
+    const host_tensor got = read_back(ctx, joined);
+    REQUIRE(got.bytes() == want.bytes());
+    CHECK(got.bytes() > (128u << 20));
+    // the last element first (the one a 32-bit range would miss), then everything
+    CHECK(std::memcmp(got.data() + got.bytes() - 4, want.data() + want.bytes() - 4, 4) == 0);
+    CHECK(same_bytes(got, want));
+    CHECK(ctx.validation_messages() == 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Devices, pipeline cache, threads, leaks
+
+namespace {
+
+/// Sets (or, with nullptr, clears) an environment variable for one scope, then restores it.
+class env_scope {
+public:
+    env_scope(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old;
+        set_env(name, value);
+    }
+    ~env_scope() { set_env(name_, old_ ? old_->c_str() : nullptr); }
+    env_scope(const env_scope&) = delete;
+    env_scope& operator=(const env_scope&) = delete;
+
+private:
+    const char* name_;
+    std::optional<std::string> old_;
+};
+
+/// A small gather, pad and scatter on `ctx`, returning their results (for comparing contexts).
+std::vector<host_tensor> sample_ops(vk::context& ctx) {
+    rng_t g(0x5a3bull);
+    const host_tensor x = random_tensor(g, dtype::float16, {4, 3, 5});
+    const host_tensor idx = index_tensor(g, dtype::int64, {2, 2}, 3);
+    const host_tensor sidx = index_tensor(g, dtype::uint64, {4, 3, 2}, 5);
+    const host_tensor upd = random_tensor(g, dtype::float16, {4, 3, 2});
+    std::vector<host_tensor> r;
+    r.emplace_back(dtype::float16, shape{4, 2, 2, 5});
+    vk::gather(ctx, x.view(), idx.view(), r.back().view(), {1});
+    r.emplace_back(dtype::float16, shape{6, 3, 9});
+    vk::pad(ctx, x.view(), r.back().view(), {pad_mode::symmetric, {1, 0, 4}, {1, 0, 0}, 0.0});
+    r.emplace_back(dtype::float16, shape{4, 3, 5});
+    vk::scatter(ctx, x.view(), sidx.view(), upd.view(), r.back().view(), {2});
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("vulkan: choosing the device by index, by name and through STRIX_VULKAN_DEVICE", "[vulkan]") {
+    // list_devices() before any context exists (and, in a case below, while one is alive)
+    const auto devices = vk::list_devices();
+    REQUIRE(!devices.empty());
+    const auto usable = std::find_if(devices.begin(), devices.end(), [](const vk::device_info& d) { return d.unusable.empty(); });
+    REQUIRE(usable != devices.end());
+    const vk::device_info dev = *usable; // index 0 (lavapipe) in CI
+    const std::string index = std::to_string(dev.index);
+    const env_scope clear("STRIX_VULKAN_DEVICE", nullptr);
+    SECTION("a name that matches nothing") {
+        const auto o = capture([&] { (void)vk::choose_device(devices, std::string("no-such-gpu-4711")); });
+        CHECK(o.threw);
+        CHECK(o.code == error_code::unsupported);
+        CHECK_THAT(o.what, Catch::Contains("no-such-gpu-4711"));
+        CHECK_THAT(o.what, Catch::Contains(dev.name)); // the devices present are listed
+        const auto past = capture([&] { (void)vk::choose_device(devices, std::to_string(devices.size())); });
+        CHECK(past.threw);
+        CHECK_THAT(past.what, Catch::Contains("'" + std::to_string(devices.size()) + "'"));
+        vk::context_options opt;
+        opt.device = "no-such-gpu-4711";
+        const auto ctx = capture([&] { vk::context c(opt); });
+        CHECK(ctx.threw);
+        CHECK_THAT(ctx.what, Catch::Contains("no-such-gpu-4711"));
+    }
+    SECTION("by index and by part of the name, in any case") {
+        vk::context_options opt;
+        opt.device = index;
+        vk::context by_index(opt);
+        CHECK(by_index.device().index == dev.index);
+        CHECK(by_index.device().name == dev.name);
+        std::string part = dev.name.size() > 2 ? dev.name.substr(1, dev.name.size() - 2) : dev.name; // a part, in capitals
+        for (auto& c : part) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        opt.device = part;
+        vk::context by_name(opt);
+        CHECK(by_name.device().name == dev.name);
+        CHECK(same_bytes(sample_ops(by_index)[1], sample_ops(by_name)[1]));
+        CHECK(by_index.validation_messages() == 0);
+        CHECK(by_name.validation_messages() == 0);
+    }
+    SECTION("the environment variable, and the option over it") {
+        {
+            const env_scope env("STRIX_VULKAN_DEVICE", "no-such-gpu-4711");
+            const auto o = capture([&] { (void)vk::choose_device(devices); });
+            CHECK(o.threw);
+            CHECK_THAT(o.what, Catch::Contains("no-such-gpu-4711"));
+            const auto c = capture([&] { vk::context ctx; });
+            CHECK(c.threw);
+            CHECK_THAT(c.what, Catch::Contains("no-such-gpu-4711"));
+            vk::context_options opt;
+            opt.device = index;
+            vk::context explicit_choice(opt); // the option wins over the environment
+            CHECK(explicit_choice.device().index == dev.index);
+            CHECK(explicit_choice.validation_messages() == 0);
+        }
+        {
+            const env_scope env("STRIX_VULKAN_DEVICE", index.c_str());
+            CHECK(vk::choose_device(devices) == dev.index);
+            vk::context ctx;
+            CHECK(ctx.device().index == dev.index);
+            CHECK(ctx.validation_messages() == 0);
+        }
+        CHECK(std::getenv("STRIX_VULKAN_DEVICE") == nullptr);
+    }
+}
+
+// list_devices() loads volk's instance functions from a short-lived instance without the
+// debug-utils extension; a context alive at that moment then calls a null
+// vkDestroyDebugUtilsMessengerEXT when it is destroyed (a crash).
+TEST_CASE("vulkan: list_devices while a context is alive", "[vulkan]") {
+    {
+        vk::context ctx;
+        CHECK(!vk::list_devices().empty());
+        CHECK(ctx.validation_messages() == 0);
+    }
+    SUCCEED("the context was destroyed");
+}
+
+TEST_CASE("vulkan: a saved pipeline cache is loaded by a new context", "[vulkan]") {
+    const auto path = temp_file("strix_vulkan_test_cache");
+    struct remove_file {
+        std::filesystem::path p;
+        ~remove_file() { std::filesystem::remove(p); }
+    } cleanup{path};
+    std::vector<host_tensor> first;
+    {
+        vk::context_options opt;
+        opt.pipeline_cache = path; // no such file yet: starts empty
+        vk::context ctx(opt);
+        first = sample_ops(ctx);
+        CHECK(ctx.pipeline_count() > 0);
+        ctx.save_pipeline_cache(path);
+        CHECK(ctx.validation_messages() == 0);
+    }
+    REQUIRE(std::filesystem::exists(path));
+    CHECK(std::filesystem::file_size(path) > 0);
+    {
+        vk::context_options opt;
+        opt.pipeline_cache = path;
+        vk::context ctx(opt);
+        const auto again = sample_ops(ctx);
+        REQUIRE(again.size() == first.size());
+        for (std::size_t i = 0; i < again.size(); ++i) CHECK(same_bytes(again[i], first[i]));
+        CHECK(ctx.validation_messages() == 0);
+    }
+    {
+        std::ofstream f(path, std::ios::binary | std::ios::trunc);
+        f << "not a pipeline cache";
+    }
+    {
+        vk::context_options opt;
+        opt.pipeline_cache = path; // a foreign file: ignored
+        vk::context ctx(opt);
+        const auto again = sample_ops(ctx);
+        for (std::size_t i = 0; i < again.size(); ++i) CHECK(same_bytes(again[i], first[i]));
+        CHECK(ctx.validation_messages() == 0);
+    }
+}
+
+TEST_CASE("vulkan: four threads with their own streams share one context", "[vulkan]") {
+    vk::context ctx;
+    constexpr int threads = 4, rounds = 12;
+    std::vector<std::string> failures(threads);
+    std::vector<int> done(threads, 0);
+    auto work = [&](int id) {
+        try {
+            rng_t g(0x7472ull + static_cast<std::uint64_t>(id));
+            for (int r = 0; r < rounds; ++r) {
+                const dtype t = all_types[static_cast<std::size_t>((id * rounds + r) % 11)];
+                const host_tensor x = random_tensor(g, t, {3, 4, 5});
+                vk::device_tensor dx = vk::upload(ctx, x.view());
+                vk::stream s(ctx);
+                host_tensor want;
+                vk::device_tensor out;
+                switch ((id + r) % 4) {
+                case 0: {
+                    const host_tensor idx = index_tensor(g, index_types[static_cast<std::size_t>(r % 4)], {2, 3}, 4);
+                    const vk::device_tensor di = vk::upload(ctx, idx.view());
+                    want = strix::gather(x.view(), idx.view(), {1});
+                    out = vk::device_tensor(ctx, t, want.sizes());
+                    s.gather(dx.view(), di.view(), out.view(), {1});
+                    s.run();
+                    break;
+                }
+                case 1: {
+                    const any_cview parts[] = {x.view(), x.view()};
+                    want = strix::join(parts, {2});
+                    out = vk::device_tensor(ctx, t, want.sizes());
+                    const vk::device_view dparts[] = {dx.view(), dx.view()};
+                    s.join(dparts, out.view(), {2});
+                    s.run();
+                    break;
+                }
+                case 2: {
+                    const strix::pad_desc d{static_cast<pad_mode>(r % 4), {1, 0, 6}, {2, 1, 0}, 1};
+                    want = strix::pad(x.view(), d);
+                    out = vk::device_tensor(ctx, t, want.sizes());
+                    s.pad(dx.view(), out.view(), d);
+                    s.run();
+                    break;
+                }
+                default: {
+                    const host_tensor idx = index_tensor(g, index_types[static_cast<std::size_t>(r % 4)], {3, 4, 2}, 5);
+                    const host_tensor upd = random_tensor(g, t, {3, 4, 2});
+                    const vk::device_tensor di = vk::upload(ctx, idx.view()), du = vk::upload(ctx, upd.view());
+                    want = strix::scatter(x.view(), idx.view(), upd.view(), {-1});
+                    s.scatter(dx.view(), di.view(), du.view(), dx.view(), {-1});
+                    s.run();
+                    out = std::move(dx);
+                    break;
+                }
+                }
+                host_tensor got(t, want.sizes());
+                vk::download(ctx, out, got.view());
+                if (!same_bytes(got, want) && failures[static_cast<std::size_t>(id)].empty())
+                    failures[static_cast<std::size_t>(id)] = "round " + std::to_string(r) + " (" + type_name(t) + ") differs from the CPU";
+                ++done[static_cast<std::size_t>(id)];
+            }
+        } catch (const std::exception& e) {
+            failures[static_cast<std::size_t>(id)] = e.what();
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int i = 0; i < threads; ++i) pool.emplace_back(work, i);
+    for (auto& th : pool) th.join();
+    for (int i = 0; i < threads; ++i) {
+        INFO("thread " << i << ": " << failures[static_cast<std::size_t>(i)]);
+        CHECK(failures[static_cast<std::size_t>(i)].empty());
+        CHECK(done[static_cast<std::size_t>(i)] == rounds);
+    }
+    CHECK(ctx.validation_messages() == 0);
+}
+
+namespace {
+
+/// Runs `f` with stderr (file descriptor 2) sent to a temporary file, and returns what was
+/// written there. The validation layer's reports of leaked objects arrive while the device and
+/// the instance are destroyed, after a context can be asked for its message count; the context
+/// prints every message to stderr, so this is where they can be seen.
+template <class F>
+std::string captured_stderr(F&& f) {
+    const auto path = temp_file("strix_vulkan_test_stderr");
+    std::FILE* file = std::fopen(path.string().c_str(), "w+");
+    REQUIRE(file != nullptr);
+    std::fflush(stderr);
+    const int saved = dup_fd(2);
+    dup2_fd(file_fd(file), 2);
+    struct restore {
+        int saved;
+        std::FILE* file;
+        ~restore() {
+            std::fflush(stderr);
+            dup2_fd(saved, 2);
+            close_fd(saved);
+            std::fclose(file);
+        }
+    };
+    {
+        const restore r{saved, file};
+        f();
+    }
+    std::string text;
+    {
+        std::ifstream in(path);
+        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    std::filesystem::remove(path);
+    return text;
+}
+
+} // namespace
+
+TEST_CASE("vulkan: destroying a context after every kind of use leaves no Vulkan object behind", "[vulkan]") {
+    int messages = -1;
+    const std::string log = captured_stderr([&] {
+        vk::context ctx;
+        rng_t g(0x1eafull);
+        (void)sample_ops(ctx);
+        const host_tensor x = random_tensor(g, dtype::uint8, {6, 7});
+        host_tensor idx = index_tensor(g, dtype::int64, {3, 7}, 6);
+        write_index(idx.view(), coords{2, 3}, 99);
+        const host_tensor upd = random_tensor(g, dtype::uint8, {3, 7});
+        const vk::device_tensor dx = vk::upload(ctx, x.view()), di = vk::upload(ctx, idx.view()), du = vk::upload(ctx, upd.view());
+        const vk::device_tensor out(ctx, dtype::uint8, {6, 7}), padded(ctx, dtype::uint8, {8, 9});
+        { // an index error reported by run()
+            vk::stream s(ctx);
+            s.scatter(dx.view(), di.view(), du.view(), out.view(), {0});
+            CHECK_THROWS_AS(s.run(), strix::error);
+        }
+        { // never submitted
+            vk::stream s(ctx);
+            s.pad(dx.view(), padded.view(), {pad_mode::edge, {1, 1}, {1, 1}, 0});
+        }
+        { // submitted, never waited for
+            vk::stream s(ctx);
+            s.pad(dx.view(), padded.view(), {pad_mode::reflect, {1, 1}, {1, 1}, 0});
+            s.submit();
+        }
+        (void)vk::stream::download_view(ctx, padded.view());
+        {
+            const vk::buffer b = ctx.create_buffer(100, vk::memory::host);
+            CHECK(b.mapped() != nullptr);
+        }
+        messages = ctx.validation_messages();
+    });
+    CHECK(messages == 0);
+    INFO(log);
+    CHECK_THAT(log, !Catch::Contains("validation"));
+}
+
+TEST_CASE("vulkan: two contexts alive at once, destroyed in either order", "[vulkan]") {
+    const bool first_goes_first = GENERATE(true, false);
+    auto a = std::make_unique<vk::context>();
+    auto b = std::make_unique<vk::context>(storage_options(false));
+    const auto ra = sample_ops(*a);
+    const auto rb = sample_ops(*b);
+    for (std::size_t i = 0; i < ra.size(); ++i) CHECK(same_bytes(ra[i], rb[i]));
+    CHECK(a->validation_messages() == 0);
+    CHECK(b->validation_messages() == 0);
+    auto& gone = first_goes_first ? a : b;
+    auto& kept = first_goes_first ? b : a;
+    const std::string log = captured_stderr([&] { gone.reset(); });
+    CHECK_THAT(log, !Catch::Contains("validation"));
+    const auto again = sample_ops(*kept);
+    for (std::size_t i = 0; i < ra.size(); ++i) CHECK(same_bytes(again[i], ra[i]));
+    CHECK(kept->validation_messages() == 0);
+    const std::string log2 = captured_stderr([&] { kept.reset(); });
+    CHECK_THAT(log2, !Catch::Contains("validation"));
+}
+
+// The stream finds which call had the bad index by reading the indices back after the run; when
+// a later operator of the same stream overwrites them, the stream copies them aside first, so the
+// message is still the CPU's.
+TEST_CASE("vulkan: an index error is named even when a later operator overwrites the indices", "[vulkan]") {
+    vk::context ctx;
+    host_tensor x(dtype::float32, {4});
+    host_tensor bad(dtype::int64, {2});
+    bad.as<std::int64_t>()[1] = 7;
+    const host_tensor good(dtype::int64, {2});
+    const auto cpu = capture([&] { (void)strix::gather(x.view(), bad.view(), strix::gather_desc{}); });
+    REQUIRE(cpu.code == error_code::index_out_of_range);
+    const vk::device_tensor dx = vk::upload(ctx, x.view()), di = vk::upload(ctx, bad.view()), dg = vk::upload(ctx, good.view());
+    const vk::device_tensor out(ctx, dtype::float32, {2});
+    vk::stream s(ctx);
+    s.gather(dx.view(), di.view(), out.view(), {});
+    const vk::device_view one[] = {dg.view()};
+    s.join(one, di.view(), {}); // the indices are reused as scratch afterwards
+    const auto gpu = capture([&] { s.run(); });
+    CHECK(gpu.threw);
+    CHECK(gpu.code == error_code::index_out_of_range);
+    CHECK(gpu.what == cpu.what);
+    CHECK(ctx.validation_messages() == 0);
+}
