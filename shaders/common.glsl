@@ -25,13 +25,16 @@ layout(buffer_reference, std430, buffer_reference_align = 2) buffer Halves { uin
 #endif
 
 // One plan dimension; byte strides. For move: dst, src (affine), key (byte stride in the
-// indices), map (address of per-coordinate source offsets, 0 when affine).
+// indices), map (address of the source offsets of the padded coordinates, 0 when affine) and
+// [lo, hi), the coordinates that are affine in a mapped dimension.
 struct Dim {
     int64_t size;
     int64_t dst;
     int64_t src;
     int64_t key;
     int64_t map;
+    int64_t lo;
+    int64_t hi;
 };
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Dims { Dim d[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Offsets { int64_t o[]; };

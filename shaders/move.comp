@@ -18,10 +18,12 @@ void main() {
         rem /= size;
         dst += c * dim.dst;
         key += c * dim.key;
-        if (dim.map != 0) {
-            const int64_t m = Offsets(uint64_t(dim.map)).o[uint(c)];
+        if (dim.map != 0 && (c < dim.lo || c >= dim.hi)) { // a padded coordinate
+            const int64_t m = Offsets(uint64_t(dim.map)).o[uint(c < dim.lo ? c : dim.lo + c - dim.hi)];
             if (m == int64_t(0x8000000000000000ul)) fill = true;
             else src += m;
+        } else if (dim.map != 0) {
+            src += (c - dim.lo) * dim.src;
         } else {
             src += c * dim.src;
         }

@@ -1505,3 +1505,56 @@ TEST_CASE("vulkan: an index error is named even when a later operator overwrites
     CHECK(gpu.what == cpu.what);
     CHECK(ctx.validation_messages() == 0);
 }
+
+// More than 2^32 elements in one tensor (4 GiB of uint8): 64-bit offsets end to end. Hidden
+// (run it with "[huge]") because it needs a device with several GiB of memory; the suite runs it
+// on real GPUs.
+TEST_CASE("vulkan: a tensor of more than 2^32 elements", "[.][huge]") {
+    vk::context ctx;
+    const std::int64_t n = (std::int64_t{1} << 32) + 4096;
+    auto pattern = [](std::int64_t i) { return static_cast<std::uint8_t>((static_cast<std::uint64_t>(i) * 2654435761u) >> 13); };
+    host_tensor x(dtype::uint8, {n});
+    for (std::int64_t i = 0; i < n; ++i) x.as<std::uint8_t>()[i] = pattern(i);
+    const vk::device_tensor dx = vk::upload(ctx, x.view());
+    // gather far past 2^32, pad both ends, scatter in place near the end
+    host_tensor idx(dtype::int64, {4});
+    const std::int64_t picks[4] = {n - 1, (std::int64_t{1} << 32) + 7, 3, -2};
+    std::copy(picks, picks + 4, idx.as<std::int64_t>());
+    const vk::device_tensor di = vk::upload(ctx, idx.view());
+    const vk::device_tensor dg(ctx, dtype::uint8, {4});
+    const vk::device_tensor dp(ctx, dtype::uint8, {n + 3});
+    vk::stream s(ctx);
+    s.gather(dx.view(), di.view(), dg.view(), {});
+    s.pad(dx.view(), dp.view(), strix::pad_desc{strix::pad_mode::reflect, {1}, {2}});
+    host_tensor uidx(dtype::int64, {1});
+    uidx.as<std::int64_t>()[0] = n - 5;
+    host_tensor upd(dtype::uint8, {1});
+    upd.as<std::uint8_t>()[0] = 0xab;
+    const vk::device_tensor dui = vk::upload(ctx, uidx.view()), du = vk::upload(ctx, upd.view());
+    s.scatter(dx.view(), dui.view(), du.view(), dx.view(), {});
+    s.run();
+    host_tensor g(dtype::uint8, {4});
+    vk::download(ctx, dg, g.view());
+    CHECK(g.as<std::uint8_t>()[0] == pattern(n - 1));
+    CHECK(g.as<std::uint8_t>()[1] == pattern((std::int64_t{1} << 32) + 7));
+    CHECK(g.as<std::uint8_t>()[2] == pattern(3));
+    CHECK(g.as<std::uint8_t>()[3] == pattern(n - 2));
+    // the padded tensor's ends, read through small device views
+    auto tail = [&](const vk::device_tensor& t, std::int64_t from, std::int64_t count) {
+        vk::device_view v = t.view();
+        v.address += static_cast<std::uint64_t>(from);
+        v.sizes = strix::shape{count};
+        return vk::stream::download_view(ctx, v);
+    };
+    const host_tensor pe = tail(dp, n + 3 - 8, 8);
+    // output j maps to input j - 1; past the end, reflect: n + k -> n - 2 - k
+    for (std::int64_t j = n + 3 - 8; j < n + 3; ++j) {
+        const std::int64_t src = j - 1 < n ? j - 1 : 2 * (n - 1) - (j - 1);
+        CHECK(pe.as<std::uint8_t>()[j - (n + 3 - 8)] == pattern(src));
+    }
+    const host_tensor xe = tail(dx, n - 6, 3);
+    CHECK(xe.as<std::uint8_t>()[0] == pattern(n - 6));
+    CHECK(xe.as<std::uint8_t>()[1] == 0xab);
+    CHECK(xe.as<std::uint8_t>()[2] == pattern(n - 4));
+    CHECK(ctx.validation_messages() == 0);
+}

@@ -40,28 +40,36 @@ inline void fill_strided(std::size_t elem, std::byte* dst, std::int64_t ds, cons
 }
 
 /// A piece of a mapped innermost row: `len` elements from output position `begin`, either
-/// filled, copied as a contiguous run starting at source offset `src`, or (reversed/folded)
-/// copied element by element through the map.
+/// filled, copied as a run starting at source offset `src` with source stride `step`, or copied
+/// element by element through the dimension's map (mirrored pads).
 struct segment {
     enum kind_t : std::uint8_t { fill, run, each } kind;
-    std::int64_t begin, len, src;
+    std::int64_t begin, len, src, step;
 };
 
-inline std::vector<segment> segments_of(const std::vector<std::int64_t>& map, std::int64_t elem) {
+/// The segments of a mapped dimension: its pads grouped into fills, contiguous runs and single
+/// elements, and the input's own range as one run.
+inline std::vector<segment> segments_of(const plan::move_dim& d, std::int64_t elem) {
     std::vector<segment> s;
-    const auto n = static_cast<std::int64_t>(map.size());
-    for (std::int64_t i = 0; i < n;) {
-        std::int64_t j = i + 1;
-        if (map[static_cast<std::size_t>(i)] == plan::no_source) {
-            while (j < n && map[static_cast<std::size_t>(j)] == plan::no_source) ++j;
-            s.push_back({segment::fill, i, j - i, 0});
-        } else {
-            while (j < n && map[static_cast<std::size_t>(j)] != plan::no_source && map[static_cast<std::size_t>(j)] == map[static_cast<std::size_t>(j - 1)] + elem) ++j;
-            if (j - i > 1 || s.empty() || s.back().kind != segment::each) s.push_back({j - i > 1 ? segment::run : segment::each, i, j - i, map[static_cast<std::size_t>(i)]});
-            else s.back().len += 1;
+    auto add_mapped = [&](std::int64_t from, std::int64_t to) {
+        for (std::int64_t i = from; i < to;) {
+            std::int64_t j = i + 1;
+            const std::int64_t m = d.source(i);
+            if (m == plan::no_source) {
+                while (j < to && d.source(j) == plan::no_source) ++j;
+                s.push_back({segment::fill, i, j - i, 0, 0});
+            } else {
+                while (j < to && d.source(j) != plan::no_source && d.source(j) == d.source(j - 1) + elem) ++j;
+                if (j - i > 1) s.push_back({segment::run, i, j - i, m, elem});
+                else if (!s.empty() && s.back().kind == segment::each && s.back().begin + s.back().len == i) s.back().len += 1;
+                else s.push_back({segment::each, i, 1, 0, 0});
+            }
+            i = j;
         }
-        i = j;
-    }
+    };
+    add_mapped(0, d.lo);
+    if (d.hi > d.lo) s.push_back({segment::run, d.lo, d.hi - d.lo, 0, d.src});
+    add_mapped(d.hi, d.size);
     return s;
 }
 
@@ -74,7 +82,6 @@ inline void run_rows(const plan::move_plan& p, std::int64_t row_begin, std::int6
     using plan::no_source;
     const int outer = p.rank - 1;
     const auto& in = p.dims[static_cast<std::size_t>(outer)];
-    const auto elem = static_cast<std::int64_t>(p.elem);
     std::array<std::int64_t, max_rank> c{};
     // coordinates of row_begin (one division per dimension, once per call)
     std::int64_t r = row_begin;
@@ -84,10 +91,13 @@ inline void run_rows(const plan::move_plan& p, std::int64_t row_begin, std::int6
         r /= sz;
     }
     std::int64_t dst = 0, src = 0, key = 0;
+    // the affine source step of each outer dimension (a mapped one adds its term per row)
+    std::array<std::int64_t, max_rank> step{};
     for (int d = 0; d < outer; ++d) {
         const auto& dd = p.dims[static_cast<std::size_t>(d)];
+        step[static_cast<std::size_t>(d)] = dd.is_affine() ? dd.src : 0;
         dst += c[static_cast<std::size_t>(d)] * dd.dst;
-        src += c[static_cast<std::size_t>(d)] * dd.src;
+        src += c[static_cast<std::size_t>(d)] * step[static_cast<std::size_t>(d)];
         key += c[static_cast<std::size_t>(d)] * dd.key;
     }
     bool has_map = false;
@@ -101,7 +111,7 @@ inline void run_rows(const plan::move_plan& p, std::int64_t row_begin, std::int6
             for (int d = 0; d < outer; ++d) {
                 const auto& dd = p.dims[static_cast<std::size_t>(d)];
                 if (dd.is_affine()) continue;
-                const auto m = dd.map[static_cast<std::size_t>(c[static_cast<std::size_t>(d)])];
+                const auto m = dd.source(c[static_cast<std::size_t>(d)]);
                 if (m == no_source) { fill_row = true; break; }
                 s += m;
             }
@@ -122,9 +132,9 @@ inline void run_rows(const plan::move_plan& p, std::int64_t row_begin, std::int6
                 for (const auto& seg : inner_segments) {
                     std::byte* o = out + seg.begin * in.dst;
                     if (seg.kind == detail::segment::fill) detail::fill_strided(p.elem, o, in.dst, p.fill.data(), seg.len);
-                    else if (seg.kind == detail::segment::run) detail::copy_strided(p.elem, o, in.dst, p.src + s + seg.src, elem, seg.len);
+                    else if (seg.kind == detail::segment::run) detail::copy_strided(p.elem, o, in.dst, p.src + s + seg.src, seg.step, seg.len);
                     else for (std::int64_t i = seg.begin; i < seg.begin + seg.len; ++i, o += in.dst)
-                        std::memcpy(o, p.src + s + in.map[static_cast<std::size_t>(i)], p.elem);
+                        std::memcpy(o, p.src + s + in.source(i), p.elem);
                 }
             }
         }
@@ -132,12 +142,13 @@ inline void run_rows(const plan::move_plan& p, std::int64_t row_begin, std::int6
         for (int d = outer - 1; d >= 0; --d) {
             const auto& dd = p.dims[static_cast<std::size_t>(d)];
             auto& cd = c[static_cast<std::size_t>(d)];
+            const std::int64_t sd = step[static_cast<std::size_t>(d)];
             dst += dd.dst;
-            src += dd.src;
+            src += sd;
             key += dd.key;
             if (++cd < dd.size) break;
             dst -= dd.size * dd.dst;
-            src -= dd.size * dd.src;
+            src -= dd.size * sd;
             key -= dd.size * dd.key;
             cd = 0;
         }
@@ -155,7 +166,7 @@ struct options {
 inline void execute(const plan::move_plan& p, const options& opt = {}) {
     if (p.rank == 0 || p.count() == 0) return;
     const auto& in = p.dims[static_cast<std::size_t>(p.rank - 1)];
-    const auto segs = in.is_affine() ? std::vector<detail::segment>{} : detail::segments_of(in.map, static_cast<std::int64_t>(p.elem));
+    const auto segs = in.is_affine() ? std::vector<detail::segment>{} : detail::segments_of(in, static_cast<std::int64_t>(p.elem));
     const std::int64_t rows = p.count() / in.size;
     const std::int64_t bytes = p.count() * static_cast<std::int64_t>(p.elem);
     const int t = static_cast<int>(std::min<std::int64_t>({opt.threads, rows, bytes / (256 << 10) + 1}));

@@ -108,11 +108,17 @@ inline plan::move_plan lower_pad(const any_cview& input, const any_view& output,
             dim.src = st;
             continue;
         }
-        dim.map.resize(static_cast<std::size_t>(dim.size));
-        for (std::int64_t o = 0; o < dim.size; ++o) {
+        // affine on the input's own coordinates, mapped on the pads only
+        dim.mapped = true;
+        dim.src = st;
+        dim.lo = d.start[i];
+        dim.hi = d.start[i] + input.size(i);
+        auto add = [&](std::int64_t o) {
             const std::int64_t s = pad_source(d.mode, o, d.start[i], input.size(i));
-            dim.map[static_cast<std::size_t>(o)] = s < 0 ? plan::no_source : s * st;
-        }
+            dim.map.push_back(s < 0 ? plan::no_source : s * st);
+        };
+        for (std::int64_t o = 0; o < dim.lo; ++o) add(o);
+        for (std::int64_t o = dim.hi; o < dim.size; ++o) add(o);
     }
     plan::collapse(p);
     return p;

@@ -20,14 +20,27 @@ namespace strix::plan {
 inline constexpr std::int64_t no_source = std::numeric_limits<std::int64_t>::min();
 
 /// One output dimension of a move plan. Strides are in bytes.
+///
+/// A mapped dimension (pad) is affine on [lo, hi) — the source term is (c - lo) * src — and
+/// takes its term from `map` elsewhere: map[c] for c < lo, map[lo + c - hi] for c >= hi. So a
+/// map holds only the padded coordinates, however large the dimension.
 struct move_dim {
     std::int64_t size = 1;
     std::int64_t dst = 0;           ///< output stride
     std::int64_t src = 0;           ///< source stride of the affine term
     std::int64_t key = 0;           ///< stride of this dimension in the gather table's key
-    std::vector<std::int64_t> map;  ///< per-coordinate source offset (or no_source); empty: affine
+    bool mapped = false;            ///< whether `map`, `lo` and `hi` apply
+    std::int64_t lo = 0, hi = 0;    ///< the affine range of a mapped dimension
+    std::vector<std::int64_t> map;  ///< source offsets (or no_source) outside [lo, hi)
 
-    [[nodiscard]] bool is_affine() const { return map.empty(); }
+    [[nodiscard]] bool is_affine() const { return !mapped; }
+    /// The source term of coordinate `c` (no_source: fill).
+    [[nodiscard]] std::int64_t source(std::int64_t c) const {
+        if (!mapped) return c * src;
+        if (c < lo) return map[static_cast<std::size_t>(c)];
+        if (c >= hi) return map[static_cast<std::size_t>(lo + c - hi)];
+        return (c - lo) * src;
+    }
 };
 
 /// A strided copy with per-dimension source maps and an optional gather table.
@@ -70,8 +83,8 @@ inline void collapse(move_plan& p) {
         auto& d = p.dims[static_cast<std::size_t>(i)];
         if (d.size == 1) { // a single coordinate: fold its one term into the bases
             if (!d.is_affine()) {
-                if (d.map[0] == no_source) { kept[static_cast<std::size_t>(n++)] = std::move(d); }
-                else p.src += d.map[0];
+                if (d.source(0) == no_source) { kept[static_cast<std::size_t>(n++)] = std::move(d); }
+                else p.src += d.source(0);
             }
             continue;
         }

@@ -161,7 +161,7 @@ public:
         std::vector<std::int64_t> dims;
         for (int i = 0; i < updates.sizes.rank; ++i) {
             const auto u = static_cast<std::size_t>(i);
-            dims.insert(dims.end(), {updates.sizes[i], output.strides[u] * es, updates.strides[u] * es, indices.strides[u] * ies, cst[u]});
+            dims.insert(dims.end(), {updates.sizes[i], output.strides[u] * es, updates.strides[u] * es, indices.strides[u] * ies, cst[u], 0, 0});
         }
         push p{};
         p.src = updates.address;
@@ -232,6 +232,7 @@ private:
         std::uint64_t aux_addr;
     };
     static_assert(sizeof(push) <= 128);
+    static constexpr std::size_t dim_words = 7; // int64 fields of a Dim record (shaders/common.glsl)
 
     void ensure_recording() const {
         if (submitted_) throw error(error_code::invalid_argument, "strix::vulkan::stream: recording after submit (use a new stream)");
@@ -335,12 +336,12 @@ private:
         std::vector<std::size_t> map_at(static_cast<std::size_t>(p.rank), 0);
         for (int i = 0; i < p.rank; ++i) {
             const auto& d = p.dims[static_cast<std::size_t>(i)];
-            words.insert(words.end(), {d.size, d.dst, d.src, d.key, 0});
+            words.insert(words.end(), {d.size, d.dst, d.src, d.key, 0, d.lo, d.hi});
         }
         for (int i = 0; i < p.rank; ++i) {
             const auto& d = p.dims[static_cast<std::size_t>(i)];
             if (d.is_affine()) continue;
-            if (d.size >= (std::int64_t{1} << 32)) throw error(error_code::unsupported, "strix::vulkan: a padded dimension of 2^32 or more elements");
+            if (d.map.size() >= (std::size_t{1} << 32)) throw error(error_code::unsupported, "strix::vulkan: pads of 2^32 or more elements on one axis");
             map_at[static_cast<std::size_t>(i)] = words.size();
             words.insert(words.end(), d.map.begin(), d.map.end());
         }
@@ -348,7 +349,7 @@ private:
         for (int i = 0; i < p.rank; ++i) // patch in the maps' addresses
             if (map_at[static_cast<std::size_t>(i)]) {
                 const std::int64_t a = static_cast<std::int64_t>(meta + map_at[static_cast<std::size_t>(i)] * 8);
-                std::memcpy(kept_.back().mapped() + (static_cast<std::size_t>(i) * 5 + 4) * 8, &a, 8);
+                std::memcpy(kept_.back().mapped() + (static_cast<std::size_t>(i) * dim_words + 4) * 8, &a, 8);
             }
         push pc{};
         pc.src = reinterpret_cast<std::uintptr_t>(p.src);
