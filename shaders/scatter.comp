@@ -32,10 +32,11 @@ void main() {
     }
     const int64_t v = resolve_index(pc.indices + uint64_t(key), pc.axis_size);
     target += v * axis_cstride;
-    Winners winners = Winners(pc.aux_addr);
+    // the winner slot of the target, addressed in 64 bits (outputs may exceed 2^32 elements)
+    Winners slot = Winners(pc.aux_addr + uint64_t(target) * 4ul);
     if (PHASE == 0) {
-        atomicMax(winners.w[uint(target)], uint(i) + 1u);
-    } else if (winners.w[uint(target)] == uint(i) + 1u) {
+        atomicMax(slot.w[0], uint(i) + 1u);
+    } else if (slot.w[0] == uint(i) + 1u) {
         copy_element(pc.dst + uint64_t(dst + v * pc.axis_stride), pc.src + uint64_t(src));
     }
 }

@@ -146,8 +146,8 @@ public:
         }
         const std::int64_t n = updates.sizes.count();
         if (n == 0) return;
-        if (n >= (std::int64_t{1} << 32) - 1 || output.sizes.count() >= (std::int64_t{1} << 32))
-            throw error(error_code::unsupported, "strix::vulkan::scatter: more than 2^32 - 2 updates or output elements in one call (" + c.context + ")");
+        if (n >= (std::int64_t{1} << 32) - 1)
+            throw error(error_code::unsupported, "strix::vulkan::scatter: more than 2^32 - 2 updates in one call (" + c.context + ")");
         if (d.policy == index_policy::error) checks_.push_back(index_check{indices, input.sizes[axis], axis, "scatter", c.context, nullptr});
         // the winner of each target: the largest update number + 1 that writes it
         auto& winners = keep(ctx_->create_buffer(static_cast<std::uint64_t>(output.sizes.count()) * 4, memory::device));
