@@ -17,6 +17,8 @@ layout(constant_id = 1) const uint RANK = 1;
 layout(constant_id = 2) const uint INDEX_TYPE = 0;
 // 0: error (clamp and raise the flag), 1: clamp
 layout(constant_id = 3) const uint POLICY = 0;
+// 1: more than 2^32 invocations, so coordinates are decomposed in 64 bits; 0: in 32 bits
+layout(constant_id = 5) const uint WIDE = 1;
 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Words { uint w[]; };
 #if SMALL_STORAGE
@@ -54,6 +56,19 @@ layout(push_constant) uniform Push {
     uint pad0;
     uint64_t aux_addr;   // scatter: address of the winner array
 } pc;
+
+// Coordinate k of invocation i: (i / (product of the sizes after k)) % size, computed by the
+// caller one dimension at a time from the innermost; in 32 bits unless the call is WIDE.
+int64_t next_coordinate(inout uint64_t rem, int64_t size) {
+    if (WIDE == 0) {
+        const uint r = uint(rem), n = uint(size);
+        rem = uint64_t(r / n);
+        return int64_t(r % n);
+    }
+    const int64_t c = int64_t(rem % uint64_t(size));
+    rem /= uint64_t(size);
+    return c;
+}
 
 // The linear invocation index over a 2-D grid of work groups (more than 2^32 elements work).
 uint64_t invocation() {

@@ -13,9 +13,7 @@ void main() {
     bool fill = false;
     for (int k = int(RANK) - 1; k >= 0; --k) {
         const Dim dim = dims.d[k];
-        const uint64_t size = uint64_t(dim.size);
-        const int64_t c = int64_t(rem % size);
-        rem /= size;
+        const int64_t c = next_coordinate(rem, dim.size);
         dst += c * dim.dst;
         key += c * dim.key;
         if (dim.map != 0 && (c < dim.lo || c >= dim.hi)) { // a padded coordinate

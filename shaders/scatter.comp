@@ -18,9 +18,7 @@ void main() {
     int64_t dst = 0, src = 0, key = 0, target = 0, axis_cstride = 0;
     for (int k = int(RANK) - 1; k >= 0; --k) {
         const Dim dim = dims.d[k];
-        const uint64_t size = uint64_t(dim.size);
-        const int64_t c = int64_t(rem % size);
-        rem /= size;
+        const int64_t c = next_coordinate(rem, dim.size);
         src += c * dim.src;
         key += c * dim.key;
         if (uint(k) == pc.aux) {

@@ -334,6 +334,7 @@ enum class shader : std::uint8_t { move, scatter };
 struct pipeline_key {
     shader which = shader::move;
     std::uint32_t elem = 4, rank = 1, index_type = 0, policy = 0, phase = 0;
+    std::uint32_t wide = 1; ///< 64-bit coordinate arithmetic (more than 2^32 invocations)
     auto operator<=>(const pipeline_key&) const = default;
 };
 
@@ -498,10 +499,11 @@ public:
             sci.pCode = code[m].first;
             check(table_.vkCreateShaderModule(device_, &sci, nullptr, &modules_[static_cast<std::size_t>(m)]), "vkCreateShaderModule");
         }
-        const std::uint32_t values[] = {key.elem, key.rank, key.index_type, key.policy, key.phase};
-        VkSpecializationMapEntry entries[5];
-        for (std::uint32_t i = 0; i < 5; ++i) entries[i] = {i, i * 4, 4};
-        VkSpecializationInfo spec{key.which == shader::scatter ? 5u : 4u, entries, sizeof values, values};
+        // constant ids 0..5 (move.comp has no id 4: an entry for an id a shader lacks is ignored)
+        const std::uint32_t values[] = {key.elem, key.rank, key.index_type, key.policy, key.phase, key.wide};
+        VkSpecializationMapEntry entries[6];
+        for (std::uint32_t i = 0; i < 6; ++i) entries[i] = {i, i * 4, 4};
+        VkSpecializationInfo spec{6u, entries, sizeof values, values};
         auto cci = make<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
         cci.stage = make<VkPipelineShaderStageCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
         cci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;

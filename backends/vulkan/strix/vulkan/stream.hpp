@@ -316,7 +316,18 @@ private:
         ++barriers_;
     }
 
-    void dispatch(const pipeline_key& key, const push& p) {
+    /// 64-bit coordinate arithmetic only for calls of 2^32 or more invocations (or when
+    /// STRIX_VULKAN_WIDE=1 forces it, to measure what the narrow path saves).
+    static bool wide(std::uint64_t count) {
+        static const bool forced = [] {
+            const char* e = std::getenv("STRIX_VULKAN_WIDE");
+            return e && *e == '1';
+        }();
+        return forced || count >= (std::uint64_t{1} << 32);
+    }
+
+    void dispatch(pipeline_key key, const push& p) {
+        key.wide = wide(p.count) ? 1u : 0u;
         const std::uint64_t groups = (p.count + 255) / 256;
         const std::uint64_t gx = std::min<std::uint64_t>(groups, ctx_->max_groups_x());
         const std::uint64_t gy = (groups + gx - 1) / gx;
