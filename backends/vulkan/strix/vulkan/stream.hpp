@@ -77,6 +77,12 @@ public:
         auto fci = make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
         check(vk.vkCreateFence(ctx.handle(), &fci, nullptr, &fence_), "vkCreateFence");
         flag_ = ctx.create_buffer(16, memory::host);
+        if (ctx.timestamp_bits() > 0) { // two timestamps bracket the stream's work
+            auto qci = make<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
+            qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+            qci.queryCount = 2;
+            check(vk.vkCreateQueryPool(ctx.handle(), &qci, nullptr, &queries_), "vkCreateQueryPool");
+        }
         begin();
     }
     stream(const stream&) = delete;
@@ -84,6 +90,7 @@ public:
     ~stream() {
         const auto& vk = ctx_->vk();
         if (submitted_) vk.vkWaitForFences(ctx_->handle(), 1, &fence_, VK_TRUE, UINT64_MAX);
+        if (queries_) vk.vkDestroyQueryPool(ctx_->handle(), queries_, nullptr);
         vk.vkDestroyFence(ctx_->handle(), fence_, nullptr);
         vk.vkDestroyCommandPool(ctx_->handle(), pool_, nullptr);
     }
@@ -186,6 +193,7 @@ public:
     /// Submits everything recorded so far (at most once per stream).
     void submit() {
         if (submitted_) throw error(error_code::invalid_argument, "strix::vulkan::stream: submitted twice");
+        if (queries_) ctx_->vk().vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 1);
         check(ctx_->vk().vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
         ctx_->submit(cmd_, fence_);
         submitted_ = true;
@@ -210,6 +218,18 @@ public:
 
     /// Submits and waits.
     void run() { wait(); }
+
+    /// Device time of the stream's work in seconds, from timestamps written around it (after
+    /// wait(); 0 when the queue has no timestamps).
+    [[nodiscard]] double device_seconds() const {
+        if (!queries_ || !done_) return 0;
+        std::uint64_t t[2] = {};
+        check(ctx_->vk().vkGetQueryPoolResults(ctx_->handle(), queries_, 0, 2, sizeof t, t, 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+              "vkGetQueryPoolResults");
+        const std::uint32_t bits = ctx_->timestamp_bits();
+        const std::uint64_t mask = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+        return static_cast<double>((t[1] - t[0]) & mask) * ctx_->timestamp_period_ns() * 1e-9;
+    }
 
     /// Reads a device view back into a C-order host tensor (synchronously, on its own stream).
     static host_tensor download_view(context& ctx, const device_view& v);
@@ -252,6 +272,10 @@ private:
         bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
         check(ctx_->vk().vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
         std::memset(flag_.mapped(), 0, 16);
+        if (queries_) {
+            ctx_->vk().vkCmdResetQueryPool(cmd_, queries_, 0, 2);
+            ctx_->vk().vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 0);
+        }
     }
 
     buffer& keep(buffer b) {
@@ -382,6 +406,7 @@ private:
     VkCommandPool pool_ = VK_NULL_HANDLE;
     VkCommandBuffer cmd_ = VK_NULL_HANDLE;
     VkFence fence_ = VK_NULL_HANDLE;
+    VkQueryPool queries_ = VK_NULL_HANDLE;
     buffer flag_;
     std::deque<buffer> kept_; // metadata and scratch, alive until the stream is destroyed (stable references)
     std::deque<index_check> checks_;
