@@ -57,7 +57,8 @@ inline void check_disjoint(std::string_view op, const any_view& out, std::string
                                               std::string(role) + " " + to_string(in.sizes()) + " in memory (their address ranges intersect)");
 }
 
-/// A plain copy plan from `src` to `dst` (same shape and element size).
+/// A copy plan over `dst`'s shape: sizes from `dst`, strides from both (pad then maps the
+/// dimensions where the shapes differ). Same element size on both sides.
 inline plan::move_plan copy_plan(const any_cview& src, const any_view& dst) {
     plan::move_plan p;
     p.rank = dst.rank();

@@ -92,25 +92,14 @@ constexpr std::int64_t pad_source(pad_mode mode, std::int64_t o, std::int64_t st
 }
 
 inline plan::move_plan lower_pad(const any_cview& input, const any_view& output, const pad_desc& d) {
-    plan::move_plan p;
-    p.rank = input.rank();
-    p.elem = input.element_size();
-    p.src = static_cast<const std::byte*>(input.data());
-    p.dst = static_cast<std::byte*>(output.data());
-    const auto es = static_cast<std::int64_t>(p.elem);
+    plan::move_plan p = copy_plan(input, output); // output sizes, both sides' strides
     scalar_bytes(d.value, input.type(), p.fill.data());
     for (int i = 0; i < p.rank; ++i) {
-        auto& dim = p.dims[static_cast<std::size_t>(i)];
-        dim.size = output.size(i);
-        dim.dst = output.stride(i) * es;
-        const std::int64_t st = input.stride(i) * es;
-        if (d.start[i] == 0 && d.end[i] == 0) {
-            dim.src = st;
-            continue;
-        }
+        if (d.start[i] == 0 && d.end[i] == 0) continue;
         // affine on the input's own coordinates, mapped on the pads only
+        auto& dim = p.dims[static_cast<std::size_t>(i)];
+        const std::int64_t st = dim.src;
         dim.mapped = true;
-        dim.src = st;
         dim.lo = d.start[i];
         dim.hi = d.start[i] + input.size(i);
         auto add = [&](std::int64_t o) {
