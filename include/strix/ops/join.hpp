@@ -53,29 +53,6 @@ constexpr inferred static_join_rule() {
 }
 } // namespace detail
 
-/// Output extents of a join of the given extents (static, and checked at compile time, when all
-/// are static; checked at run time otherwise).
-template <join_desc D, extents_type... In>
-constexpr auto join_extents(const In&... inputs) {
-    if constexpr (sizeof...(In) == 0) {
-        static_enforce<verdict{sizeof...(In) == 0 ? rule::join_no_inputs : rule::ok}>(); // dependent, so checked only when used
-    } else if constexpr ((In::is_static && ...)) {
-        constexpr inferred r = detail::static_join_rule<D, In...>();
-        static_enforce<r.v>();
-        if constexpr (r.v.ok()) return static_extents<r.out>{};
-    } else {
-        constexpr int rank = std::get<0>(std::tuple{In::rank...});
-        const shape shapes[] = {inputs.to_shape()...};
-        const inferred r = join_rule(shapes, D);
-        std::vector<std::string> roles;
-        std::vector<operand_info> ops;
-        for (std::size_t k = 0; k < sizeof...(In); ++k) roles.push_back("input " + std::to_string(k));
-        for (std::size_t k = 0; k < sizeof...(In); ++k) ops.push_back({roles[k], shapes[k]});
-        enforce(r.v, ops);
-        return dextents<rank>(r.out);
-    }
-}
-
 namespace detail {
 /// "input 0", "input 1", ..., "output": the operands' names in messages.
 inline std::vector<std::string> join_roles(std::size_t n) {
@@ -93,6 +70,28 @@ inline std::vector<operand_info> join_operands(const std::vector<std::string>& r
     return ops;
 }
 } // namespace detail
+
+/// Output extents of a join of the given extents (static, and checked at compile time, when all
+/// are static; checked at run time otherwise).
+template <join_desc D, extents_type... In>
+constexpr auto join_extents(const In&... inputs) {
+    if constexpr (sizeof...(In) == 0) {
+        static_enforce<verdict{sizeof...(In) == 0 ? rule::join_no_inputs : rule::ok}>(); // dependent, so checked only when used
+    } else if constexpr ((In::is_static && ...)) {
+        constexpr inferred r = detail::static_join_rule<D, In...>();
+        static_enforce<r.v>();
+        if constexpr (r.v.ok()) return static_extents<r.out>{};
+    } else {
+        constexpr int rank = std::get<0>(std::tuple{In::rank...});
+        const shape shapes[] = {inputs.to_shape()...};
+        const inferred r = join_rule(shapes, D);
+        const auto roles = detail::join_roles(sizeof...(In));
+        std::vector<operand_info> ops;
+        for (std::size_t k = 0; k < sizeof...(In); ++k) ops.push_back({roles[k], shapes[k]});
+        enforce(r.v, ops);
+        return dextents<rank>(r.out);
+    }
+}
 
 namespace detail {
 

@@ -5,7 +5,6 @@
 
 #include <deque>
 #include <functional>
-#include <set>
 #include <span>
 
 #include "strix/ops/gather.hpp"
