@@ -1,12 +1,16 @@
-// The strix command line tool: runs gather, join, pad and scatter on .npy files.
+// The strix command line tool: runs the indexing operators on .npy files.
 //
-//   strix gather  --input X.npy --indices I.npy --axis A [--index-dimensions K] --output Y.npy
-//   strix join    --input A.npy [--input B.npy ...] --axis A --output Y.npy
-//   strix pad     --input X.npy --mode M --start P0,.. --end Q0,.. [--value V] --output Y.npy
-//   strix scatter --input X.npy --indices I.npy --updates U.npy --axis A --output Y.npy
+//   strix gather          --input X.npy --indices I.npy --axis A [--index-dimensions K] --output Y.npy
+//   strix gather-elements --input X.npy --indices I.npy --axis A --output Y.npy
+//   strix gather-nd       --input X.npy --indices I.npy [--batch-dimensions B] --output Y.npy
+//   strix join            --input A.npy [--input B.npy ...] --axis A --output Y.npy
+//   strix split           --input X.npy --axis A --sizes S0,S1,.. --output Y0.npy [--output Y1.npy ..]
+//   strix pad             --input X.npy --mode M --start P0,.. --end Q0,.. [--value V] --output Y.npy
+//   strix scatter         --input X.npy --indices I.npy --updates U.npy --axis A [--reduction R] [--deterministic] --output Y.npy
+//   strix scatter-nd      --input X.npy --indices I.npy --updates U.npy [--reduction R] [--deterministic] --output Y.npy
 //   strix devices | demo | --help | OP --help
 //
-// Exit status: 0 on success, 2 on any bad input (one line on stderr; the output file is then
+// Exit status: 0 on success, 2 on any bad input (one line on stderr; the output files are then
 // neither created nor changed).
 
 #include <algorithm>
@@ -36,13 +40,17 @@ using strix::error_code;
 [[noreturn]] void bad(const std::string& message) { throw error(error_code::invalid_argument, message); }
 
 constexpr const char* usage_text =
-    "strix: tensor indexing on .npy files (gather, join, pad, scatter)\n"
+    "strix: tensor indexing on .npy files (gather, gather-elements, gather-nd, join, split, pad, scatter, scatter-nd)\n"
     "\n"
     "usage:\n"
-    "  strix gather  --input X.npy --indices I.npy --axis A [--index-dimensions K] --output Y.npy\n"
-    "  strix join    --input A.npy [--input B.npy ...] --axis A --output Y.npy\n"
-    "  strix pad     --input X.npy --mode constant|edge|reflect|symmetric --start P0,P1,.. --end Q0,Q1,.. [--value V] --output Y.npy\n"
-    "  strix scatter --input X.npy --indices I.npy --updates U.npy --axis A --output Y.npy\n"
+    "  strix gather          --input X.npy --indices I.npy --axis A [--index-dimensions K] --output Y.npy\n"
+    "  strix gather-elements --input X.npy --indices I.npy --axis A --output Y.npy\n"
+    "  strix gather-nd       --input X.npy --indices I.npy [--batch-dimensions B] --output Y.npy\n"
+    "  strix join            --input A.npy [--input B.npy ...] --axis A --output Y.npy\n"
+    "  strix split           --input X.npy --axis A --sizes S0,S1,.. --output Y0.npy [--output Y1.npy ...]\n"
+    "  strix pad             --input X.npy --mode constant|edge|reflect|symmetric|wrap --start P0,P1,.. --end Q0,Q1,.. [--value V] --output Y.npy\n"
+    "  strix scatter         --input X.npy --indices I.npy --updates U.npy --axis A [--reduction R] [--deterministic] --output Y.npy\n"
+    "  strix scatter-nd      --input X.npy --indices I.npy --updates U.npy [--reduction R] [--deterministic] --output Y.npy\n"
     "  strix devices     lists the backends and devices that can run operators\n"
     "  strix demo        runs each operator on the examples of the specification\n"
     "  strix --help, strix OP --help\n"
@@ -51,7 +59,9 @@ constexpr const char* usage_text =
     "  --backend cpu|vulkan        (default: the best available)\n"
     "  --out-of-range error|clamp  (default: error)\n"
     "\n"
-    "Exit status 0 on success, 2 on bad input; the output file is written only on success.\n";
+    "  R (scatter reductions) is none|add|mul|min|max (default none)\n"
+    "\n"
+    "Exit status 0 on success, 2 on bad input; the output files are written only on success.\n";
 
 const std::map<std::string, std::string> op_help = {
     {"gather",
@@ -66,21 +76,47 @@ const std::map<std::string, std::string> op_help = {
      "  Concatenates the inputs along the axis (numpy.concatenate). All inputs have one element type\n"
      "  and one rank, and equal sizes off the axis. --axis may be negative. --backend cpu|vulkan.\n"},
     {"pad",
-     "strix pad --input X.npy --mode constant|edge|reflect|symmetric --start P0,P1,.. --end Q0,Q1,.. [--value V] --output Y.npy\n"
+     "strix pad --input X.npy --mode constant|edge|reflect|symmetric|wrap --start P0,P1,.. --end Q0,Q1,.. [--value V] --output Y.npy\n"
      "  Pads every dimension (numpy.pad): one start and one end count per dimension of X. Pads may be\n"
-     "  wider than the input. --value (constant mode, default 0) is a number: an integer literal is\n"
-     "  taken exactly, a fractional value truncates toward zero for integer types. --backend cpu|vulkan.\n"},
+     "  wider than the input; a negative count crops that side first (ONNX Pad, torch F.pad) and the\n"
+     "  positive ones then pad what is left. --value (constant mode, default 0) is a number: an integer\n"
+     "  literal is taken exactly, a fractional value truncates toward zero for integer types.\n"
+     "  --backend cpu|vulkan.\n"},
     {"scatter",
-     "strix scatter --input X.npy --indices I.npy --updates U.npy --axis A --output Y.npy\n"
+     "strix scatter --input X.npy --indices I.npy --updates U.npy --axis A [--reduction R] [--deterministic] --output Y.npy\n"
      "  output = X, then output[..., I[j..], ...] = U[j..] along the axis (numpy.put_along_axis, ONNX\n"
-     "  ScatterElements). I and U share a shape not larger than X off the axis. Duplicate targets: the\n"
-     "  last update in row-major order wins. --out-of-range error|clamp, --backend cpu|vulkan.\n"},
+     "  ScatterElements). I and U share a shape not larger than X off the axis. Updates apply in\n"
+     "  row-major order: with --reduction none (the default) the last one to reach an element wins;\n"
+     "  add, mul, min and max combine them. --deterministic makes Vulkan combine in that same order\n"
+     "  (bit-identical to the CPU); without it floating-point add and mul may combine in any order.\n"
+     "  --out-of-range error|clamp, --backend cpu|vulkan.\n"},
+    {"gather-elements",
+     "strix gather-elements --input X.npy --indices I.npy --axis A --output Y.npy\n"
+     "  output[i][j][k] = X[I[i][j][k]][j][k] for axis 0, likewise for any axis (numpy.take_along_axis,\n"
+     "  ONNX GatherElements). I has X's rank and is not larger than X off the axis; the output has I's\n"
+     "  shape. --out-of-range error|clamp, --backend cpu|vulkan.\n"},
+    {"gather-nd",
+     "strix gather-nd --input X.npy --indices I.npy [--batch-dimensions B] --output Y.npy\n"
+     "  ONNX GatherND: the last dimension of I holds tuples of k indices into X's axes B..B+k-1 (after\n"
+     "  B batch dimensions shared by X and I, default 0); output shape I.shape[:-1] + X.shape[B+k:].\n"
+     "  --out-of-range error|clamp, --backend cpu|vulkan.\n"},
+    {"split",
+     "strix split --input X.npy --axis A --sizes S0,S1,.. --output Y0.npy [--output Y1.npy ...]\n"
+     "  Cuts X along the axis into pieces of the given sizes (ONNX Split; the inverse of join): one\n"
+     "  --output per size, in order. Sizes may be 0 and must add up to X's size on the axis. Either\n"
+     "  every output is written or none is. --backend cpu|vulkan.\n"},
+    {"scatter-nd",
+     "strix scatter-nd --input X.npy --indices I.npy --updates U.npy [--reduction R] [--deterministic] --output Y.npy\n"
+     "  ONNX ScatterND: output = X, then each tuple of k indices in the last dimension of I addresses\n"
+     "  the slice output[tuple] that receives the matching slice of U (U's shape is I.shape[:-1] +\n"
+     "  X.shape[k:]). Reductions and --deterministic as for scatter. --out-of-range error|clamp,\n"
+     "  --backend cpu|vulkan.\n"},
 };
 
-/// Parsed `--key value` options; `--input` may repeat.
+/// Parsed `--key value` options; `--input` may repeat for join, `--output` for split.
 struct options {
     std::map<std::string, std::string> single;
-    std::vector<std::string> inputs;
+    std::vector<std::string> inputs, outputs;
 
     [[nodiscard]] std::optional<std::string> get(const std::string& key) const {
         auto it = single.find(key);
@@ -100,6 +136,13 @@ options parse_options(const std::string& op, const std::vector<std::string>& arg
         const std::string& a = args[i];
         if (a.rfind("--", 0) != 0) bad("strix " + op + ": unexpected argument '" + a + "'");
         std::string key = a.substr(2), value;
+        if (key == "deterministic") { // a flag, without a value
+            if (o.single.count(key)) bad("strix " + op + ": option --" + key + " given twice");
+            if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+                bad("strix " + op + ": unknown option --" + key + " (see strix " + op + " --help)");
+            o.single[key] = "1";
+            continue;
+        }
         if (auto eq = key.find('='); eq != std::string::npos) {
             value = key.substr(eq + 1);
             key = key.substr(0, eq);
@@ -112,6 +155,9 @@ options parse_options(const std::string& op, const std::vector<std::string>& arg
         if (!known) bad("strix " + op + ": unknown option --" + key + " (see strix " + op + " --help)");
         if (key == "input" && op == "join") {
             o.inputs.push_back(value);
+        } else if (key == "output" && op == "split") {
+            if (std::find(o.outputs.begin(), o.outputs.end(), value) != o.outputs.end()) bad("strix split: --output " + value + " given twice");
+            o.outputs.push_back(value);
         } else {
             if (o.single.count(key)) bad("strix " + op + ": option --" + key + " given twice");
             o.single[key] = value;
@@ -143,6 +189,28 @@ strix::shape parse_list(const std::string& op, const std::string& what, const st
         at = comma + 1;
     }
     return r;
+}
+
+/// A comma-separated list of any length of integers ("" is the empty list).
+std::vector<std::int64_t> parse_int_list(const std::string& op, const std::string& what, const std::string& s) {
+    std::vector<std::int64_t> r;
+    for (std::size_t at = 0; !s.empty();) {
+        const auto comma = s.find(',', at);
+        r.push_back(parse_int(op, what + " entry", s.substr(at, comma == std::string::npos ? std::string::npos : comma - at)));
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
+    return r;
+}
+
+strix::scatter_reduction parse_reduction(const std::string& op, const options& o) {
+    const auto v = o.get("reduction").value_or("none");
+    if (v == "none") return strix::scatter_reduction::none;
+    if (v == "add") return strix::scatter_reduction::add;
+    if (v == "mul") return strix::scatter_reduction::mul;
+    if (v == "min") return strix::scatter_reduction::min;
+    if (v == "max") return strix::scatter_reduction::max;
+    bad("strix " + op + ": --reduction must be none, add, mul, min or max, got '" + v + "'");
 }
 
 /// An integer literal is kept exact (int64, or uint64 beyond); anything else is a double.
@@ -254,6 +322,50 @@ public:
         return strix::scatter(x, i, u, d, cpu_options());
     }
 
+    strix::host_tensor gather_elements(const strix::any_cview& x, const strix::any_cview& i, const strix::gather_elements_desc& d) {
+#ifdef STRIX_HAVE_VULKAN
+        if (ctx_) {
+            strix::host_tensor out(x.type(), i.sizes());
+            strix::vulkan::gather_elements(*ctx_, x, i, out.view(), d);
+            return out;
+        }
+#endif
+        return strix::gather_elements(x, i, d, cpu_options());
+    }
+    strix::host_tensor gather_nd(const strix::any_cview& x, const strix::any_cview& i, const strix::gather_nd_desc& d) {
+#ifdef STRIX_HAVE_VULKAN
+        if (ctx_) {
+            strix::host_tensor out(x.type(), strix::gather_nd_rule(x.sizes(), i.sizes(), d).out);
+            strix::vulkan::gather_nd(*ctx_, x, i, out.view(), d);
+            return out;
+        }
+#endif
+        return strix::gather_nd(x, i, d, cpu_options());
+    }
+    std::vector<strix::host_tensor> split(const strix::any_cview& x, std::span<const std::int64_t> sizes, const strix::split_desc& d) {
+#ifdef STRIX_HAVE_VULKAN
+        if (ctx_) {
+            std::vector<strix::host_tensor> outs;
+            std::vector<strix::any_view> views;
+            for (const auto& s : strix::detail::checked_split_shapes(x.sizes(), x.type(), sizes, d)) outs.emplace_back(x.type(), s);
+            for (auto& t : outs) views.push_back(t.view());
+            strix::vulkan::split(*ctx_, x, views, d);
+            return outs;
+        }
+#endif
+        return strix::split(x, sizes, d, cpu_options());
+    }
+    strix::host_tensor scatter_nd(const strix::any_cview& x, const strix::any_cview& i, const strix::any_cview& u, const strix::scatter_nd_desc& d) {
+#ifdef STRIX_HAVE_VULKAN
+        if (ctx_) {
+            strix::host_tensor out(x.type(), x.sizes());
+            strix::vulkan::scatter_nd(*ctx_, x, i, u, out.view(), d);
+            return out;
+        }
+#endif
+        return strix::scatter_nd(x, i, u, d, cpu_options());
+    }
+
     /// Throws when the Vulkan validation layer reported anything (each message went to stderr).
     void check_clean(const std::string& op) const {
 #ifdef STRIX_HAVE_VULKAN
@@ -270,6 +382,26 @@ private:
     std::unique_ptr<strix::vulkan::context> ctx_;
 #endif
 };
+
+/// Writes every result or none: each goes to a temporary file beside its target first, and the
+/// temporaries are renamed only when all were written.
+void write_all(const std::vector<std::string>& paths, const std::vector<strix::host_tensor>& results) {
+    std::vector<std::string> temps;
+    try {
+        for (std::size_t k = 0; k < paths.size(); ++k) {
+            temps.push_back(paths[k] + ".strix-partial");
+            strix::io::write_npy(temps.back(), results[k].view());
+        }
+    } catch (...) {
+        for (const auto& t : temps) std::remove(t.c_str());
+        throw;
+    }
+    for (std::size_t k = 0; k < paths.size(); ++k)
+        if (std::rename(temps[k].c_str(), paths[k].c_str()) != 0) {
+            for (std::size_t j = k; j < paths.size(); ++j) std::remove(temps[j].c_str());
+            throw error(error_code::io, "strix split: cannot rename " + temps[k] + " to " + paths[k]);
+        }
+}
 
 int run_op(const std::string& op, const std::vector<std::string>& args) {
     namespace io = strix::io;
@@ -318,7 +450,8 @@ int run_op(const std::string& op, const std::vector<std::string>& args) {
         else if (mode == "edge") d.mode = strix::pad_mode::edge;
         else if (mode == "reflect") d.mode = strix::pad_mode::reflect;
         else if (mode == "symmetric") d.mode = strix::pad_mode::symmetric;
-        else bad("strix pad: --mode must be constant, edge, reflect or symmetric, got '" + mode + "'");
+        else if (mode == "wrap") d.mode = strix::pad_mode::wrap;
+        else bad("strix pad: --mode must be constant, edge, reflect, symmetric or wrap, got '" + mode + "'");
         d.start = parse_list(op, "--start", o.need(op, "start"));
         d.end = parse_list(op, "--end", o.need(op, "end"));
         if (auto v = o.get("value")) d.value = parse_value(*v); // like DirectML, other modes ignore it
@@ -329,10 +462,12 @@ int run_op(const std::string& op, const std::vector<std::string>& args) {
         result = be.pad(x.view(), d);
         be.check_clean(op);
     } else if (op == "scatter") {
-        const auto o = parse_options(op, args, with({"input", "indices", "updates", "axis"}));
+        const auto o = parse_options(op, args, with({"input", "indices", "updates", "axis", "reduction", "deterministic"}));
         strix::scatter_desc d;
         d.axis = parse_int(op, "--axis", o.need(op, "axis"));
         d.policy = parse_policy(op, o);
+        d.reduction = parse_reduction(op, o);
+        d.deterministic = o.get("deterministic").has_value();
         output = o.need(op, "output");
         backend be(op, o.get("backend").value_or(""));
         const auto x = io::read_npy(o.need(op, "input"));
@@ -340,6 +475,60 @@ int run_op(const std::string& op, const std::vector<std::string>& args) {
         const auto u = io::read_npy(o.need(op, "updates"));
         result = be.scatter(x.view(), i.view(), u.view(), d);
         be.check_clean(op);
+    } else if (op == "gather-elements") {
+        const auto o = parse_options(op, args, with({"input", "indices", "axis"}));
+        strix::gather_elements_desc d;
+        d.axis = parse_int(op, "--axis", o.need(op, "axis"));
+        d.policy = parse_policy(op, o);
+        output = o.need(op, "output");
+        backend be(op, o.get("backend").value_or(""));
+        const auto x = io::read_npy(o.need(op, "input"));
+        const auto i = io::read_npy(o.need(op, "indices"));
+        result = be.gather_elements(x.view(), i.view(), d);
+        be.check_clean(op);
+    } else if (op == "gather-nd") {
+        const auto o = parse_options(op, args, with({"input", "indices", "batch-dimensions"}));
+        strix::gather_nd_desc d;
+        if (auto b = o.get("batch-dimensions")) {
+            const auto bv = parse_int(op, "--batch-dimensions", *b);
+            if (bv < 0 || bv > strix::max_rank) bad("strix gather-nd: --batch-dimensions must lie in [0, 8], got " + *b);
+            d.batch_dimensions = static_cast<int>(bv);
+        }
+        d.policy = parse_policy(op, o);
+        output = o.need(op, "output");
+        backend be(op, o.get("backend").value_or(""));
+        const auto x = io::read_npy(o.need(op, "input"));
+        const auto i = io::read_npy(o.need(op, "indices"));
+        result = be.gather_nd(x.view(), i.view(), d);
+        be.check_clean(op);
+    } else if (op == "scatter-nd") {
+        const auto o = parse_options(op, args, with({"input", "indices", "updates", "reduction", "deterministic"}));
+        strix::scatter_nd_desc d;
+        d.policy = parse_policy(op, o);
+        d.reduction = parse_reduction(op, o);
+        d.deterministic = o.get("deterministic").has_value();
+        output = o.need(op, "output");
+        backend be(op, o.get("backend").value_or(""));
+        const auto x = io::read_npy(o.need(op, "input"));
+        const auto i = io::read_npy(o.need(op, "indices"));
+        const auto u = io::read_npy(o.need(op, "updates"));
+        result = be.scatter_nd(x.view(), i.view(), u.view(), d);
+        be.check_clean(op);
+    } else if (op == "split") {
+        const auto o = parse_options(op, args, with({"input", "axis", "sizes"}));
+        strix::split_desc d;
+        d.axis = parse_int(op, "--axis", o.need(op, "axis"));
+        const auto sizes = parse_int_list(op, "--sizes", o.need(op, "sizes"));
+        parse_policy(op, o);
+        if (o.outputs.empty()) bad("strix split: missing --output (see strix split --help)");
+        if (o.outputs.size() != sizes.size())
+            bad("strix split: " + std::to_string(sizes.size()) + " sizes need as many --output files, got " + std::to_string(o.outputs.size()));
+        backend be(op, o.get("backend").value_or(""));
+        const auto x = io::read_npy(o.need(op, "input"));
+        const auto parts = be.split(x.view(), sizes, d);
+        be.check_clean(op);
+        write_all(o.outputs, parts);
+        return 0;
     }
     io::write_npy(output, result.view());
     return 0;

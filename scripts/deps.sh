@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what strix needs to build and test on Debian 12 (skipped when everything is present).
 set -euo pipefail
-packages=(g++ meson ninja-build pkg-config catch2 python3 python3-numpy
+packages=(g++ meson ninja-build pkg-config catch2 python3 python3-numpy python3-onnx
           libvulkan-dev libvulkan-volk-dev glslang-tools mesa-vulkan-drivers vulkan-validationlayers)
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,5 @@
 // Shared by every strix shader: 64-bit buffer device addresses, element moves by size only, and
-// index resolution. Included by move.comp and scatter.comp.
+// index resolution. Included by move.comp, scatter.comp, reduce.comp, tuples.comp and scan.comp.
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #if SMALL_STORAGE
@@ -52,9 +52,10 @@ layout(push_constant) uniform Push {
     int64_t axis_size;   // size of the gathered / scattered axis
     int64_t axis_stride; // byte stride of that axis (source for gather, output for scatter)
     uint fill[4];        // the fill element's bytes
-    uint aux;            // scatter: which dimension is the axis
+    uint aux;            // tuples: number of components per tuple
     uint pad0;
-    uint64_t aux_addr;   // scatter: address of the winner array
+    uint64_t aux_addr;   // scatter: address of the winner array; reduce/scan: of the Scratch record
+    uint64_t lo;         // scatter, reduce: lowest address of the output (slot 0)
 } pc;
 
 // Coordinate k of invocation i: (i / (product of the sizes after k)) % size, computed by the
@@ -150,4 +151,24 @@ int64_t resolve_index(uint64_t a, int64_t n) {
     const bool bad = v < 0 || v >= n;
     if (bad && POLICY == 0) atomicOr(Flag(pc.flag).raised, 1u);
     return v < 0 ? 0 : (v >= n ? n - 1 : v);
+}
+
+// Scatter and reduce: where update i (C order of the updates) goes and where it comes from. Dim
+// records: size, dst = output byte stride (0 where the index decides), src = updates byte stride,
+// key = indices byte stride. The index (or, for scatter-nd, the resolved int64 byte offset of the
+// tuple) times axis_stride is added to the output address.
+void locate_update(uint64_t i, out uint64_t dst, out uint64_t src) {
+    Dims dims = Dims(pc.dims);
+    uint64_t rem = i;
+    int64_t d = 0, s = 0, key = 0;
+    for (int k = int(RANK) - 1; k >= 0; --k) {
+        const Dim dim = dims.d[k];
+        const int64_t c = next_coordinate(rem, dim.size);
+        d += c * dim.dst;
+        s += c * dim.src;
+        key += c * dim.key;
+    }
+    const int64_t v = resolve_index(pc.indices + uint64_t(key), pc.axis_size);
+    dst = pc.dst + uint64_t(d + v * pc.axis_stride);
+    src = pc.src + uint64_t(s);
 }

@@ -1,4 +1,5 @@
-// Randomized differential tests of gather, join, pad and scatter.
+// Randomized differential tests of gather, join, pad and scatter, and of the family beyond
+// DirectML (gather-elements, gather-nd, split, scatter-nd, scatter reductions, wrap and crops).
 //
 // Each case builds random operands in strided buffers — C order, Fortran order, permuted,
 // padded between elements, negative strides and, for inputs only, zero strides — runs the
@@ -517,6 +518,10 @@ std::int64_t pad_fold(pad_mode mode, std::int64_t j, std::int64_t n) {
     case pad_mode::symmetric:
         while (j < 0 || j >= n) j = j < 0 ? -j - 1 : 2 * n - 1 - j;
         return j;
+    case pad_mode::wrap:
+        while (j < 0) j += n;
+        while (j >= n) j -= n;
+        return j;
     }
     return -1;
 }
@@ -538,9 +543,61 @@ bytes pad_ref(const ref_view& in, pad_mode mode, const shape& start, const std::
     return out;
 }
 
+/// One scatter reduction step on values of C++ type T: ONNX's none/add/mul/min/max, integers
+/// wrapping around, a NaN sum or product being the default quiet NaN, and for floats the min/max
+/// rule of the README (a NaN stays, a NaN update is taken, -0 < +0).
+template <class T>
+T reduce_ref(T a, T b, strix::scatter_reduction red) {
+    using R = strix::scatter_reduction;
+    if (red == R::none) return b;
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, _Float16>) {
+        if (red == R::add || red == R::mul) { // a NaN result is the default quiet NaN (positive, no payload)
+            const T v = static_cast<T>(red == R::add ? a + b : a * b);
+            return std::isnan(static_cast<double>(v)) ? static_cast<T>(std::numeric_limits<float>::quiet_NaN()) : v;
+        }
+        const double x = static_cast<double>(a), y = static_cast<double>(b);
+        if (std::isnan(x)) return a;
+        if (std::isnan(y)) return b;
+        if (red == R::min) return (y < x || (y == x && std::signbit(y))) ? b : a;
+        return (y > x || (y == x && !std::signbit(y))) ? b : a;
+    } else {
+        const auto ua = static_cast<std::uint64_t>(a), ub = static_cast<std::uint64_t>(b);
+        if (red == R::add) return static_cast<T>(ua + ub);
+        if (red == R::mul) return static_cast<T>(ua * ub);
+        if (red == R::min) return std::min(a, b);
+        return std::max(a, b);
+    }
+}
+
+/// Combines the update at `u` into the element at `acc` (type `t`).
+void combine_ref(std::byte* acc, const std::byte* u, dtype t, strix::scatter_reduction red) {
+    auto step = [&]<class T>(T) {
+        T a, b;
+        std::memcpy(&a, acc, sizeof(T));
+        std::memcpy(&b, u, sizeof(T));
+        const T r = reduce_ref(a, b, red);
+        std::memcpy(acc, &r, sizeof(T));
+    };
+    switch (t) {
+    case dtype::float64: step(double{}); break;
+    case dtype::float32: step(float{}); break;
+    case dtype::float16: step(_Float16{}); break;
+    case dtype::int64: step(std::int64_t{}); break;
+    case dtype::int32: step(std::int32_t{}); break;
+    case dtype::int16: step(std::int16_t{}); break;
+    case dtype::int8: step(std::int8_t{}); break;
+    case dtype::uint64: step(std::uint64_t{}); break;
+    case dtype::uint32: step(std::uint32_t{}); break;
+    case dtype::uint16: step(std::uint16_t{}); break;
+    case dtype::uint8: step(std::uint8_t{}); break;
+    }
+}
+
 /// SCATTER: output = input, then for every index position p in row-major order
-/// output[p with p[axis] = indices[p]] = updates[p] (so the last duplicate wins).
-ref_result scatter_ref(const ref_view& in, const ref_view& idx, const ref_view& upd, int axis) {
+/// output[p with p[axis] = indices[p]] = updates[p] (so the last duplicate wins), or combined
+/// under a reduction.
+ref_result scatter_ref(const ref_view& in, const ref_view& idx, const ref_view& upd, int axis,
+                       strix::scatter_reduction red = strix::scatter_reduction::none) {
     ref_result res;
     const auto es = in.es();
     res.data.resize(static_cast<std::size_t>(in.sizes.count() * es));
@@ -555,7 +612,7 @@ ref_result scatter_ref(const ref_view& in, const ref_view& idx, const ref_view& 
     for_each_coord(idx.sizes, [&](const coords& c, std::int64_t) {
         coords t = c;
         t[static_cast<std::size_t>(axis)] = resolve_ref(load_index(idx.at(c), idx.type), n, res.bad);
-        std::memcpy(res.data.data() + linear_of(in.sizes, t) * es, upd.at(c), static_cast<std::size_t>(es));
+        combine_ref(res.data.data() + linear_of(in.sizes, t) * es, upd.at(c), in.type, red);
     });
     return res;
 }
@@ -899,19 +956,47 @@ void pad_case(std::uint64_t seed, dtype et, pad_mode mode) {
         const std::int64_t wmax = n == 0 ? (mode == pad_mode::constant ? 3 : 0) : 3 * n;
         start.push_back(chance(g, 1, 3) ? 0 : uni(g, 0, wmax));
         end.push_back(chance(g, 1, 3) ? 0 : uni(g, 0, wmax));
+        // sometimes crop: negative pads on one or both sides, keeping an element to fold from
+        // when the other side pads in a folding mode
+        if (n > 0 && chance(g, 1, 4)) {
+            auto& s0 = start.dims[static_cast<std::size_t>(i)];
+            auto& e0 = end.dims[static_cast<std::size_t>(i)];
+            const bool crop_start = chance(g, 1, 2), crop_end = !crop_start || chance(g, 1, 3);
+            const bool folds = mode != pad_mode::constant && ((!crop_start && s0 > 0) || (!crop_end && e0 > 0));
+            std::int64_t avail = n - (folds ? 1 : 0);
+            if (crop_start) {
+                s0 = -uni(g, 0, avail);
+                avail += s0;
+            }
+            if (crop_end) e0 = -uni(g, 0, avail);
+        }
     }
+    // crops larger than what shrinking left of the input are dropped (pads stay)
+    auto settle = [&](int i, std::int64_t& s0, std::int64_t& e0) {
+        const std::int64_t crop = (s0 < 0 ? -s0 : 0) + (e0 < 0 ? -e0 : 0);
+        const bool folds = mode != pad_mode::constant && (s0 > 0 || e0 > 0);
+        if (crop > in[i] - (folds ? 1 : 0)) {
+            s0 = std::max<std::int64_t>(s0, 0);
+            e0 = std::max<std::int64_t>(e0, 0);
+        }
+    };
     auto out_shape = [&] {
         shape o;
-        for (int i = 0; i < r; ++i) o.push_back(in[i] + start[i] + end[i]);
+        for (int i = 0; i < r; ++i) {
+            std::int64_t s0 = start[i], e0 = end[i];
+            settle(i, s0, e0);
+            o.push_back(in[i] + s0 + e0);
+        }
         return o;
     };
     std::vector<knob> knobs;
     add_knobs(knobs, in);
     for (int i = 0; i < r; ++i) {
-        knobs.push_back({&start.dims[static_cast<std::size_t>(i)], 0});
-        knobs.push_back({&end.dims[static_cast<std::size_t>(i)], 0});
+        knobs.push_back({&start.dims[static_cast<std::size_t>(i)], std::min<std::int64_t>(start[i], 0)});
+        knobs.push_back({&end.dims[static_cast<std::size_t>(i)], std::min<std::int64_t>(end[i], 0)});
     }
     shrink(g, knobs, [&] { return std::max(in.count(), out_shape().count()); });
+    for (int i = 0; i < r; ++i) settle(i, start.dims[static_cast<std::size_t>(i)], end.dims[static_cast<std::size_t>(i)]);
     const shape out = out_shape();
     const fill_value fill = random_fill(g, et);
 
@@ -933,7 +1018,16 @@ void pad_case(std::uint64_t seed, dtype et, pad_mode mode) {
     desc.start = start;
     desc.end = end;
     desc.value = fill.value;
-    const bytes expect = pad_ref(vin.ref(), mode, start, fill.bits.data(), out);
+    // the reference pads the cropped input by the positive pads
+    ref_view cropped = vin.ref();
+    shape pos_start = start;
+    for (int i = 0; i < r; ++i) {
+        const std::int64_t s0 = start[i], e0 = end[i];
+        if (s0 < 0) cropped.origin += -s0 * cropped.strides[static_cast<std::size_t>(i)] * cropped.es();
+        cropped.sizes[i] = in[i] + std::min<std::int64_t>(s0, 0) + std::min<std::int64_t>(e0, 0);
+        pos_start[i] = std::max<std::int64_t>(s0, 0);
+    }
+    const bytes expect = pad_ref(cropped, mode, pos_start, fill.bits.data(), out);
     if (returning) {
         host_tensor t;
         if (call_ok([&] { t = strix::pad(vin.cview(), desc, config.opt); })) check_tensor(t, et, out, expect);
@@ -943,7 +1037,7 @@ void pad_case(std::uint64_t seed, dtype et, pad_mode mode) {
     CHECK(vin.buf == in_before);
 }
 
-void scatter_case(std::uint64_t seed, dtype et, dtype it) {
+void scatter_case(std::uint64_t seed, dtype et, dtype it, strix::scatter_reduction red = strix::scatter_reduction::none) {
     rng_t g(seed);
     const int r = static_cast<int>(uni(g, 1, 8));
     const int axis = static_cast<int>(uni(g, 0, r - 1));
@@ -984,14 +1078,14 @@ void scatter_case(std::uint64_t seed, dtype et, dtype it) {
     strided& target = in_place ? vin : vout;
     const bytes out_before = target.buf, in_before = vin.buf, idx_before = vidx.buf, upd_before = vupd.buf;
 
-    INFO("scatter, seed " << seed << ", " << case_name(ic) << ", axis " << given_axis << (in_place ? ", in place" : "")
+    INFO("scatter, seed " << seed << ", reduction " << static_cast<int>(red) << ", " << case_name(ic) << ", axis " << given_axis << (in_place ? ", in place" : "")
                           << (returning ? ", returning overload" : ""));
     INFO("input " << vin.describe());
     INFO("indices " << vidx.describe() << "; " << injected);
     INFO("updates " << vupd.describe());
     INFO("output " << (in_place ? std::string("the input") : vout.describe()));
 
-    const strix::scatter_desc desc{given_axis, policy};
+    const strix::scatter_desc desc{given_axis, policy, red, chance(g, 1, 2)};
     if (in_place && in.count() > 0 && chance(g, 1, 6)) {
         // the output covers the input's elements in another order: not in place, but overlapping
         for (int i = 0; i < r; ++i)
@@ -1008,7 +1102,7 @@ void scatter_case(std::uint64_t seed, dtype et, dtype it) {
                 return;
             }
     }
-    const ref_result ref = scatter_ref(vin.ref(), vidx.ref(), vupd.ref(), axis);
+    const ref_result ref = scatter_ref(vin.ref(), vidx.ref(), vupd.ref(), axis, red);
     auto call = [&] { strix::scatter(vin.cview(), vidx.cview(), vupd.cview(), target.view(), desc, config.opt); };
     if (in[axis] == 0 && idx.count() > 0) {
         expect_error(error_code::rule_violation, call);
@@ -1026,6 +1120,374 @@ void scatter_case(std::uint64_t seed, dtype et, dtype it) {
     CHECK(vidx.buf == idx_before);
     CHECK(vupd.buf == upd_before);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The family: gather-elements, gather-nd, split, scatter-nd (references and cases)
+
+/// GATHER-ELEMENTS: out[c] = in[c with c[axis] = indices[c]] over the indices' shape.
+ref_result gather_elements_ref(const ref_view& in, const ref_view& idx, int axis) {
+    ref_result res;
+    const auto es = in.es();
+    res.data.resize(static_cast<std::size_t>(idx.sizes.count() * es));
+    for_each_coord(idx.sizes, [&](const coords& c, std::int64_t lin) {
+        coords t = c;
+        t[static_cast<std::size_t>(axis)] = resolve_ref(load_index(idx.at(c), idx.type), in.sizes[axis], res.bad);
+        std::memcpy(res.data.data() + lin * es, in.at(t), static_cast<std::size_t>(es));
+    });
+    return res;
+}
+
+/// The input coordinate a gather-nd / scatter-nd tuple at `tuple` (the first q-1 coordinates)
+/// addresses: axes first..first+k-1 take the tuple's resolved indices.
+void apply_tuple(const ref_view& idx, const coords& tuple, int first, const shape& target, coords& t, bool& bad) {
+    const int q = idx.sizes.rank;
+    coords ic = tuple;
+    for (std::int64_t j = 0; j < idx.sizes[q - 1]; ++j) {
+        ic[static_cast<std::size_t>(q - 1)] = j;
+        const int a = first + static_cast<int>(j);
+        t[static_cast<std::size_t>(a)] = resolve_ref(load_index(idx.at(ic), idx.type), target[a], bad);
+    }
+}
+
+/// GATHER-ND with b batch dimensions: out[o] = in[o[0..b), tuple(o[0..q-1)), o[q-1..)].
+ref_result gather_nd_ref(const ref_view& in, const ref_view& idx, int b, const shape& out_shape) {
+    ref_result res;
+    const auto es = in.es();
+    const int q = idx.sizes.rank;
+    const auto k = static_cast<int>(idx.sizes[q - 1]);
+    res.data.resize(static_cast<std::size_t>(out_shape.count() * es));
+    for_each_coord(out_shape, [&](const coords& o, std::int64_t lin) {
+        coords t{};
+        for (int i = 0; i < b; ++i) t[static_cast<std::size_t>(i)] = o[static_cast<std::size_t>(i)];
+        apply_tuple(idx, o, b, in.sizes, t, res.bad);
+        for (int i = b + k; i < in.sizes.rank; ++i) t[static_cast<std::size_t>(i)] = o[static_cast<std::size_t>(q - 1 + i - b - k)];
+        std::memcpy(res.data.data() + lin * es, in.at(t), static_cast<std::size_t>(es));
+    });
+    return res;
+}
+
+/// SCATTER-ND: output = input, then every update u in row-major order combines into
+/// output[tuple(u[0..q-1)), u[q-1..)].
+ref_result scatter_nd_ref(const ref_view& in, const ref_view& idx, const ref_view& upd, strix::scatter_reduction red) {
+    ref_result res;
+    const auto es = in.es();
+    const int q = idx.sizes.rank;
+    const auto k = static_cast<int>(idx.sizes[q - 1]);
+    res.data.resize(static_cast<std::size_t>(in.sizes.count() * es));
+    for_each_coord(in.sizes, [&](const coords& c, std::int64_t lin) {
+        std::memcpy(res.data.data() + lin * es, in.at(c), static_cast<std::size_t>(es));
+    });
+    for_each_coord(upd.sizes, [&](const coords& u, std::int64_t) {
+        coords t{};
+        apply_tuple(idx, u, 0, in.sizes, t, res.bad);
+        for (int i = k; i < in.sizes.rank; ++i) t[static_cast<std::size_t>(i)] = u[static_cast<std::size_t>(q - 1 + i - k)];
+        combine_ref(res.data.data() + linear_of(in.sizes, t) * es, upd.at(u), in.type, red);
+    });
+    return res;
+}
+
+/// Index tuples: every element of the indices (a layout without aliasing) valid for the axis its
+/// component addresses — axis first + j, of size target[first + j] — with only a few distinct
+/// tuples when `colliding`. Then, for bad cases, one component out of range.
+std::string fill_tuples(rng_t& g, strided& idx, int first, const shape& target, index_case ic, bool colliding) {
+    const int q = idx.sizes.rank;
+    const bool sgn = idx.type == dtype::int32 || idx.type == dtype::int64;
+    const std::int64_t salt = colliding ? uni(g, 0, 1000) : 0;
+    for_each_coord(idx.sizes, [&](const coords& c, std::int64_t lin) {
+        const std::int64_t n = target[first + static_cast<int>(c[static_cast<std::size_t>(q - 1)])];
+        std::int64_t v = n == 0 ? 0 : sgn ? uni(g, -n, n - 1) : uni(g, 0, n - 1);
+        if (colliding && n > 0) v = (salt + (lin / idx.sizes[q - 1]) % 2) % n;
+        store_index(idx.at(c), idx.type, static_cast<std::uint64_t>(v));
+    });
+    if (ic == index_case::valid || idx.sizes.count() == 0) return "none";
+    coords c{};
+    for (int d = 0; d < q; ++d) c[static_cast<std::size_t>(d)] = uni(g, 0, idx.sizes[d] - 1);
+    // a one-element view of that component, so inject_bad_index writes there
+    strided one = idx;
+    const std::int64_t n = target[first + static_cast<int>(c[static_cast<std::size_t>(q - 1)])];
+    one.base = idx.offset(c);
+    one.sizes = shape{1};
+    one.strides = coords{1};
+    const std::string text = inject_bad_index(g, one, n);
+    idx.buf = one.buf;
+    return text + " (component of position " + str(c, q) + ")";
+}
+
+void gather_elements_case(std::uint64_t seed, dtype et, dtype it) {
+    rng_t g(seed);
+    const int r = static_cast<int>(uni(g, 1, 8));
+    const int axis = static_cast<int>(uni(g, 0, r - 1));
+    shape in = random_shape(g, r), idx;
+    for (int i = 0; i < r; ++i)
+        idx.push_back(i == axis ? (chance(g, 1, 20) ? 0 : uni(g, 1, config.max_size + 1)) : uni(g, std::min<std::int64_t>(in[i], 1), in[i]));
+    std::vector<knob> knobs;
+    add_knobs(knobs, in);
+    add_knobs(knobs, idx);
+    shrink(g, knobs, [&] { return std::max(in.count(), idx.count()); });
+    for (int i = 0; i < r; ++i)
+        if (i != axis) idx[i] = std::min(idx[i], in[i]);
+    const std::int64_t given_axis = chance(g, 1, 2) ? axis - r : axis;
+    const index_case ic = random_index_case(g);
+    const auto policy = ic == index_case::clamp_bad ? index_policy::clamp : index_policy::error;
+
+    strided vin = make_strided(g, et, in, false);
+    fill_random(g, vin.buf);
+    strided vidx = make_strided(g, it, idx, false);
+    fill_indices(g, vidx, in[axis]);
+    std::string injected = "none";
+    if (ic != index_case::valid && idx.count() > 0) injected = inject_bad_index(g, vidx, in[axis]);
+    strided vout = make_strided(g, et, idx, true);
+    fill_random(g, vout.buf);
+    const bytes out_before = vout.buf, in_before = vin.buf, idx_before = vidx.buf;
+    const bool returning = chance(g, 1, 5);
+
+    INFO("gather-elements, seed " << seed << ", " << case_name(ic) << ", axis " << given_axis << (returning ? ", returning overload" : ""));
+    INFO("input " << vin.describe());
+    INFO("indices " << vidx.describe() << "; " << injected);
+    INFO("output " << vout.describe());
+
+    const strix::gather_elements_desc desc{given_axis, policy};
+    auto call = [&] { strix::gather_elements(vin.cview(), vidx.cview(), vout.view(), desc, config.opt); };
+    if (in[axis] == 0 && idx.count() > 0) {
+        expect_error(error_code::rule_violation, call);
+        CHECK(vout.buf == out_before);
+        return;
+    }
+    const ref_result ref = gather_elements_ref(vin.ref(), vidx.ref(), axis);
+    if (policy == index_policy::error && ref.bad) {
+        expect_error(error_code::index_out_of_range, call);
+        CHECK(vout.buf == out_before);
+    } else if (returning) {
+        host_tensor t;
+        if (call_ok([&] { t = strix::gather_elements(vin.cview(), vidx.cview(), desc, config.opt); })) check_tensor(t, et, idx, ref.data);
+    } else if (call_ok(call)) {
+        check_output(vout, out_before, ref.data);
+    }
+    CHECK(vin.buf == in_before);
+    CHECK(vidx.buf == idx_before);
+}
+
+void gather_nd_case(std::uint64_t seed, dtype et, dtype it) {
+    rng_t g(seed);
+    const int r = static_cast<int>(uni(g, 1, 8));
+    const int q = static_cast<int>(uni(g, 1, 8));
+    const int b = static_cast<int>(uni(g, 0, std::min(q, r) - 1));
+    const int kmax = std::min(r - b, strix::max_rank); // the output rank (q-1) + (r-b-k) must stay <= 8
+    const int kmin = std::max(1, (q - 1) + (r - b) - strix::max_rank);
+    if (kmin > kmax) return; // no valid tuple length for this draw
+    const int k = static_cast<int>(uni(g, kmin, kmax));
+    shape in = random_shape(g, r), lead = random_shape(g, q - 1);
+    for (int i = 0; i < b; ++i) lead[i] = in[i];
+    auto idx_shape = [&] {
+        shape s = lead;
+        for (int i = 0; i < b; ++i) s[i] = in[i];
+        s.push_back(k);
+        return s;
+    };
+    auto out_shape = [&] {
+        shape o;
+        for (int i = 0; i + 1 < q; ++i) o.push_back(i < b ? in[i] : lead[i]);
+        for (int i = b + k; i < r; ++i) o.push_back(in[i]);
+        return o;
+    };
+    std::vector<knob> knobs;
+    add_knobs(knobs, in);
+    for (int i = b; i + 1 < q; ++i) knobs.push_back({&lead.dims[static_cast<std::size_t>(i)], std::min<std::int64_t>(lead[i], 1)});
+    shrink(g, knobs, [&] { return std::max({in.count(), out_shape().count(), idx_shape().count()}); });
+    const shape idx = idx_shape(), out = out_shape();
+    const index_case ic = random_index_case(g);
+    const auto policy = ic == index_case::clamp_bad ? index_policy::clamp : index_policy::error;
+
+    strided vin = make_strided(g, et, in, false);
+    fill_random(g, vin.buf);
+    strided vidx = make_strided(g, it, idx, true); // no aliasing: each component has its own axis
+    fill_random(g, vidx.buf);
+    const std::string injected = fill_tuples(g, vidx, b, in, ic, false);
+    strided vout = make_strided(g, et, out, true);
+    fill_random(g, vout.buf);
+    const bytes out_before = vout.buf, in_before = vin.buf, idx_before = vidx.buf;
+    const bool returning = chance(g, 1, 5);
+
+    INFO("gather-nd, seed " << seed << ", " << case_name(ic) << ", batch dimensions " << b << (returning ? ", returning overload" : ""));
+    INFO("input " << vin.describe());
+    INFO("indices " << vidx.describe() << "; " << injected);
+    INFO("output " << vout.describe());
+
+    const strix::gather_nd_desc desc{b, policy};
+    auto call = [&] { strix::gather_nd(vin.cview(), vidx.cview(), vout.view(), desc, config.opt); };
+    bool empty_axis = false;
+    for (int j = 0; j < k; ++j) empty_axis |= in[b + j] == 0;
+    if (empty_axis && idx.count() > 0) {
+        expect_error(error_code::rule_violation, call);
+        CHECK(vout.buf == out_before);
+        return;
+    }
+    const ref_result ref = gather_nd_ref(vin.ref(), vidx.ref(), b, out);
+    if (policy == index_policy::error && ref.bad) {
+        expect_error(error_code::index_out_of_range, call);
+        CHECK(vout.buf == out_before);
+    } else if (returning) {
+        host_tensor t;
+        if (call_ok([&] { t = strix::gather_nd(vin.cview(), vidx.cview(), desc, config.opt); })) check_tensor(t, et, out, ref.data);
+    } else if (call_ok(call)) {
+        check_output(vout, out_before, ref.data);
+    }
+    CHECK(vin.buf == in_before);
+    CHECK(vidx.buf == idx_before);
+}
+
+void split_case(std::uint64_t seed, dtype et) {
+    rng_t g(seed);
+    const int r = static_cast<int>(uni(g, 1, 8));
+    const int m = static_cast<int>(uni(g, 1, 5));
+    const int axis = static_cast<int>(uni(g, 0, r - 1));
+    shape common = random_shape(g, r, 20);
+    std::vector<std::int64_t> sizes(static_cast<std::size_t>(m));
+    for (auto& a : sizes) a = chance(g, 1, 5) ? 0 : uni(g, 1, config.max_size);
+    std::vector<knob> knobs;
+    for (int i = 0; i < r; ++i)
+        if (i != axis) knobs.push_back({&common.dims[static_cast<std::size_t>(i)], std::min<std::int64_t>(common[i], 1)});
+    for (auto& a : sizes) knobs.push_back({&a, std::min<std::int64_t>(a, 1)});
+    auto whole = [&] {
+        shape s = common;
+        s[axis] = 0;
+        for (auto a : sizes) s[axis] += a;
+        return s;
+    };
+    shrink(g, knobs, [&] { return whole().count(); });
+    const shape in = whole();
+    const std::int64_t given_axis = chance(g, 1, 2) ? axis - r : axis;
+    strided vin = make_strided(g, et, in, false);
+    fill_random(g, vin.buf);
+    const bytes in_before = vin.buf;
+    std::vector<strided> outs;
+    std::string described;
+    for (int k = 0; k < m; ++k) {
+        shape s = in;
+        s[axis] = sizes[static_cast<std::size_t>(k)];
+        outs.push_back(make_strided(g, et, s, true));
+        fill_random(g, outs.back().buf);
+        described += "\n  output " + std::to_string(k) + " " + outs.back().describe();
+    }
+    const int form = static_cast<int>(uni(g, 0, 2)); // 0: into views, 1: returning tensors, 2: split_views
+    INFO("split, seed " << seed << ", axis " << given_axis << ", form " << form << described);
+    INFO("input " << vin.describe());
+
+    // the reference: output k holds the input's coordinates from the sum of the earlier sizes on
+    auto expect_of = [&](int k, const shape& s) {
+        std::int64_t at = 0;
+        for (int j = 0; j < k; ++j) at += sizes[static_cast<std::size_t>(j)];
+        bytes e(static_cast<std::size_t>(s.count() * vin.es()));
+        for_each_coord(s, [&](const coords& c, std::int64_t lin) {
+            coords t = c;
+            t[static_cast<std::size_t>(axis)] += at;
+            std::memcpy(e.data() + lin * vin.es(), vin.at(t), static_cast<std::size_t>(vin.es()));
+        });
+        return e;
+    };
+    const strix::split_desc desc{given_axis};
+    if (form == 0) {
+        std::vector<bytes> before;
+        std::vector<any_view> views;
+        for (auto& o : outs) {
+            before.push_back(o.buf);
+            views.push_back(o.view());
+        }
+        if (call_ok([&] { strix::split(vin.cview(), views, desc, config.opt); }))
+            for (int k = 0; k < m; ++k) check_output(outs[static_cast<std::size_t>(k)], before[static_cast<std::size_t>(k)], expect_of(k, outs[static_cast<std::size_t>(k)].sizes));
+    } else if (form == 1) {
+        std::vector<host_tensor> ts;
+        if (call_ok([&] { ts = strix::split(vin.cview(), sizes, desc, config.opt); })) {
+            REQUIRE(ts.size() == sizes.size());
+            for (int k = 0; k < m; ++k) check_tensor(ts[static_cast<std::size_t>(k)], et, outs[static_cast<std::size_t>(k)].sizes, expect_of(k, outs[static_cast<std::size_t>(k)].sizes));
+        }
+    } else {
+        std::vector<any_cview> parts;
+        if (call_ok([&] { parts = strix::split_views(vin.cview(), sizes, desc); })) {
+            REQUIRE(parts.size() == sizes.size());
+            for (int k = 0; k < m; ++k) {
+                const auto& pv = parts[static_cast<std::size_t>(k)];
+                const shape s = outs[static_cast<std::size_t>(k)].sizes;
+                REQUIRE(pv.sizes() == s);
+                const ref_view rv{static_cast<const std::byte*>(pv.data()), et, s, pv.strides()};
+                bytes got(static_cast<std::size_t>(s.count() * vin.es()));
+                for_each_coord(s, [&](const coords& c, std::int64_t lin) { std::memcpy(got.data() + lin * vin.es(), rv.at(c), static_cast<std::size_t>(vin.es())); });
+                CHECK(got == expect_of(k, s));
+            }
+        }
+    }
+    CHECK(vin.buf == in_before);
+}
+
+void scatter_nd_case(std::uint64_t seed, dtype et, dtype it, strix::scatter_reduction red) {
+    rng_t g(seed);
+    const int r = static_cast<int>(uni(g, 1, 8));
+    const int k = static_cast<int>(uni(g, 1, r));
+    const int q = static_cast<int>(uni(g, 1, std::min(strix::max_rank, strix::max_rank - (r - k) + 1))); // updates rank (q-1) + (r-k) <= 8
+    shape in = random_shape(g, r, 20), lead = random_shape(g, q - 1, 20);
+    auto upd_shape = [&] {
+        shape u = lead;
+        for (int i = k; i < r; ++i) u.push_back(in[i]);
+        return u;
+    };
+    std::vector<knob> knobs;
+    add_knobs(knobs, in);
+    add_knobs(knobs, lead);
+    shrink(g, knobs, [&] { return std::max(in.count(), upd_shape().count()); });
+    shape idx = lead;
+    idx.push_back(k);
+    const shape upd = upd_shape();
+    const index_case ic = random_index_case(g);
+    const auto policy = ic == index_case::clamp_bad ? index_policy::clamp : index_policy::error;
+    const bool in_place = chance(g, 1, 3);
+    const bool returning = !in_place && chance(g, 1, 5);
+
+    strided vin = make_strided(g, et, in, in_place);
+    fill_random(g, vin.buf);
+    strided vidx = make_strided(g, it, idx, true);
+    fill_random(g, vidx.buf);
+    const std::string injected = fill_tuples(g, vidx, 0, in, ic, chance(g, 1, 3));
+    strided vupd = make_strided(g, et, upd, false);
+    fill_random(g, vupd.buf);
+    strided vout;
+    if (!in_place) {
+        vout = make_strided(g, et, in, true);
+        fill_random(g, vout.buf);
+    }
+    strided& target = in_place ? vin : vout;
+    const bytes out_before = target.buf, in_before = vin.buf, idx_before = vidx.buf, upd_before = vupd.buf;
+
+    INFO("scatter-nd, seed " << seed << ", reduction " << static_cast<int>(red) << ", " << case_name(ic) << (in_place ? ", in place" : "")
+                             << (returning ? ", returning overload" : ""));
+    INFO("input " << vin.describe());
+    INFO("indices " << vidx.describe() << "; " << injected);
+    INFO("updates " << vupd.describe());
+    INFO("output " << (in_place ? std::string("the input") : vout.describe()));
+
+    const strix::scatter_nd_desc desc{policy, red, chance(g, 1, 2)};
+    auto call = [&] { strix::scatter_nd(vin.cview(), vidx.cview(), vupd.cview(), target.view(), desc, config.opt); };
+    bool empty_axis = false;
+    for (int j = 0; j < k; ++j) empty_axis |= in[j] == 0;
+    if (empty_axis && lead.count() > 0) {
+        expect_error(error_code::rule_violation, call);
+        CHECK(target.buf == out_before);
+        return;
+    }
+    const ref_result ref = scatter_nd_ref(vin.ref(), vidx.ref(), vupd.ref(), red);
+    if (policy == index_policy::error && ref.bad) {
+        expect_error(error_code::index_out_of_range, call);
+        CHECK(target.buf == out_before);
+    } else if (returning) {
+        host_tensor t;
+        if (call_ok([&] { t = strix::scatter_nd(vin.cview(), vidx.cview(), vupd.cview(), desc, config.opt); })) check_tensor(t, et, in, ref.data);
+    } else if (call_ok(call)) {
+        check_output(target, out_before, ref.data);
+    }
+    if (!in_place) CHECK(vin.buf == in_before);
+    CHECK(vidx.buf == idx_before);
+    CHECK(vupd.buf == upd_before);
+}
+
 
 } // namespace
 
@@ -1092,7 +1554,7 @@ TEST_CASE("random: join of 1 to 4 inputs, every element type", "[random]") {
 TEST_CASE("random: pad in every mode, every element type", "[random]") {
     rng_t seeds(0x70616400'00000004ULL);
     for (dtype et : strix::all_dtypes)
-        for (pad_mode mode : {pad_mode::constant, pad_mode::edge, pad_mode::reflect, pad_mode::symmetric})
+        for (pad_mode mode : {pad_mode::constant, pad_mode::edge, pad_mode::reflect, pad_mode::symmetric, pad_mode::wrap})
             for (int rep = 0; rep < 80; ++rep) pad_case(seeds(), et, mode);
 }
 
@@ -1165,8 +1627,12 @@ TEST_CASE("random: larger random cases on four threads", "[random]") {
             gather_natural_case(seeds(), et, dtype::int64);
             gather_directml_case(seeds(), et, dtype::uint32);
             join_case(seeds(), et);
-            pad_case(seeds(), et, static_cast<pad_mode>(rep % 4));
-            scatter_case(seeds(), et, dtype::int32);
+            pad_case(seeds(), et, static_cast<pad_mode>(rep % 5));
+            scatter_case(seeds(), et, dtype::int32, static_cast<strix::scatter_reduction>(rep % 5));
+            gather_elements_case(seeds(), et, dtype::uint64);
+            gather_nd_case(seeds(), et, dtype::int32);
+            split_case(seeds(), et);
+            scatter_nd_case(seeds(), et, dtype::int64, static_cast<strix::scatter_reduction>(rep % 5));
         }
 }
 
@@ -1252,4 +1718,40 @@ TEST_CASE("random: four threads give the single-threaded result on large operand
             check_tensor(strix::scatter(src->cview(), idx.cview(), upd.cview(), d, four), dtype::float32, s, ref.data);
         }
     }
+}
+
+TEST_CASE("random: gather-elements, every element and index type", "[random]") {
+    rng_t seeds(0x67656c65'00000009ULL);
+    for (dtype et : strix::all_dtypes)
+        for (dtype it : strix::index_dtypes)
+            for (int rep = 0; rep < 60; ++rep) gather_elements_case(seeds(), et, it);
+}
+
+TEST_CASE("random: gather-nd with batch dimensions, every element and index type", "[random]") {
+    rng_t seeds(0x67616e64'0000000aULL);
+    for (dtype et : strix::all_dtypes)
+        for (dtype it : strix::index_dtypes)
+            for (int rep = 0; rep < 60; ++rep) gather_nd_case(seeds(), et, it);
+}
+
+TEST_CASE("random: split into 1 to 5 pieces (zero sizes included), as copies and as views", "[random]") {
+    rng_t seeds(0x73706c69'0000000bULL);
+    for (dtype et : strix::all_dtypes)
+        for (int rep = 0; rep < 150; ++rep) split_case(seeds(), et);
+}
+
+TEST_CASE("random: scatter reductions, every element type", "[random]") {
+    using R = strix::scatter_reduction;
+    rng_t seeds(0x72656475'0000000cULL);
+    for (dtype et : strix::all_dtypes)
+        for (R red : {R::add, R::mul, R::min, R::max})
+            for (int rep = 0; rep < 40; ++rep) scatter_case(seeds(), et, strix::index_dtypes[rep % 4], red);
+}
+
+TEST_CASE("random: scatter-nd, every reduction, element and index type", "[random]") {
+    using R = strix::scatter_reduction;
+    rng_t seeds(0x73636e64'0000000dULL);
+    for (dtype et : strix::all_dtypes)
+        for (R red : {R::none, R::add, R::mul, R::min, R::max})
+            for (int rep = 0; rep < 40; ++rep) scatter_nd_case(seeds(), et, strix::index_dtypes[rep % 4], red);
 }

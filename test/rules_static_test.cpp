@@ -399,8 +399,16 @@ TEST_CASE("pad: verdicts of broken rules in constant expressions", "[rules]") {
     STATIC_REQUIRE(broke(pad_rule(shape{2, 3}, pad_desc{.start = {1, 1, 1}, .end = {0, 0}}).v, rule::pad_count, 0, -1, 3,
                          value_kind::start_count));
     STATIC_REQUIRE(broke(pad_rule(shape{2, 3}, pad_desc{.start = {1, 1}, .end = {0}}).v, rule::pad_count, 0, -1, 1, value_kind::end_count));
-    STATIC_REQUIRE(broke(pad_rule(shape{2, 3}, pad_desc{.start = {1, 0}, .end = {0, -1}}).v, rule::pad_negative, 0, 1, -1, value_kind::pad));
-    STATIC_REQUIRE(broke(pad_rule(shape{2, 3}, pad_desc{.start = {-2, 0}, .end = {0, 0}}).v, rule::pad_negative, 0, 0, -2, value_kind::pad));
+    STATIC_REQUIRE(broke(pad_rule(shape{2, 3}, pad_desc{.start = {1, -2}, .end = {0, -2}}).v, rule::pad_crop, 0, 1, -2, value_kind::pad));
+    STATIC_REQUIRE(broke(pad_rule(shape{2, 3}, pad_desc{.start = {-3, 0}, .end = {0, 0}}).v, rule::pad_crop, 0, 0, -3, value_kind::pad));
+    STATIC_REQUIRE(broke(pad_rule(shape{2, 3}, pad_desc{.start = {0, 0}, .end = {-1, -4}}).v, rule::pad_crop, 0, 1, -4, value_kind::pad));
+    // negative pads crop: [2,3] with start {1,-1}, end {0,-1} is [3,1]; cropping everything is allowed
+    STATIC_REQUIRE(pad_rule(shape{2, 3}, pad_desc{.start = {1, -1}, .end = {0, -1}}).out == shape{3, 1});
+    STATIC_REQUIRE(pad_rule(shape{2, 3}, pad_desc{.start = {-1, -3}, .end = {-1, 0}}).out == shape{0, 0});
+    // folding modes need an element left after the crop when they pad
+    STATIC_REQUIRE(broke(pad_rule(shape{2, 3}, pad_desc{.mode = pad_mode::wrap, .start = {0, -3}, .end = {0, 1}}).v, rule::pad_empty_source,
+                         0, 1));
+    STATIC_REQUIRE(pad_rule(shape{2, 3}, pad_desc{.mode = pad_mode::wrap, .start = {0, -2}, .end = {0, 5}}).out == shape{2, 6});
     STATIC_REQUIRE(broke(pad_rule(shape{2, 0}, pad_desc{.mode = pad_mode::reflect, .start = {0, 1}, .end = {0, 1}}).v,
                          rule::pad_empty_source, 0, 1));
     STATIC_REQUIRE(broke(pad_rule(shape{0, 2}, pad_desc{.mode = pad_mode::edge, .start = {0, 0}, .end = {1, 0}}).v, rule::pad_empty_source,
@@ -411,18 +419,18 @@ TEST_CASE("pad: verdicts of broken rules in constant expressions", "[rules]") {
 }
 
 TEST_CASE("pad: the same rules at run time name the operand, the axis and the shapes", "[rules]") {
-    SECTION("negative pad, dynamic extents") {
-        static constexpr pad_desc d{.start = {1, 0}, .end = {0, -1}};
+    SECTION("crop beyond the axis, dynamic extents") {
+        static constexpr pad_desc d{.start = {1, -2}, .end = {0, -2}};
         constexpr verdict v = pad_rule(shape{2, 3}, d).v;
-        STATIC_REQUIRE(v.code == rule::pad_negative);
+        STATIC_REQUIRE(v.code == rule::pad_crop);
         const auto m = message_of([] { (void)strix::pad_extents<d>(dextents<2>(2, 3)); });
-        check_message(m, v.code, {"operand input", "axis 1", "pad -1", "input [2,3]"});
+        check_message(m, v.code, {"operand input", "axis 1", "pad -2", "input [2,3]"});
     }
-    SECTION("negative pad, erased views") {
+    SECTION("crop beyond the axis, erased views") {
         auto in = t(dtype::uint8, {2, 3}), out = t(dtype::uint8, {3, 2});
-        const auto m = message_of([&] { strix::pad(in.view(), out.view(), pad_desc{.start = {1, 0}, .end = {0, -1}}); });
-        check_message(m, rule::pad_negative, {"operand input", "axis 1", "pad -1", "input [2,3] uint8", "output [3,2] uint8",
-                                              "start [1,0]", "end [0,-1]"});
+        const auto m = message_of([&] { strix::pad(in.view(), out.view(), pad_desc{.start = {1, 0}, .end = {0, -4}}); });
+        check_message(m, rule::pad_crop, {"operand input", "axis 1", "pad -4", "input [2,3] uint8", "output [3,2] uint8",
+                                          "start [1,0]", "end [0,-4]"});
     }
     SECTION("counts") {
         auto in = t(dtype::float32, {2, 3});
@@ -579,7 +587,7 @@ TEST_CASE("scatter: the same rules at run time name the operand, the axis and th
 TEST_CASE("rules: every rule has its operator's sentence", "[rules]") {
     STATIC_REQUIRE(strix::rule_text(rule::gather_axis_range) == "gather: the axis must lie in [-rank, rank) of the input");
     STATIC_REQUIRE(strix::rule_text(rule::join_off_axis) == "join: the inputs must have equal sizes on every axis but the join axis");
-    STATIC_REQUIRE(strix::rule_text(rule::pad_negative) == "pad: a pad must not be negative");
+    STATIC_REQUIRE(strix::rule_text(rule::pad_crop) == "pad: negative pads must not remove more elements than the axis has");
     STATIC_REQUIRE(strix::rule_text(rule::scatter_updates_shape) == "scatter: the updates must have the shape of the indices");
     STATIC_REQUIRE(strix::rule_text(rule::ok) == "ok");
     // every code after `ok` has a sentence that starts with its operator (or is the rank rule)
@@ -592,5 +600,5 @@ TEST_CASE("rules: every rule has its operator's sentence", "[rules]") {
         CHECK(named);
     }
     STATIC_REQUIRE(verdict{}.ok());
-    STATIC_REQUIRE(!verdict{rule::pad_negative}.ok());
+    STATIC_REQUIRE(!verdict{rule::pad_crop}.ok());
 }

@@ -37,7 +37,7 @@ namespace strix {
     X(join_dtype, "join: every input and the output must have one element type")                                   \
     X(join_output_shape, "join: the output's shape is not the inferred shape")                                      \
     X(pad_count, "pad: the start and end pads must each have one entry per dimension of the input")                 \
-    X(pad_negative, "pad: a pad must not be negative")                                                              \
+    X(pad_crop, "pad: negative pads must not remove more elements than the axis has")                              \
     X(pad_empty_source, "pad: edge, reflect and symmetric padding need at least one element on a padded axis")     \
     X(pad_value_range, "pad: the constant value does not fit the element type")                                    \
     X(pad_dtype, "pad: the output must have the input's element type")                                             \
@@ -50,7 +50,41 @@ namespace strix {
     X(scatter_indices_larger, "scatter: the indices must not be larger than the input on an axis other than the scatter axis") \
     X(scatter_empty_axis, "scatter: cannot scatter into an axis of size 0")                                         \
     X(scatter_dtype, "scatter: the updates and the output must have the input's element type")                    \
-    X(scatter_output_shape, "scatter: the output must have the input's shape")
+    X(scatter_output_shape, "scatter: the output must have the input's shape")                                       \
+    X(gather_elements_input_rank, "gather-elements: the input must have at least one dimension")                    \
+    X(gather_elements_axis_range, "gather-elements: the axis must lie in [-rank, rank) of the input")               \
+    X(gather_elements_rank, "gather-elements: the indices must have the input's rank")                             \
+    X(gather_elements_indices_larger, "gather-elements: the indices must not be larger than the input on an axis other than the gather axis") \
+    X(gather_elements_index_type, "gather-elements: the indices must be int32, int64, uint32 or uint64")            \
+    X(gather_elements_empty_axis, "gather-elements: cannot gather from an axis of size 0")                          \
+    X(gather_elements_dtype, "gather-elements: the output must have the input's element type")                     \
+    X(gather_elements_output_shape, "gather-elements: the output must have the indices' shape")                    \
+    X(gather_nd_input_rank, "gather-nd: the input must have at least one dimension")                                \
+    X(gather_nd_indices_rank, "gather-nd: the indices must have at least one dimension")                            \
+    X(gather_nd_batch_range, "gather-nd: the batch dimensions must be fewer than the ranks of the input and of the indices") \
+    X(gather_nd_batch_shape, "gather-nd: the indices' batch dimensions must equal the input's")                    \
+    X(gather_nd_tuple_length, "gather-nd: the indices' last dimension must lie in [1, rank of the input - batch dimensions]") \
+    X(gather_nd_output_rank, "gather-nd: the output would have more than 8 dimensions")                             \
+    X(gather_nd_index_type, "gather-nd: the indices must be int32, int64, uint32 or uint64")                        \
+    X(gather_nd_empty_axis, "gather-nd: cannot index an axis of size 0")                                            \
+    X(gather_nd_dtype, "gather-nd: the output must have the input's element type")                                 \
+    X(gather_nd_output_shape, "gather-nd: the output's shape is not the inferred shape")                            \
+    X(split_input_rank, "split: the input must have at least one dimension")                                        \
+    X(split_axis_range, "split: the axis must lie in [-rank, rank) of the input")                                   \
+    X(split_no_outputs, "split: there must be at least one output")                                                 \
+    X(split_negative_size, "split: a size must not be negative")                                                    \
+    X(split_sizes_sum, "split: the sizes must add up to the input's size on the axis")                             \
+    X(split_rank, "split: every output must have the input's rank")                                                \
+    X(split_off_axis, "split: every output must have the input's sizes on every axis but the split axis")          \
+    X(split_dtype, "split: every output must have the input's element type")                                       \
+    X(scatter_nd_input_rank, "scatter-nd: the input must have at least one dimension")                              \
+    X(scatter_nd_indices_rank, "scatter-nd: the indices must have at least one dimension")                          \
+    X(scatter_nd_tuple_length, "scatter-nd: the indices' last dimension must lie in [1, rank of the input]")        \
+    X(scatter_nd_updates_shape, "scatter-nd: the updates must have the shape indices[:-1] ++ input[k:]")           \
+    X(scatter_nd_index_type, "scatter-nd: the indices must be int32, int64, uint32 or uint64")                      \
+    X(scatter_nd_empty_axis, "scatter-nd: cannot scatter into an axis of size 0")                                   \
+    X(scatter_nd_dtype, "scatter-nd: the updates and the output must have the input's element type")              \
+    X(scatter_nd_output_shape, "scatter-nd: the output must have the input's shape")
 
 /// One code per rule; `ok` when none broke.
 enum class rule : std::uint8_t {
@@ -73,11 +107,12 @@ constexpr std::string_view rule_text(rule r) noexcept {
 }
 
 /// What the number in a verdict is, for the message.
-enum class value_kind : std::uint8_t { none, given_axis, rank, size, pad, start_count, end_count, index_dimensions };
+enum class value_kind : std::uint8_t { none, given_axis, rank, size, pad, start_count, end_count, index_dimensions, batch_dimensions, tuple_length, sum };
 
 /// The words before a verdict's number in messages ("rank 3", "axis given as -5").
 constexpr std::string_view value_label(value_kind k) noexcept {
-    constexpr std::string_view labels[] = {"", "axis given as", "rank", "size", "pad", "start count", "end count", "IndexDimensions"};
+    constexpr std::string_view labels[] = {"",          "axis given as", "rank",         "size",          "pad", "start count",
+                                           "end count", "IndexDimensions", "batch dimensions", "index tuple length", "sizes add up to"};
     return labels[static_cast<int>(k)];
 }
 

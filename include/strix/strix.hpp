@@ -1,13 +1,18 @@
 #pragma once
-/// strix: tensor indexing — gather, join, pad and scatter — on strided views, with shape rules
+/// strix: tensor indexing — gather, join, pad and scatter, and their family (gather-elements,
+/// gather-nd, split, scatter-nd, scatter reductions) — on strided views, with shape rules
 /// that run at compile time and at run time. Include this one header for the whole core.
 
 #include "strix/dtype.hpp"
 #include "strix/error.hpp"
 #include "strix/ops/gather.hpp"
+#include "strix/ops/gather_elements.hpp"
+#include "strix/ops/gather_nd.hpp"
 #include "strix/ops/join.hpp"
 #include "strix/ops/pad.hpp"
 #include "strix/ops/scatter.hpp"
+#include "strix/ops/scatter_nd.hpp"
+#include "strix/ops/split.hpp"
 #include "strix/rules.hpp"
 #include "strix/scalar.hpp"
 #include "strix/shape.hpp"

@@ -119,10 +119,11 @@ inline void run_rows(const plan::move_plan& p, std::int64_t row_begin, std::int6
         if (fill_row) {
             detail::fill_strided(p.elem, out, in.dst, p.fill.data(), in.size);
         } else if (!p.table.empty() && in.key != 0) {
-            // gather along the innermost output dimension: one table lookup per element
+            // gather along the innermost output dimension: one table lookup per element (plus an
+            // affine term for gather-elements, whose indices walk the input's other axes too)
             const std::int64_t* t = p.table.data() + key;
             const std::byte* base = p.src + s;
-            for (std::int64_t i = 0; i < in.size; ++i, out += in.dst)
+            for (std::int64_t i = 0; i < in.size; ++i, out += in.dst, base += in.src)
                 std::memcpy(out, base + t[i * in.key], p.elem); // elem is 1..16
         } else {
             if (!p.table.empty()) s += p.table[static_cast<std::size_t>(key)];

@@ -13,6 +13,10 @@
 
 namespace strix::detail {
 
+/// How an operator's indices reach its plan: resolved by the host into a table (the CPU), or
+/// read by the device itself (the key strides are then byte strides in the indices).
+enum class index_reading : std::uint8_t { host_table, device };
+
 /// "input [2,3] float32, indices [4] int64" — the operands of a call, for messages.
 inline std::string describe(std::span<const operand_info> ops) {
     std::string m;

@@ -99,10 +99,6 @@ constexpr auto gather_extents(const In& input, const Idx& indices) {
 
 namespace detail {
 
-/// How gather's indices reach the plan: resolved by the host into a table (the CPU), or read
-/// by the device itself (the key strides are then byte strides in the indices).
-enum class index_reading : std::uint8_t { host_table, device };
-
 inline plan::move_plan lower_gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d,
                                     const std::string& context, index_reading reading = index_reading::host_table) {
     const int r = input.rank();

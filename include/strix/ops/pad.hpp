@@ -1,7 +1,7 @@
 #pragma once
 /// pad: grows every dimension by a start and an end count, filling with a constant or folding
-/// the input (edge, reflect, symmetric); pads may be wider than the input (the fold repeats,
-/// exactly as numpy.pad).
+/// the input (edge, reflect, symmetric, wrap); pads may be wider than the input (the fold repeats,
+/// exactly as numpy.pad), and negative pads crop.
 
 #include "strix/ops/common.hpp"
 #include "strix/scalar.hpp"
@@ -14,10 +14,12 @@ enum class pad_mode : std::uint8_t {
     edge,      ///< repeat the edge element
     reflect,   ///< mirror without repeating the edge: [1,2,3] -> 3,2,[1,2,3],2,1
     symmetric, ///< mirror repeating the edge:       [1,2,3] -> 2,1,[1,2,3],3,2
+    wrap,      ///< repeat the input periodically:    [1,2,3] -> 2,3,[1,2,3],1,2
 };
 
 /// Describes a pad: one start and one end count per dimension (`start.rank` must be the input's
-/// rank). Structural: usable as a template argument.
+/// rank). A negative count crops that side first; the positive ones then pad what is left.
+/// Structural: usable as a template argument.
 struct pad_desc {
     pad_mode mode = pad_mode::constant;
     shape start{}; ///< elements added before each dimension
@@ -25,8 +27,9 @@ struct pad_desc {
     scalar value{}; ///< the constant fill (constant mode), exact in the element type
 };
 
-/// The rules of pad: one start and end per dimension, none negative, something to fold from in
-/// the non-constant modes; output[i] = input[i] + start[i] + end[i].
+/// The rules of pad: one start and end per dimension; a negative pad crops that side (and may
+/// not remove more than the axis has); the folding modes need an element left to fold from on a
+/// padded axis; output[i] = input[i] + start[i] + end[i].
 constexpr inferred pad_rule(const shape& input, const pad_desc& d) {
     inferred res;
     if (d.start.rank != input.rank) {
@@ -39,15 +42,17 @@ constexpr inferred pad_rule(const shape& input, const pad_desc& d) {
     }
     res.out = input;
     for (int i = 0; i < input.rank; ++i) {
-        if (d.start[i] < 0 || d.end[i] < 0) {
-            res.v = {rule::pad_negative, 0, i, d.start[i] < 0 ? d.start[i] : d.end[i], value_kind::pad};
+        const std::int64_t s = d.start[i], e = d.end[i];
+        const std::int64_t kept = input[i] + (s < 0 ? s : 0) + (e < 0 ? e : 0);
+        if (kept < 0) {
+            res.v = {rule::pad_crop, 0, i, s < 0 ? s : e, value_kind::pad};
             return res;
         }
-        if (d.mode != pad_mode::constant && input[i] == 0 && d.start[i] + d.end[i] > 0) {
+        if (d.mode != pad_mode::constant && kept == 0 && (s > 0 || e > 0)) {
             res.v = {rule::pad_empty_source, 0, i};
             return res;
         }
-        res.out[i] = input[i] + d.start[i] + d.end[i];
+        res.out[i] = input[i] + s + e;
     }
     return res;
 }
@@ -87,23 +92,35 @@ constexpr std::int64_t pad_source(pad_mode mode, std::int64_t o, std::int64_t st
         const std::int64_t m = mod(j, 2 * n);
         return m < n ? m : 2 * n - 1 - m;
     }
+    case pad_mode::wrap: return mod(j, n);
     }
     return -1;
 }
 
-inline plan::move_plan lower_pad(const any_cview& input, const any_view& output, const pad_desc& d) {
+inline plan::move_plan lower_pad(const any_cview& full_input, const any_view& output, const pad_desc& d) {
+    // negative pads crop the input first; the positive ones pad what is left
+    shape kept = full_input.sizes(), start = d.start;
+    std::int64_t first = 0; // element offset of the cropped input
+    for (int i = 0; i < kept.rank; ++i) {
+        const std::int64_t s = d.start[i], e = d.end[i];
+        if (s < 0) first -= s * full_input.stride(i);
+        kept[i] += (s < 0 ? s : 0) + (e < 0 ? e : 0);
+        start[i] = s < 0 ? 0 : s;
+    }
+    const any_cview input(static_cast<const std::byte*>(full_input.data()) + first * static_cast<std::int64_t>(full_input.element_size()),
+                          full_input.type(), kept, full_input.strides());
     plan::move_plan p = copy_plan(input, output); // output sizes, both sides' strides
     scalar_bytes(d.value, input.type(), p.fill.data());
     for (int i = 0; i < p.rank; ++i) {
-        if (d.start[i] == 0 && d.end[i] == 0) continue;
+        if (kept[i] == p.dims[static_cast<std::size_t>(i)].size) continue;
         // affine on the input's own coordinates, mapped on the pads only
         auto& dim = p.dims[static_cast<std::size_t>(i)];
         const std::int64_t st = dim.src;
         dim.mapped = true;
-        dim.lo = d.start[i];
-        dim.hi = d.start[i] + input.size(i);
+        dim.lo = start[i];
+        dim.hi = start[i] + kept[i];
         auto add = [&](std::int64_t o) {
-            const std::int64_t s = pad_source(d.mode, o, d.start[i], input.size(i));
+            const std::int64_t s = pad_source(d.mode, o, start[i], kept[i]);
             dim.map.push_back(s < 0 ? plan::no_source : s * st);
         };
         for (std::int64_t o = 0; o < dim.lo; ++o) add(o);

@@ -2,14 +2,34 @@
 /// scatter (elements): `output = input`, then `output[..., indices[j...], ...] = updates[j...]`
 /// with the index replacing the coordinate on the axis. In place when the output is the input.
 
+#include <cmath>
+#include <type_traits>
+
 #include "strix/ops/common.hpp"
 
 namespace strix {
 
+/// How an update combines with the element it targets (ONNX ScatterElements/ScatterND
+/// `reduction`). Updates apply one by one in C order of the updates: with `none` the last one
+/// to reach an element wins; the others fold every update into it.
+enum class scatter_reduction : std::uint8_t {
+    none, ///< assign
+    add,  ///< add (integers wrap around; float16 adds in float32 and rounds once; a NaN sum is
+          ///< the default quiet NaN, whatever the operands' payloads)
+    mul,  ///< multiply (likewise)
+    min,  ///< the smaller: a NaN stays once there; -0 is smaller than +0
+    max,  ///< the larger: a NaN stays once there; +0 is larger than -0
+};
+
 /// Describes a scatter. Structural: usable as a template argument.
 struct scatter_desc {
-    std::int64_t axis = 0;                     ///< may be negative
-    index_policy policy = index_policy::error; ///< what an out-of-range index does
+    std::int64_t axis = 0;                            ///< may be negative
+    index_policy policy = index_policy::error;        ///< what an out-of-range index does
+    scatter_reduction reduction = scatter_reduction::none; ///< how duplicate targets combine
+    /// Devices: combine in the CPU's order (C order of the updates), so results are bit-identical
+    /// run to run and to the CPU; otherwise floating-point add and mul may combine in any order.
+    /// The CPU always runs in that order.
+    bool deterministic = false;
 };
 
 /// The rules of scatter: input, indices and updates share a rank; updates have the indices'
@@ -75,35 +95,99 @@ constexpr auto scatter_extents(const In& input, const Idx& indices, const Upd& u
 
 namespace detail {
 
-/// Writes the updates one by one, in C order of the indices (so among duplicate targets the last
-/// in that order wins). `offsets` holds each resolved index times the output's axis stride.
-inline void scatter_updates(const any_cview& updates, const any_view& output, int axis, const std::vector<std::int64_t>& offsets) {
+/// Whether min/max take the update `u` over the accumulated `a` (floating point): a NaN stays
+/// once there, a NaN update is taken, and -0 counts as smaller than +0 — so the result does not
+/// depend on the order of the updates (NaN payloads aside).
+template <class F>
+bool takes_update(F a, F u, scatter_reduction r) {
+    if (std::isnan(a)) return false;
+    if (std::isnan(u)) return true;
+    if (r == scatter_reduction::min) return u < a || (u == a && std::signbit(u));
+    return u > a || (u == a && !std::signbit(u));
+}
+
+/// Combines an update `u` into the element `acc` under reduction `r` (the CPU's definition, which
+/// the devices follow bit for bit).
+template <class T>
+T combine(T acc, T u, scatter_reduction r) {
+    if (r == scatter_reduction::none) return u;
+    if constexpr (std::is_same_v<T, float16>) {
+        const float a = static_cast<float>(acc), b = static_cast<float>(u);
+        if (r == scatter_reduction::min || r == scatter_reduction::max) return takes_update(a, b, r) ? u : acc;
+        // float32 has 24 >= 2 x 11 + 2 significand bits, so rounding to float32 and then to float16
+        // equals one correct rounding of the exact sum or product
+        const float x = r == scatter_reduction::add ? a + b : a * b;
+        return std::isnan(x) ? float16::from_bits(0x7e00) : float16(x);
+    } else if constexpr (std::is_floating_point_v<T>) {
+        if (r == scatter_reduction::min || r == scatter_reduction::max) return takes_update(acc, u, r) ? u : acc;
+        // a NaN result is the default quiet NaN: which operand's payload an addition passes on
+        // depends on the compiler's operand order and on the device
+        const T x = r == scatter_reduction::add ? acc + u : acc * u;
+        return std::isnan(x) ? std::numeric_limits<T>::quiet_NaN() : x;
+    } else {
+        using U = std::make_unsigned_t<T>; // wrap around without undefined behaviour
+        switch (r) {
+        case scatter_reduction::add: return static_cast<T>(static_cast<U>(static_cast<U>(acc) + static_cast<U>(u)));
+        case scatter_reduction::mul: return static_cast<T>(static_cast<U>(static_cast<std::uint64_t>(static_cast<U>(acc)) * static_cast<U>(u)));
+        case scatter_reduction::min: return u < acc ? u : acc;
+        default: return u > acc ? u : acc;
+        }
+    }
+}
+
+/// Where the updates go: for each dimension of the updates, the output's byte stride (0 where
+/// the index decides) and the stride of the key into `offsets` (the resolved indices, in bytes
+/// of the output, one per key).
+struct update_walk {
+    std::array<std::int64_t, max_rank> dst{}, key{};
+};
+
+/// Applies the updates one by one, in C order of the updates: update u goes to the output element
+/// at (sum of coordinate times dst) + offsets[sum of coordinate times key].
+template <class T>
+void apply_updates(const any_cview& updates, const any_view& output, const update_walk& w, const std::vector<std::int64_t>& offsets,
+                   scatter_reduction red) {
     const int r = updates.rank();
-    const auto es = static_cast<std::int64_t>(output.element_size());
     const std::int64_t n = updates.count();
     if (n == 0) return;
     std::array<std::int64_t, max_rank> c{};
     const auto* ub = static_cast<const std::byte*>(updates.data());
     auto* ob = static_cast<std::byte*>(output.data());
-    std::int64_t uo = 0, oo = 0; // byte offsets of the current update and of its output row
-    const std::int64_t inner = updates.size(r - 1);
-    const std::int64_t us = updates.stride(r - 1) * es;
-    const std::int64_t os = r - 1 == axis ? 0 : output.stride(r - 1) * es;
+    std::int64_t uo = 0, oo = 0, key = 0;
+    const std::int64_t inner = r ? updates.size(r - 1) : 1;
+    const std::int64_t us = r ? updates.stride(r - 1) * static_cast<std::int64_t>(sizeof(T)) : 0;
+    const std::int64_t os = r ? w.dst[static_cast<std::size_t>(r - 1)] : 0, ks = r ? w.key[static_cast<std::size_t>(r - 1)] : 0;
     for (std::int64_t k = 0; k < n;) {
-        std::int64_t u = uo, o = oo;
-        for (std::int64_t i = 0; i < inner; ++i, ++k, u += us, o += os)
-            std::memcpy(ob + o + offsets[static_cast<std::size_t>(k)], ub + u, static_cast<std::size_t>(es));
+        std::int64_t u = uo, o = oo, kk = key;
+        for (std::int64_t i = 0; i < inner; ++i, ++k, u += us, o += os, kk += ks) {
+            std::byte* target = ob + o + offsets[static_cast<std::size_t>(kk)];
+            T v;
+            std::memcpy(&v, ub + u, sizeof(T));
+            if (red != scatter_reduction::none) {
+                T a;
+                std::memcpy(&a, target, sizeof(T));
+                v = combine(a, v, red);
+            }
+            std::memcpy(target, &v, sizeof(T));
+        }
         for (int d = r - 2; d >= 0; --d) {
-            auto& cd = c[static_cast<std::size_t>(d)];
-            const std::int64_t ostep = d == axis ? 0 : output.stride(d) * es;
-            uo += updates.stride(d) * es;
-            oo += ostep;
+            const auto du = static_cast<std::size_t>(d);
+            auto& cd = c[du];
+            uo += updates.stride(d) * static_cast<std::int64_t>(sizeof(T));
+            oo += w.dst[du];
+            key += w.key[du];
             if (++cd < updates.size(d)) break;
-            uo -= updates.size(d) * updates.stride(d) * es;
-            oo -= updates.size(d) * ostep;
+            uo -= updates.size(d) * updates.stride(d) * static_cast<std::int64_t>(sizeof(T));
+            oo -= updates.size(d) * w.dst[du];
+            key -= updates.size(d) * w.key[du];
             cd = 0;
         }
     }
+}
+
+inline void apply_updates(const any_cview& updates, const any_view& output, const update_walk& w, const std::vector<std::int64_t>& offsets,
+                          scatter_reduction red) {
+    visit(updates.type(), [&]<class T>(type_tag<T>) { apply_updates<T>(updates, output, w, offsets, red); });
 }
 
 inline bool same_view(const any_cview& a, const any_view& b) {
@@ -149,7 +233,8 @@ inline scatter_checked check_scatter(const any_cview& input, const any_cview& in
 
 /// Scatters `updates` into `output` at `indices` along `d.axis`; `output` starts as a copy of
 /// `input`, or is `input` itself (the same view: in place). Every index is checked before
-/// anything is written. Duplicate targets: the last update in C order of the indices wins.
+/// anything is written. Duplicate targets combine under `d.reduction`, in C order of the
+/// updates (with `none`, the last one wins).
 /// Throws strix::error naming the operand, axis and shapes when a rule breaks, when an index is
 /// out of range under index_policy::error, or when the output overlaps an operand (other than
 /// being the input itself).
@@ -166,7 +251,13 @@ inline void scatter(const any_cview& input, const any_cview& indices, const any_
         plan::collapse(p);
         cpu::execute(p, opt);
     }
-    detail::scatter_updates(updates, output, axis, offsets);
+    detail::update_walk w;
+    const auto kst = c_strides(updates.sizes());
+    for (int i = 0; i < updates.rank(); ++i) {
+        w.dst[static_cast<std::size_t>(i)] = i == axis ? 0 : output.stride(i) * static_cast<std::int64_t>(output.element_size());
+        w.key[static_cast<std::size_t>(i)] = kst[static_cast<std::size_t>(i)];
+    }
+    detail::apply_updates(updates, output, w, offsets, d.reduction);
 }
 
 /// Scatters into a new C-order host tensor (a copy of `input` with the updates written).

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,21 @@ inline std::int64_t clamp_index(const std::byte* p, dtype t, std::int64_t n) {
     }
 }
 
+/// Throws the error of an out-of-range index: the operator, the value, its position in the
+/// indices, the axis with its size and valid range, and the operands (`context`).
+[[noreturn]] inline void throw_index_error(const std::byte* p, dtype t, std::int64_t n, std::string_view op,
+                                           const std::vector<std::int64_t>& position, int axis, const std::string& context) {
+    std::string raw;
+    resolve_index(p, t, n, &raw);
+    std::string pos = "[";
+    for (std::size_t d = 0; d < position.size(); ++d) pos += (d ? "," : "") + std::to_string(position[d]);
+    pos += "]";
+    throw error(error_code::index_out_of_range,
+                "strix::" + std::string(op) + ": index " + raw + " at position " + pos + " of the indices is out of range for axis " +
+                    std::to_string(axis) + " of size " + std::to_string(n) + " (valid: [" +
+                    (is_signed_int(t) ? "-" + std::to_string(n) : "0") + ", " + std::to_string(n) + "); " + context + ")");
+}
+
 /// Every index of `idx` (any strides), in C order of its shape, resolved into [0, n) and
 /// multiplied by `scale`. Under `error` the first bad index throws, naming `op`, the position,
 /// the value, the axis and `context` (the operands' shapes). `n` must be positive.
@@ -80,21 +96,62 @@ inline std::vector<std::int64_t> resolve_indices(const any_cview& idx, std::int6
             } else {
                 v = resolve_index(base + o, idx.type(), n, nullptr);
                 if (v < 0) {
-                    std::string raw;
-                    resolve_index(base + o, idx.type(), n, &raw);
-                    std::string pos = "[";
-                    for (int d = 0; d + 1 < r; ++d) pos += std::to_string(c[static_cast<std::size_t>(d)]) + ",";
-                    pos += (r ? std::to_string(i) : std::string()) + "]";
-                    throw error(error_code::index_out_of_range,
-                                "strix::" + std::string(op) + ": index " + raw + " at position " + pos +
-                                    " of the indices is out of range for axis " + std::to_string(axis) + " of size " +
-                                    std::to_string(n) + " (valid: [" + (is_signed_int(idx.type()) ? "-" + std::to_string(n) : "0") +
-                                    ", " + std::to_string(n) + "); " + context + ")");
+                    std::vector<std::int64_t> pos(c.begin(), c.begin() + (r ? r - 1 : 0));
+                    if (r) pos.push_back(i);
+                    throw_index_error(base + o, idx.type(), n, op, pos, axis, context);
                 }
             }
             out[k] = v * scale;
         }
         // advance the outer coordinates (odometer over dims 0..r-2)
+        for (int d = r - 2; d >= 0; --d) {
+            auto& cd = c[static_cast<std::size_t>(d)];
+            off += idx.stride(d) * es;
+            if (++cd < idx.size(d)) break;
+            off -= idx.size(d) * idx.stride(d) * es;
+            cd = 0;
+        }
+    }
+    return out;
+}
+
+/// Index tuples (gather-nd, scatter-nd): the last dimension of `idx` holds k indices into axes
+/// first_axis .. first_axis + k - 1, of sizes n[j] and byte strides stride[j]. Returns, per tuple
+/// in C order of idx's leading dimensions, the sum of resolved index times stride. Under `error`
+/// the first bad index in C order of `idx` throws, naming its full position. Every n[j] must be
+/// positive when there is a tuple.
+inline std::vector<std::int64_t> resolve_tuples(const any_cview& idx, std::span<const std::int64_t> n, std::span<const std::int64_t> stride,
+                                                index_policy policy, std::string_view op, int first_axis, const std::string& context) {
+    const int r = idx.rank();
+    const std::int64_t k = idx.size(r - 1);
+    shape lead;
+    for (int d = 0; d + 1 < r; ++d) lead.push_back(idx.size(d));
+    const auto count = static_cast<std::size_t>(lead.count());
+    std::vector<std::int64_t> out(count, 0);
+    if (count == 0 || k == 0) return out;
+    const auto es = static_cast<std::int64_t>(idx.element_size());
+    const auto* base = static_cast<const std::byte*>(idx.data());
+    std::vector<std::int64_t> c(static_cast<std::size_t>(r - 1), 0);
+    std::int64_t off = 0;
+    for (std::size_t t = 0; t < count; ++t) {
+        std::int64_t sum = 0;
+        for (std::int64_t j = 0; j < k; ++j) {
+            const std::byte* p = base + off + j * idx.stride(r - 1) * es;
+            const auto nj = n[static_cast<std::size_t>(j)];
+            std::int64_t v;
+            if (policy == index_policy::clamp) {
+                v = clamp_index(p, idx.type(), nj);
+            } else {
+                v = resolve_index(p, idx.type(), nj, nullptr);
+                if (v < 0) {
+                    auto pos = c;
+                    pos.push_back(j);
+                    throw_index_error(p, idx.type(), nj, op, pos, first_axis + static_cast<int>(j), context);
+                }
+            }
+            sum += v * stride[static_cast<std::size_t>(j)];
+        }
+        out[t] = sum;
         for (int d = r - 2; d >= 0; --d) {
             auto& cd = c[static_cast<std::size_t>(d)];
             off += idx.stride(d) * es;

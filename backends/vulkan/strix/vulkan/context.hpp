@@ -29,6 +29,12 @@
 #include "strix/vulkan/spirv/move_1.h"
 #include "strix/vulkan/spirv/scatter_0.h"
 #include "strix/vulkan/spirv/scatter_1.h"
+#include "strix/vulkan/spirv/tuples_0.h"
+#include "strix/vulkan/spirv/scan_0.h"
+#include "strix/vulkan/spirv/reduce_00.h"
+#include "strix/vulkan/spirv/reduce_01.h"
+#include "strix/vulkan/spirv/reduce_10.h"
+#include "strix/vulkan/spirv/reduce_11.h"
 
 namespace strix::vulkan {
 
@@ -43,6 +49,7 @@ struct device_info {
     std::uint64_t max_memory_allocation = 0;
     bool int64 = false;                          ///< shaderInt64
     bool float64 = false;                        ///< shaderFloat64
+    bool int64_atomics = false;                  ///< shaderBufferInt64Atomics
     bool storage8 = false;                       ///< storageBuffer8BitAccess
     bool storage16 = false;                      ///< storageBuffer16BitAccess
     bool buffer_device_address = false;
@@ -135,6 +142,7 @@ inline device_info describe(VkPhysicalDevice pd, std::uint32_t index) {
     d.int64 = f2.features.shaderInt64;
     d.float64 = f2.features.shaderFloat64;
     d.storage8 = f12.storageBuffer8BitAccess;
+    d.int64_atomics = f12.shaderBufferInt64Atomics;
     d.storage16 = f11.storageBuffer16BitAccess;
     d.buffer_device_address = f12.bufferDeviceAddress;
     if (!d.buffer_device_address) d.unusable = "it lacks bufferDeviceAddress, which strix uses to address tensors of any size";
@@ -328,13 +336,14 @@ enum class memory : std::uint8_t {
 };
 
 /// The shaders strix runs.
-enum class shader : std::uint8_t { move, scatter };
+enum class shader : std::uint8_t { move, scatter, tuples, scan, reduce };
 
 /// Specialization constants of a pipeline.
 struct pipeline_key {
     shader which = shader::move;
     std::uint32_t elem = 4, rank = 1, index_type = 0, policy = 0, phase = 0;
     std::uint32_t wide = 1; ///< 64-bit coordinate arithmetic (more than 2^32 invocations)
+    std::uint32_t type = 0, reduction = 0; ///< reduce.comp: element type (dtype order) and reduction
     auto operator<=>(const pipeline_key&) const = default;
 };
 
@@ -352,6 +361,8 @@ public:
         physical_ = pds[info_.index];
         small_storage_ = opt.small_storage && info_.storage8 && info_.storage16;
         if (const char* env = std::getenv("STRIX_VULKAN_NO_SMALL_STORAGE"); env && *env && *env != '0') small_storage_ = false;
+        int64_atomics_ = info_.int64_atomics;
+        if (const char* env = std::getenv("STRIX_VULKAN_NO_INT64_ATOMICS"); env && *env && *env != '0') int64_atomics_ = false;
 
         std::uint32_t nq = 0;
         vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nq, nullptr);
@@ -374,8 +385,10 @@ public:
         auto f12 = make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f11);
         f12.bufferDeviceAddress = VK_TRUE;
         f12.storageBuffer8BitAccess = small_storage_;
+        f12.shaderBufferInt64Atomics = int64_atomics_;
         auto f2 = make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12);
         f2.features.shaderInt64 = VK_TRUE;
+        f2.features.shaderFloat64 = info_.float64;
         auto dci = make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f2);
         dci.queueCreateInfoCount = 1;
         dci.pQueueCreateInfos = &qci;
@@ -425,6 +438,9 @@ public:
     [[nodiscard]] const device_info& device() const { return info_; }
     /// Whether 1- and 2-byte elements move through 8/16-bit storage (else through 32-bit words).
     [[nodiscard]] bool small_storage() const { return small_storage_; }
+    /// Whether scatter reductions of 8-byte elements may use 64-bit atomics (else they take the
+    /// deterministic path).
+    [[nodiscard]] bool int64_atomics() const { return int64_atomics_; }
     /// Validation (and other layer) messages reported so far; each also went to stderr.
     [[nodiscard]] int validation_messages() const { return inst_.messages(); }
     [[nodiscard]] VkDevice handle() const { return device_; }
@@ -490,24 +506,34 @@ public:
     VkPipeline pipeline(const pipeline_key& key) {
         std::lock_guard lock(mutex_);
         if (auto it = pipelines_.find(key); it != pipelines_.end()) return it->second;
-        const int m = static_cast<int>(key.which) * 2 + (small_storage_ ? 1 : 0);
-        if (!modules_[static_cast<std::size_t>(m)]) {
-            static const std::pair<const std::uint32_t*, std::size_t> code[] = {
-                {move_0, sizeof move_0}, {move_1, sizeof move_1}, {scatter_0, sizeof scatter_0}, {scatter_1, sizeof scatter_1}};
+        // the module: per shader, the variant this device can run
+        static const std::pair<const std::uint32_t*, std::size_t> code[] = {
+            {move_0, sizeof move_0},       {move_1, sizeof move_1},       {scatter_0, sizeof scatter_0}, {scatter_1, sizeof scatter_1},
+            {tuples_0, sizeof tuples_0},   {scan_0, sizeof scan_0},       {reduce_00, sizeof reduce_00}, {reduce_01, sizeof reduce_01},
+            {reduce_10, sizeof reduce_10}, {reduce_11, sizeof reduce_11}};
+        std::size_t m = 0;
+        switch (key.which) {
+        case shader::move: m = small_storage_ ? 1 : 0; break;
+        case shader::scatter: m = small_storage_ ? 3 : 2; break;
+        case shader::tuples: m = 4; break;
+        case shader::scan: m = 5; break;
+        case shader::reduce: m = 6 + (info_.float64 ? 2 : 0) + (int64_atomics_ ? 1 : 0); break;
+        }
+        if (!modules_[m]) {
             auto sci = make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
             sci.codeSize = code[m].second;
             sci.pCode = code[m].first;
-            check(table_.vkCreateShaderModule(device_, &sci, nullptr, &modules_[static_cast<std::size_t>(m)]), "vkCreateShaderModule");
+            check(table_.vkCreateShaderModule(device_, &sci, nullptr, &modules_[m]), "vkCreateShaderModule");
         }
-        // constant ids 0..5 (move.comp has no id 4: an entry for an id a shader lacks is ignored)
-        const std::uint32_t values[] = {key.elem, key.rank, key.index_type, key.policy, key.phase, key.wide};
-        VkSpecializationMapEntry entries[6];
-        for (std::uint32_t i = 0; i < 6; ++i) entries[i] = {i, i * 4, 4};
-        VkSpecializationInfo spec{6u, entries, sizeof values, values};
+        // constant ids 0..7 (an entry for an id a shader lacks is ignored)
+        const std::uint32_t values[] = {key.elem, key.rank, key.index_type, key.policy, key.phase, key.wide, key.type, key.reduction};
+        VkSpecializationMapEntry entries[8];
+        for (std::uint32_t i = 0; i < 8; ++i) entries[i] = {i, i * 4, 4};
+        VkSpecializationInfo spec{8u, entries, sizeof values, values};
         auto cci = make<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
         cci.stage = make<VkPipelineShaderStageCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
         cci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-        cci.stage.module = modules_[static_cast<std::size_t>(m)];
+        cci.stage.module = modules_[m];
         cci.stage.pName = "main";
         cci.stage.pSpecializationInfo = &spec;
         cci.layout = layout_;
@@ -563,10 +589,11 @@ private:
     VkPhysicalDeviceMemoryProperties memory_{};
     VkPipelineCache cache_ = VK_NULL_HANDLE;
     VkPipelineLayout layout_ = VK_NULL_HANDLE;
-    std::array<VkShaderModule, 4> modules_{};
+    std::array<VkShaderModule, 10> modules_{};
     std::map<pipeline_key, VkPipeline> pipelines_;
     mutable std::mutex mutex_;
     bool small_storage_ = false;
+    bool int64_atomics_ = false;
 };
 
 } // namespace strix::vulkan

@@ -57,4 +57,56 @@ inline void scatter(context& ctx, const any_cview& input, const any_cview& indic
     download(ctx, in, output);
 }
 
+/// Gathers elements on the device; see strix::gather_elements.
+inline void gather_elements(context& ctx, const any_cview& input, const any_cview& indices, const any_view& output,
+                            const gather_elements_desc& d = {}) {
+    strix::detail::check_gather_elements(input, indices, output, d);
+    const auto in = upload(ctx, input);
+    const auto idx = upload(ctx, indices);
+    const device_tensor out(ctx, output.type(), output.sizes());
+    stream s(ctx);
+    s.gather_elements(in.view(), idx.view(), out.view(), d);
+    s.run();
+    download(ctx, out, output);
+}
+
+/// Gathers index tuples on the device; see strix::gather_nd.
+inline void gather_nd(context& ctx, const any_cview& input, const any_cview& indices, const any_view& output, const gather_nd_desc& d = {}) {
+    strix::detail::check_gather_nd(input, indices, output, d);
+    const auto in = upload(ctx, input);
+    const auto idx = upload(ctx, indices);
+    const device_tensor out(ctx, output.type(), output.sizes());
+    stream s(ctx);
+    s.gather_nd(in.view(), idx.view(), out.view(), d);
+    s.run();
+    download(ctx, out, output);
+}
+
+/// Splits on the device into `outputs`; see strix::split.
+inline void split(context& ctx, const any_cview& input, std::span<const any_view> outputs, const split_desc& d = {}) {
+    strix::detail::check_split(input, outputs, d);
+    const auto in = upload(ctx, input);
+    std::vector<device_tensor> outs;
+    std::vector<device_view> views;
+    for (const auto& o : outputs) outs.emplace_back(ctx, o.type(), o.sizes());
+    for (const auto& t : outs) views.push_back(t.view());
+    stream s(ctx);
+    s.split(in.view(), views, d);
+    s.run();
+    for (std::size_t k = 0; k < outputs.size(); ++k) download(ctx, outs[k], outputs[k]);
+}
+
+/// Scatters index tuples on the device; see strix::scatter_nd (in place when `output` is `input`).
+inline void scatter_nd(context& ctx, const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+                       const scatter_nd_desc& d = {}) {
+    strix::detail::check_scatter_nd(input, indices, updates, output, d);
+    const auto in = upload(ctx, input);
+    const auto idx = upload(ctx, indices);
+    const auto upd = upload(ctx, updates);
+    stream s(ctx);
+    s.scatter_nd(in.view(), idx.view(), upd.view(), in.view(), d); // in place on the device copy
+    s.run();
+    download(ctx, in, output);
+}
+
 } // namespace strix::vulkan

@@ -5,12 +5,17 @@
 
 #include <deque>
 #include <functional>
+#include <limits>
 #include <span>
 
 #include "strix/ops/gather.hpp"
+#include "strix/ops/gather_elements.hpp"
+#include "strix/ops/gather_nd.hpp"
 #include "strix/ops/join.hpp"
 #include "strix/ops/pad.hpp"
 #include "strix/ops/scatter.hpp"
+#include "strix/ops/scatter_nd.hpp"
+#include "strix/ops/split.hpp"
 #include "strix/vulkan/context.hpp"
 
 namespace strix::vulkan {
@@ -111,7 +116,9 @@ public:
             }
         }
         if (d.policy == index_policy::error && output.sizes.count() > 0)
-            checks_.push_back(index_check{idx, input.sizes[axis], axis, "gather", context, nullptr});
+            check_indices_later(idx, [n = input.sizes[axis], axis, context](const any_cview& h) {
+                strix::detail::resolve_indices(h, n, 1, index_policy::error, "gather", axis, context);
+            });
         record_move(p, {input.range(), indices.range()}, output.range());
     }
 
@@ -138,55 +145,91 @@ public:
     }
 
     /// Records a scatter (same rules and messages as strix::scatter); in place when `output` is
-    /// `input`. Duplicate targets resolve as on the CPU: the last update in C order wins.
+    /// `input`. Duplicate targets resolve as on the CPU (the last update in C order wins) without
+    /// a reduction; with one, see scatter_desc::deterministic.
     void scatter(const device_view& input, const device_view& indices, const device_view& updates, const device_view& output,
                  const scatter_desc& d = {}) {
         ensure_recording();
         const any_view out = output.as_any();
         const auto c = strix::detail::check_scatter(input.as_any(), indices.as_any(), updates.as_any(), out, d);
         const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
-        if (!c.in_place) {
-            auto p = strix::detail::copy_plan(input.as_any(), out);
-            plan::collapse(p);
-            record_move(p, {input.range()}, output.range());
-        }
-        const std::int64_t n = updates.sizes.count();
-        if (n == 0) return;
-        if (n >= (std::int64_t{1} << 32) - 1)
-            throw error(error_code::unsupported, "strix::vulkan::scatter: more than 2^32 - 2 updates in one call (" + c.context + ")");
-        if (d.policy == index_policy::error) checks_.push_back(index_check{indices, input.sizes[axis], axis, "scatter", c.context, nullptr});
-        // the winner of each target: the largest update number + 1 that writes it
-        auto& winners = keep(ctx_->create_buffer(static_cast<std::uint64_t>(output.sizes.count()) * 4, memory::device));
-        const range winners_range{winners.address(), winners.address() + winners.size()};
-        barrier_for({}, winners_range);
-        ctx_->vk().vkCmdFillBuffer(cmd_, winners.handle(), 0, VK_WHOLE_SIZE, 0);
-        transfer_barrier();
+        copy_unless_in_place(c.in_place, input, output);
+        if (updates.sizes.count() == 0) return;
+        if (d.policy == index_policy::error)
+            check_indices_later(indices, [n = input.sizes[axis], axis, context = c.context](const any_cview& h) {
+                strix::detail::resolve_indices(h, n, 1, index_policy::error, "scatter", axis, context);
+            });
         const auto es = static_cast<std::int64_t>(size_of(output.type));
         const auto ies = static_cast<std::int64_t>(size_of(indices.type));
-        const auto cst = c_strides(output.sizes);
         std::vector<std::int64_t> dims;
         for (int i = 0; i < updates.sizes.rank; ++i) {
             const auto u = static_cast<std::size_t>(i);
-            dims.insert(dims.end(), {updates.sizes[i], output.strides[u] * es, updates.strides[u] * es, indices.strides[u] * ies, cst[u], 0, 0});
+            dims.insert(dims.end(), {updates.sizes[i], i == axis ? 0 : output.strides[u] * es, updates.strides[u] * es, indices.strides[u] * ies, 0, 0, 0});
         }
-        push p{};
-        p.src = updates.address;
-        p.dst = output.address;
-        p.dims = upload_meta(dims);
-        p.indices = indices.address;
-        p.count = static_cast<std::uint64_t>(n);
-        p.flag = flag_.address();
-        p.axis_size = input.sizes[axis];
-        p.axis_stride = output.strides[static_cast<std::size_t>(axis)] * es;
-        p.aux = static_cast<std::uint32_t>(axis);
-        p.aux_addr = winners.address();
-        pipeline_key key{shader::scatter, static_cast<std::uint32_t>(es), static_cast<std::uint32_t>(updates.sizes.rank), index_code(indices.type),
-                         d.policy == index_policy::clamp ? 1u : 0u, 0};
-        barrier_for({updates.range(), indices.range(), winners_range}, winners_range);
-        dispatch(key, p);
-        key.phase = 1;
-        barrier_for({updates.range(), indices.range(), winners_range}, output.range());
-        dispatch(key, p);
+        record_updates({output, updates, std::move(dims), indices.address, index_code(indices.type), input.sizes[axis],
+                        output.strides[static_cast<std::size_t>(axis)] * es, output.address, d.policy == index_policy::clamp, d.reduction,
+                        d.deterministic, {updates.range(), indices.range()}, c.context});
+    }
+
+    /// Records a gather-elements (same rules and messages as strix::gather_elements).
+    void gather_elements(const device_view& input, const device_view& indices, const device_view& output, const gather_elements_desc& d = {}) {
+        ensure_recording();
+        const std::string context = strix::detail::check_gather_elements(input.as_any(), indices.as_any(), output.as_any(), d);
+        const auto p = strix::detail::lower_gather_elements(input.as_any(), indices.as_any(), output.as_any(), d, context,
+                                                            strix::detail::index_reading::device);
+        if (p.rank == 0 || p.count() == 0) return;
+        const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
+        if (d.policy == index_policy::error)
+            check_indices_later(indices, [n = input.sizes[axis], axis, context](const any_cview& h) {
+                strix::detail::resolve_indices(h, n, 1, index_policy::error, "gather-elements", axis, context);
+            });
+        record_move(p, {input.range(), indices.range()}, output.range());
+    }
+
+    /// Records a gather-nd (same rules and messages as strix::gather_nd): a pass that resolves the
+    /// index tuples into offsets, then a move that reads them.
+    void gather_nd(const device_view& input, const device_view& indices, const device_view& output, const gather_nd_desc& d = {}) {
+        ensure_recording();
+        const std::string context = strix::detail::check_gather_nd(input.as_any(), indices.as_any(), output.as_any(), d);
+        if (output.sizes.count() == 0) return;
+        const auto axes = strix::detail::tuple_axes_of(input.as_any(), d.batch_dimensions, indices.sizes[indices.sizes.rank - 1]);
+        const range table = record_tuples(indices, axes, d.policy, "gather-nd", context);
+        const auto p = strix::detail::lower_gather_nd(input.as_any(), indices.sizes, output.as_any(), d, {},
+                                                      reinterpret_cast<const std::byte*>(static_cast<std::uintptr_t>(table.first)), axes.bias);
+        record_move(p, {input.range(), table}, output.range());
+    }
+
+    /// Records a split into `outputs` (same rules and messages as strix::split).
+    void split(const device_view& input, std::span<const device_view> outputs, const split_desc& d = {}) {
+        ensure_recording();
+        std::vector<any_view> views;
+        for (const auto& v : outputs) views.push_back(v.as_any());
+        strix::detail::check_split(input.as_any(), views, d);
+        const auto plans = strix::detail::lower_split(input.as_any(), views, d);
+        for (std::size_t k = 0; k < plans.size(); ++k) record_move(plans[k], {input.range()}, outputs[k].range());
+    }
+
+    /// Records a scatter-nd (same rules and messages as strix::scatter_nd); in place when
+    /// `output` is `input`: a pass that resolves the index tuples into offsets, then the updates.
+    void scatter_nd(const device_view& input, const device_view& indices, const device_view& updates, const device_view& output,
+                    const scatter_nd_desc& d = {}) {
+        ensure_recording();
+        const any_view out = output.as_any();
+        const auto c = strix::detail::check_scatter_nd(input.as_any(), indices.as_any(), updates.as_any(), out, d);
+        copy_unless_in_place(c.in_place, input, output);
+        if (updates.sizes.count() == 0) return;
+        const auto axes = strix::detail::tuple_axes_of(out, 0, indices.sizes[indices.sizes.rank - 1]);
+        const range table = record_tuples(indices, axes, d.policy, "scatter-nd", c.context);
+        const auto walk = strix::detail::scatter_nd_walk(indices.sizes, out, 8);
+        const auto es = static_cast<std::int64_t>(size_of(updates.type));
+        std::vector<std::int64_t> dims;
+        for (int i = 0; i < updates.sizes.rank; ++i) {
+            const auto u = static_cast<std::size_t>(i);
+            dims.insert(dims.end(), {updates.sizes[i], walk.dst[u], updates.strides[u] * es, walk.key[u], 0, 0, 0});
+        }
+        record_updates({output, updates, std::move(dims), table.first, index_code(dtype::int64), std::numeric_limits<std::int64_t>::max(), 1,
+                        output.address + static_cast<std::uint64_t>(axes.bias), true, d.reduction, d.deterministic, {updates.range(), table},
+                        c.context});
     }
 
     /// Submits everything recorded so far (at most once per stream).
@@ -210,7 +253,7 @@ public:
         for (const auto& c : checks_) {
             // read the indices back and let the CPU's resolver name the first bad one
             const host_tensor host = download_view(*ctx_, c.indices);
-            strix::detail::resolve_indices(host.view(), c.axis_size, 1, index_policy::error, c.op, c.axis, c.context);
+            c.report(host.view());
         }
         throw error(error_code::index_out_of_range, "strix::vulkan: an index was out of range, but none is now (were the indices changed outside the stream?)");
     }
@@ -234,22 +277,180 @@ public:
     static host_tensor download_view(context& ctx, const device_view& v);
 
 private:
+    /// Indices checked on the device under the `error` policy: when the flag rises, `report`
+    /// runs the CPU's resolver on them (read back), which throws the CPU's exact error.
     struct index_check {
         device_view indices;
-        std::int64_t axis_size;
-        int axis;
-        const char* op;
-        std::string context;
+        std::function<void(const any_cview&)> report;
         std::unique_ptr<device_tensor> snapshot{}; // the indices as they were, when a later op overwrote them
     };
-    /// The push constants of move.comp and scatter.comp (see shaders/common.glsl).
+    /// The push constants of every shader (see shaders/common.glsl).
     struct push {
         std::uint64_t src, dst, dims, indices, count, flag;
         std::int64_t axis_size, axis_stride;
         std::uint32_t fill[4];
         std::uint32_t aux, pad0;
         std::uint64_t aux_addr;
+        std::uint64_t lo;
     };
+    /// What the update passes of scatter and scatter-nd need (see record_updates).
+    struct update_job {
+        device_view output, updates;
+        std::vector<std::int64_t> dims;    ///< Dim records over the updates (size, dst, src, key, 0, 0, 0)
+        std::uint64_t index_address;       ///< the indices, or scatter-nd's resolved offsets (int64)
+        std::uint32_t index_type;          ///< shader index code
+        std::int64_t axis_size, axis_stride;
+        std::uint64_t dst_base;            ///< the output address the terms add to
+        bool clamp;
+        scatter_reduction reduction;
+        bool deterministic;
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> reads;
+        std::string context;
+    };
+
+    template <class F>
+    void check_indices_later(const device_view& indices, F&& report) {
+        checks_.push_back(index_check{indices, std::forward<F>(report), nullptr});
+    }
+
+    void copy_unless_in_place(bool in_place, const device_view& input, const device_view& output) {
+        if (in_place) return;
+        auto p = strix::detail::copy_plan(input.as_any(), output.as_any());
+        plan::collapse(p);
+        record_move(p, {input.range()}, output.range());
+    }
+
+    /// Records the tuple pass of gather-nd / scatter-nd: one int64 offset per tuple (minus the
+    /// axes' bias) in a new device buffer, whose address range it returns.
+    std::pair<std::uint64_t, std::uint64_t> record_tuples(const device_view& indices, const strix::detail::tuple_axes& axes, index_policy policy,
+                                                          const char* op, const std::string& context) {
+        const int q = indices.sizes.rank;
+        const std::int64_t k = indices.sizes[q - 1];
+        const std::int64_t tuples = indices.sizes.count() / k;
+        const auto ies = static_cast<std::int64_t>(size_of(indices.type));
+        auto& table = keep(ctx_->create_buffer(static_cast<std::uint64_t>(tuples) * 8, memory::device));
+        const range table_range{table.address(), table.address() + static_cast<std::uint64_t>(tuples) * 8};
+        std::vector<std::int64_t> dims;
+        for (int i = 0; i + 1 < q; ++i) dims.insert(dims.end(), {indices.sizes[i], 0, 0, indices.strides[static_cast<std::size_t>(i)] * ies, 0, 0, 0});
+        for (std::int64_t j = 0; j < k; ++j)
+            dims.insert(dims.end(), {axes.n[static_cast<std::size_t>(j)], 0, axes.stride[static_cast<std::size_t>(j)],
+                                     j * indices.strides[static_cast<std::size_t>(q - 1)] * ies, 0, 0, 0});
+        if (policy == index_policy::error)
+            check_indices_later(indices, [axes, op, context](const any_cview& h) {
+                strix::detail::resolve_tuples(h, axes.n, axes.stride, index_policy::error, op, axes.first, context);
+            });
+        push p{};
+        p.dims = upload_meta(dims);
+        p.indices = indices.address;
+        p.dst = table.address();
+        p.count = static_cast<std::uint64_t>(tuples);
+        p.flag = flag_.address();
+        p.axis_stride = axes.bias;
+        p.aux = static_cast<std::uint32_t>(k);
+        barrier_for({indices.range()}, table_range);
+        dispatch({shader::tuples, 8, static_cast<std::uint32_t>(q - 1), index_code(indices.type), policy == index_policy::clamp ? 1u : 0u, 0}, p);
+        return table_range;
+    }
+
+    /// Records the update passes of scatter / scatter-nd. Without a reduction: two passes, the
+    /// last update per target wins. With one: atomics (one pass), or — deterministic, or 8-byte
+    /// elements on a device without 64-bit atomics — the bucket path in C order of the updates.
+    /// Targets are numbered by their distance from the output's lowest address (slots).
+    void record_updates(const update_job& j) {
+        const std::uint64_t n = static_cast<std::uint64_t>(j.updates.sizes.count());
+        if (n >= (std::uint64_t{1} << 32) - 1)
+            throw error(error_code::unsupported, "strix::vulkan: more than 2^32 - 2 updates in one scatter (" + j.context + ")");
+        const auto elem = static_cast<std::uint32_t>(size_of(j.output.type));
+        const range out = j.output.range();
+        const std::uint64_t slots = (out.second - out.first) / elem;
+        push p{};
+        p.src = j.updates.address;
+        p.dst = j.dst_base;
+        p.dims = upload_meta(j.dims);
+        p.indices = j.index_address;
+        p.count = n;
+        p.flag = flag_.address();
+        p.axis_size = j.axis_size;
+        p.axis_stride = j.axis_stride;
+        p.lo = out.first;
+        const auto rank = static_cast<std::uint32_t>(j.updates.sizes.rank);
+        const std::uint32_t policy = j.clamp ? 1u : 0u;
+        auto reads = j.reads;
+        if (j.reduction == scatter_reduction::none) {
+            // the winner of each target: the largest update number + 1 that writes it
+            auto& winners = keep(ctx_->create_buffer(slots * 4, memory::device));
+            const range wr{winners.address(), winners.address() + winners.size()};
+            barrier_for({}, wr);
+            ctx_->vk().vkCmdFillBuffer(cmd_, winners.handle(), 0, VK_WHOLE_SIZE, 0);
+            transfer_barrier();
+            p.aux_addr = winners.address();
+            pipeline_key key{shader::scatter, elem, rank, j.index_type, policy, 0};
+            reads.push_back(wr);
+            barrier_for(reads, wr);
+            dispatch(key, p);
+            key.phase = 1;
+            barrier_for(reads, out);
+            dispatch(key, p);
+            return;
+        }
+        const dtype t = j.output.type;
+        if ((t == dtype::float64 && (j.reduction == scatter_reduction::add || j.reduction == scatter_reduction::mul)) && !ctx_->device().float64)
+            throw error(error_code::unsupported, "strix::vulkan: float64 add and mul reductions need shaderFloat64, which " + ctx_->device().name +
+                                                     " lacks (" + j.context + ")");
+        pipeline_key key{shader::reduce, elem, rank, j.index_type, policy, 0};
+        key.type = static_cast<std::uint32_t>(t);
+        key.reduction = static_cast<std::uint32_t>(j.reduction);
+        if (!j.deterministic && (elem < 8 || ctx_->int64_atomics())) {
+            barrier_for(reads, out);
+            dispatch(key, p);
+            return;
+        }
+        // deterministic: count per slot, scan, file update numbers in buckets, fold per slot
+        const std::uint64_t blocks = (slots + 4095) / 4096;
+        const std::uint64_t words = slots * 2 + n + blocks;
+        auto& scratch = keep(ctx_->create_buffer(words * 4, memory::device));
+        const range sr{scratch.address(), scratch.address() + scratch.size()};
+        const std::uint64_t base = scratch.address();
+        const std::vector<std::int64_t> record = {static_cast<std::int64_t>(base), static_cast<std::int64_t>(base + slots * 4),
+                                                  static_cast<std::int64_t>(base + slots * 8), static_cast<std::int64_t>(base + (slots * 2 + n) * 4),
+                                                  static_cast<std::int64_t>(blocks)};
+        p.aux_addr = upload_meta(record);
+        barrier_for({}, sr);
+        ctx_->vk().vkCmdFillBuffer(cmd_, scratch.handle(), 0, slots * 4, 0);
+        transfer_barrier();
+        reads.push_back(sr);
+        barrier_for(reads, sr);
+        key.phase = 1;
+        dispatch(key, p); // count
+        push sp = p;
+        sp.count = slots;
+        pipeline_key scan{shader::scan, 4, 1, 0, 0, 0};
+        for (std::uint32_t phase = 0; phase < 3; ++phase) {
+            full_barrier();
+            scan.phase = phase;
+            dispatch(scan, sp, phase == 1 ? 1 : blocks);
+        }
+        full_barrier();
+        key.phase = 2;
+        dispatch(key, p); // file
+        full_barrier();
+        key.phase = 3;
+        push fp = p;
+        fp.count = slots;
+        dispatch(key, fp); // fold
+        written_ = {out, sr};
+    }
+
+    /// A barrier between all earlier and all later compute work of the stream.
+    void full_barrier() {
+        auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+        mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
+        mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+        ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+        ++barriers_;
+        written_.clear();
+        read_.clear();
+    }
     static_assert(sizeof(push) <= 128);
     static constexpr std::size_t dim_words = 7; // int64 fields of a Dim record (shaders/common.glsl)
 
@@ -349,9 +550,10 @@ private:
         return forced || count >= (std::uint64_t{1} << 32);
     }
 
-    void dispatch(pipeline_key key, const push& p) {
+    /// Dispatches `groups` work groups of 256 (0: enough for p.count invocations).
+    void dispatch(pipeline_key key, const push& p, std::uint64_t groups = 0) {
         key.wide = wide(p.count) ? 1u : 0u;
-        const std::uint64_t groups = (p.count + 255) / 256;
+        if (groups == 0) groups = (p.count + 255) / 256;
         const std::uint64_t gx = std::min<std::uint64_t>(groups, ctx_->max_groups_x());
         const std::uint64_t gy = (groups + gx - 1) / gx;
         if (gy > ctx_->max_groups_y()) throw error(error_code::unsupported, "strix::vulkan: too many elements for one dispatch on " + ctx_->device().name);

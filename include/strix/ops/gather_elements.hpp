@@ -1,0 +1,160 @@
+#pragma once
+/// gather-elements (ONNX GatherElements, numpy.take_along_axis): the output has the indices'
+/// shape, and `output[i][j][k] = input[indices[i][j][k]][j][k]` for axis 0 (likewise for any axis).
+
+#include "strix/ops/common.hpp"
+
+namespace strix {
+
+/// Describes a gather-elements. Structural: usable as a template argument.
+struct gather_elements_desc {
+    std::int64_t axis = 0;                     ///< may be negative
+    index_policy policy = index_policy::error; ///< what an out-of-range index does
+};
+
+/// The rules of gather-elements: the indices have the input's rank and are not larger than the
+/// input off the axis; the output has the indices' shape.
+constexpr inferred gather_elements_rule(const shape& input, const shape& indices, const gather_elements_desc& d) {
+    inferred res;
+    const int r = input.rank;
+    if (r < 1) {
+        res.v = {rule::gather_elements_input_rank, 0};
+        return res;
+    }
+    const int axis = detail::normalize_axis(d.axis, r);
+    if (axis < 0) {
+        res.v = {rule::gather_elements_axis_range, 0, -1, d.axis, value_kind::given_axis};
+        return res;
+    }
+    if (indices.rank != r) {
+        res.v = {rule::gather_elements_rank, 1, -1, indices.rank, value_kind::rank};
+        return res;
+    }
+    for (int i = 0; i < r; ++i)
+        if (i != axis && indices[i] > input[i]) {
+            res.v = {rule::gather_elements_indices_larger, 1, i, indices[i], value_kind::size};
+            return res;
+        }
+    res.out = indices;
+    return res;
+}
+
+/// The element-type rules of gather-elements.
+constexpr verdict gather_elements_type_rule(dtype input, dtype indices, dtype output) {
+    if (!is_index_type(indices)) return {rule::gather_elements_index_type, 1};
+    if (output != input) return {rule::gather_elements_dtype, 2};
+    return {};
+}
+
+/// Output extents of a gather-elements: the indices' extents, after the rules (at compile time
+/// when both operands are static, else at run time).
+template <gather_elements_desc D, extents_type In, extents_type Idx>
+constexpr auto gather_elements_extents(const In& input, const Idx& indices) {
+    if constexpr (In::is_static && Idx::is_static) {
+        constexpr inferred r = gather_elements_rule(In{}.to_shape(), Idx{}.to_shape(), D);
+        static_enforce<r.v>();
+        return Idx{};
+    } else {
+        const inferred r = gather_elements_rule(input.to_shape(), indices.to_shape(), D);
+        const operand_info ops[] = {{"input", input.to_shape()}, {"indices", indices.to_shape()}};
+        enforce(r.v, ops);
+        return indices;
+    }
+}
+
+namespace detail {
+
+/// The move plan of a gather-elements: over the output's (= the indices') dimensions, the source
+/// is affine on every axis but the gathered one, which takes the resolved index.
+inline plan::move_plan lower_gather_elements(const any_cview& input, const any_cview& indices, const any_view& output,
+                                             const gather_elements_desc& d, const std::string& context,
+                                             index_reading reading = index_reading::host_table) {
+    const int r = input.rank();
+    const int axis = normalize_axis(d.axis, r);
+    const auto es = static_cast<std::int64_t>(input.element_size());
+    plan::move_plan p = copy_plan(input, output);
+    if (output.count() == 0) {
+        p.rank = 0;
+        return p;
+    }
+    if (input.size(axis) == 0)
+        throw error(error_code::rule_violation, "strix::" + std::string(rule_text(rule::gather_elements_empty_axis)) + " (axis " +
+                                                    std::to_string(axis) + "; " + context + ")");
+    p.dims[static_cast<std::size_t>(axis)].src = 0;
+    if (reading == index_reading::host_table) {
+        p.table = resolve_indices(indices, input.size(axis), input.stride(axis) * es, d.policy, "gather-elements", axis, context);
+        const auto kst = c_strides(indices.sizes());
+        for (int i = 0; i < r; ++i) p.dims[static_cast<std::size_t>(i)].key = kst[static_cast<std::size_t>(i)];
+    } else {
+        p.index = static_cast<const std::byte*>(indices.data());
+        p.index_type = indices.type();
+        p.axis_size = input.size(axis);
+        p.axis_stride = input.stride(axis) * es;
+        p.clamp = d.policy == index_policy::clamp;
+        const auto ies = static_cast<std::int64_t>(indices.element_size());
+        for (int i = 0; i < r; ++i) p.dims[static_cast<std::size_t>(i)].key = indices.stride(i) * ies;
+    }
+    plan::collapse(p);
+    return p;
+}
+
+/// Every run-time check of a gather-elements. Returns the operands' description.
+inline std::string check_gather_elements(const any_cview& input, const any_cview& indices, const any_view& output,
+                                         const gather_elements_desc& d) {
+    const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()},
+                                {"output", output.sizes(), output.type()}};
+    check_view("gather-elements", "input", input, false);
+    check_view("gather-elements", "indices", indices, false);
+    check_view("gather-elements", "output", output, true);
+    const inferred r = gather_elements_rule(input.sizes(), indices.sizes(), d);
+    enforce(r.v, ops);
+    enforce(gather_elements_type_rule(input.type(), indices.type(), output.type()), ops);
+    if (r.out != output.sizes()) enforce({rule::gather_elements_output_shape, 2}, ops);
+    check_disjoint("gather-elements", output, "input", input);
+    check_disjoint("gather-elements", output, "indices", indices);
+    return describe(ops);
+}
+
+} // namespace detail
+
+/// Gathers elements of `input` along `d.axis` at `indices` into `output` (the indices' shape, any
+/// strides). Throws strix::error when a rule breaks, when the output overlaps itself or an
+/// operand, or (index_policy::error) when an index is out of range, before anything is written.
+inline void gather_elements(const any_cview& input, const any_cview& indices, const any_view& output, const gather_elements_desc& d = {},
+                            const cpu::options& opt = {}) {
+    const std::string context = detail::check_gather_elements(input, indices, output, d);
+    cpu::execute(detail::lower_gather_elements(input, indices, output, d, context), opt);
+}
+
+/// Gathers elements into a new C-order host tensor of the indices' shape.
+inline host_tensor gather_elements(const any_cview& input, const any_cview& indices, const gather_elements_desc& d = {},
+                                   const cpu::options& opt = {}) {
+    const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()}};
+    enforce(gather_elements_rule(input.sizes(), indices.sizes(), d).v, ops);
+    enforce(gather_elements_type_rule(input.type(), indices.type(), input.type()), ops);
+    host_tensor out(input.type(), indices.sizes());
+    gather_elements(input, indices, out.view(), d, opt);
+    return out;
+}
+
+/// Gathers elements between typed views; with static extents the shapes and types are checked at
+/// compile time.
+template <gather_elements_desc D, typed_view In, typed_view Idx, typed_view Out>
+void gather_elements(const In& input, const Idx& indices, const Out& output, const cpu::options& opt = {}) {
+    constexpr verdict tv = gather_elements_type_rule(dtype_of<typename In::element_type>, dtype_of<typename Idx::element_type>,
+                                                     dtype_of<typename Out::element_type>);
+    static_enforce<tv>();
+    using in_ext = typename In::extents_type;
+    using idx_ext = typename Idx::extents_type;
+    using out_ext = typename Out::extents_type;
+    if constexpr (in_ext::is_static && idx_ext::is_static) {
+        constexpr inferred r = gather_elements_rule(in_ext{}.to_shape(), idx_ext{}.to_shape(), D);
+        static_output_check<r, rule::gather_elements_output_shape, 2, out_ext>();
+    } else {
+        static_enforce<verdict{In::rank == Idx::rank ? rule::ok : rule::gather_elements_rank, 1}>();
+        static_enforce<verdict{Idx::rank == Out::rank ? rule::ok : rule::gather_elements_output_shape, 2}>();
+    }
+    gather_elements(input.erased(), indices.erased(), output.erased_mut(), D, opt);
+}
+
+} // namespace strix

@@ -1,0 +1,225 @@
+#pragma once
+/// gather-nd (ONNX GatherND): the last dimension of the indices holds tuples of k indices into
+/// the input's axes b .. b+k-1 (after b batch dimensions shared by the input and the indices);
+/// each tuple selects a slice input[batch..., tuple..., :] and the output has the shape
+/// indices[:-1] ++ input[b+k:].
+
+#include "strix/ops/common.hpp"
+
+namespace strix {
+
+/// Describes a gather-nd. Structural: usable as a template argument.
+struct gather_nd_desc {
+    int batch_dimensions = 0;                  ///< leading dimensions shared by the input and the indices
+    index_policy policy = index_policy::error; ///< what an out-of-range index does
+};
+
+/// The rules of gather-nd (ONNX GatherND): input rank r >= 1, indices rank q >= 1, batch
+/// dimensions b < min(q, r) equal on both, tuple length k = indices[q-1] in [1, r-b]; the output
+/// is indices[0..q-1) ++ input[b+k..r).
+constexpr inferred gather_nd_rule(const shape& input, const shape& indices, const gather_nd_desc& d) {
+    inferred res;
+    const int r = input.rank, q = indices.rank, b = d.batch_dimensions;
+    auto fail = [&](rule code, int operand, int axis, std::int64_t value = 0, value_kind what = value_kind::none) {
+        res.v = verdict{code, operand, axis, value, what};
+        return res;
+    };
+    if (r < 1) return fail(rule::gather_nd_input_rank, 0, -1);
+    if (q < 1) return fail(rule::gather_nd_indices_rank, 1, -1);
+    if (b < 0 || b >= q || b >= r) return fail(rule::gather_nd_batch_range, 1, -1, b, value_kind::batch_dimensions);
+    for (int i = 0; i < b; ++i)
+        if (indices[i] != input[i]) return fail(rule::gather_nd_batch_shape, 1, i, indices[i], value_kind::size);
+    const std::int64_t k = indices[q - 1];
+    if (k < 1 || k > r - b) return fail(rule::gather_nd_tuple_length, 1, q - 1, k, value_kind::tuple_length);
+    const std::int64_t out_rank = (q - 1) + (r - b - k);
+    if (out_rank > max_rank) return fail(rule::gather_nd_output_rank, 1, -1, out_rank, value_kind::rank);
+    for (int i = 0; i + 1 < q; ++i) res.out.push_back(indices[i]);
+    for (int i = b + static_cast<int>(k); i < r; ++i) res.out.push_back(input[i]);
+    return res;
+}
+
+/// The element-type rules of gather-nd.
+constexpr verdict gather_nd_type_rule(dtype input, dtype indices, dtype output) {
+    if (!is_index_type(indices)) return {rule::gather_nd_index_type, 1};
+    if (output != input) return {rule::gather_nd_dtype, 2};
+    return {};
+}
+
+namespace detail {
+/// The output rank of a gather-nd of static ranks whose tuple length K is static.
+template <int InRank, int IdxRank, std::int64_t K, int B>
+inline constexpr int gather_nd_rank = static_cast<int>((IdxRank - 1) + (InRank - B - K));
+} // namespace detail
+
+/// Output extents of a gather-nd: static when both operands' extents are (checked at compile
+/// time); otherwise the indices' last extent (the tuple length) must be static, so that the
+/// output rank is, and the rest is checked at run time.
+template <gather_nd_desc D, extents_type In, extents_type Idx>
+constexpr auto gather_nd_extents(const In& input, const Idx& indices) {
+    if constexpr (In::is_static && Idx::is_static) {
+        constexpr inferred r = gather_nd_rule(In{}.to_shape(), Idx{}.to_shape(), D);
+        static_enforce<r.v>();
+        if constexpr (r.v.ok()) return static_extents<r.out>{};
+    } else {
+        static_assert(Idx::rank >= 1 && Idx::static_extent(Idx::rank - 1) != dynamic_extent,
+                      "strix::gather-nd: a typed call needs the indices' last extent (the tuple length) to be static");
+        constexpr int rank = detail::gather_nd_rank<In::rank, Idx::rank, Idx::static_extent(Idx::rank - 1), D.batch_dimensions>;
+        static_enforce<verdict{rank <= max_rank ? rule::ok : rule::gather_nd_output_rank, 1}>();
+        if constexpr (rank <= max_rank && rank >= 0) {
+            const inferred r = gather_nd_rule(input.to_shape(), indices.to_shape(), D);
+            const operand_info ops[] = {{"input", input.to_shape()}, {"indices", indices.to_shape()}};
+            enforce(r.v, ops);
+            return dextents<rank>(r.out);
+        }
+    }
+}
+
+namespace detail {
+
+/// The axes that index tuples address: k axes from `first` of a view (sizes and byte strides),
+/// and `bias`, the smallest sum of index times stride a tuple can reach (negative strides make
+/// it negative; devices store offsets minus the bias, so they are never negative).
+struct tuple_axes {
+    int first = 0;
+    std::vector<std::int64_t> n, stride;
+    std::int64_t bias = 0;
+};
+
+template <bool M>
+tuple_axes tuple_axes_of(const basic_any_view<M>& target, int first, std::int64_t k) {
+    tuple_axes t{first, {}, {}, 0};
+    const auto es = static_cast<std::int64_t>(target.element_size());
+    for (int j = 0; j < k; ++j) {
+        const std::int64_t n = target.size(first + j), st = target.stride(first + j) * es;
+        t.n.push_back(n);
+        t.stride.push_back(st);
+        if (n > 0 && st < 0) t.bias += (n - 1) * st;
+    }
+    return t;
+}
+
+/// Throws when tuples exist but an axis they index is empty (every index would be out of range).
+inline void check_tuple_axes(const tuple_axes& t, std::int64_t tuples, rule empty_rule, const std::string& context) {
+    if (tuples == 0) return;
+    for (std::size_t j = 0; j < t.n.size(); ++j)
+        if (t.n[j] == 0)
+            throw error(error_code::rule_violation, "strix::" + std::string(rule_text(empty_rule)) + " (axis " +
+                                                        std::to_string(t.first + static_cast<int>(j)) + "; " + context + ")");
+}
+
+/// The move plan of a gather-nd. Over the output's dimensions: the tuple dimensions (batch ones
+/// also affine in the input) take their source offset from a table keyed in C order of
+/// indices[:-1] — `table` on the host, or int64 offsets minus `bias` at `device_table`, read by
+/// the device — and the trailing dimensions are affine in the input.
+inline plan::move_plan lower_gather_nd(const any_cview& input, const shape& indices, const any_view& output, const gather_nd_desc& d,
+                                       std::vector<std::int64_t> table, const std::byte* device_table = nullptr, std::int64_t bias = 0) {
+    const int q = indices.rank, b = d.batch_dimensions;
+    const auto k = static_cast<int>(indices[q - 1]);
+    const auto es = static_cast<std::int64_t>(input.element_size());
+    plan::move_plan p;
+    p.elem = input.element_size();
+    p.src = static_cast<const std::byte*>(input.data());
+    p.dst = static_cast<std::byte*>(output.data());
+    if (output.count() == 0) return p;
+    shape lead;
+    for (int i = 0; i + 1 < q; ++i) lead.push_back(indices[i]);
+    const auto kst = c_strides(lead);
+    const std::int64_t key_unit = device_table ? 8 : 1;
+    for (int i = 0; i + 1 < q; ++i) {
+        auto& dim = p.dims[static_cast<std::size_t>(p.rank++)];
+        dim.size = indices[i];
+        dim.dst = output.stride(i) * es;
+        dim.src = i < b ? input.stride(i) * es : 0;
+        dim.key = kst[static_cast<std::size_t>(i)] * key_unit;
+    }
+    for (int i = b + k; i < input.rank(); ++i) {
+        auto& dim = p.dims[static_cast<std::size_t>(p.rank)];
+        dim.size = input.size(i);
+        dim.dst = output.stride(p.rank) * es;
+        dim.src = input.stride(i) * es;
+        ++p.rank;
+    }
+    if (device_table) {
+        p.index = device_table;
+        p.index_type = dtype::int64;
+        p.axis_size = std::numeric_limits<std::int64_t>::max();
+        p.axis_stride = 1;
+        p.clamp = true; // resolved already: the offsets are never out of range
+        p.src += bias;
+    } else {
+        p.table = std::move(table);
+    }
+    plan::collapse(p);
+    return p;
+}
+
+/// Every run-time check of a gather-nd. Returns the operands' description.
+inline std::string check_gather_nd(const any_cview& input, const any_cview& indices, const any_view& output, const gather_nd_desc& d) {
+    const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()},
+                                {"output", output.sizes(), output.type()}};
+    check_view("gather-nd", "input", input, false);
+    check_view("gather-nd", "indices", indices, false);
+    check_view("gather-nd", "output", output, true);
+    const inferred r = gather_nd_rule(input.sizes(), indices.sizes(), d);
+    enforce(r.v, ops, ", batch dimensions " + std::to_string(d.batch_dimensions));
+    enforce(gather_nd_type_rule(input.type(), indices.type(), output.type()), ops);
+    if (r.out != output.sizes()) enforce({rule::gather_nd_output_shape, 2}, ops);
+    check_disjoint("gather-nd", output, "input", input);
+    check_disjoint("gather-nd", output, "indices", indices);
+    const std::string context = describe(ops);
+    const int q = indices.rank();
+    check_tuple_axes(tuple_axes_of(input, d.batch_dimensions, indices.size(q - 1)), indices.count() / indices.size(q - 1), rule::gather_nd_empty_axis,
+                     context);
+    return context;
+}
+
+} // namespace detail
+
+/// Gathers slices of `input` addressed by the index tuples in the last dimension of `indices`
+/// into `output` (any strides). Throws strix::error when a rule breaks, when the output overlaps
+/// itself or an operand, or (index_policy::error) when an index is out of range, before anything
+/// is written.
+inline void gather_nd(const any_cview& input, const any_cview& indices, const any_view& output, const gather_nd_desc& d = {},
+                      const cpu::options& opt = {}) {
+    const std::string context = detail::check_gather_nd(input, indices, output, d);
+    const int q = indices.rank();
+    const auto axes = detail::tuple_axes_of(input, d.batch_dimensions, indices.size(q - 1));
+    auto table = output.count() ? detail::resolve_tuples(indices, axes.n, axes.stride, d.policy, "gather-nd", axes.first, context)
+                                : std::vector<std::int64_t>{};
+    cpu::execute(detail::lower_gather_nd(input, indices.sizes(), output, d, std::move(table)), opt);
+}
+
+/// Gathers into a new C-order host tensor of the inferred shape.
+inline host_tensor gather_nd(const any_cview& input, const any_cview& indices, const gather_nd_desc& d = {}, const cpu::options& opt = {}) {
+    const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()}};
+    const inferred r = gather_nd_rule(input.sizes(), indices.sizes(), d);
+    enforce(r.v, ops, ", batch dimensions " + std::to_string(d.batch_dimensions));
+    enforce(gather_nd_type_rule(input.type(), indices.type(), input.type()), ops);
+    host_tensor out(input.type(), r.out);
+    gather_nd(input, indices, out.view(), d, opt);
+    return out;
+}
+
+/// Gathers between typed views; with static extents the shapes and types are checked at compile
+/// time (the indices' last extent must be static).
+template <gather_nd_desc D, typed_view In, typed_view Idx, typed_view Out>
+void gather_nd(const In& input, const Idx& indices, const Out& output, const cpu::options& opt = {}) {
+    constexpr verdict tv = gather_nd_type_rule(dtype_of<typename In::element_type>, dtype_of<typename Idx::element_type>,
+                                               dtype_of<typename Out::element_type>);
+    static_enforce<tv>();
+    using in_ext = typename In::extents_type;
+    using idx_ext = typename Idx::extents_type;
+    using out_ext = typename Out::extents_type;
+    if constexpr (in_ext::is_static && idx_ext::is_static) {
+        constexpr inferred r = gather_nd_rule(in_ext{}.to_shape(), idx_ext{}.to_shape(), D);
+        static_output_check<r, rule::gather_nd_output_shape, 2, out_ext>();
+    } else {
+        static_assert(Idx::rank >= 1 && idx_ext::static_extent(Idx::rank - 1) != dynamic_extent,
+                      "strix::gather-nd: a typed call needs the indices' last extent (the tuple length) to be static");
+        constexpr int rank = detail::gather_nd_rank<In::rank, Idx::rank, idx_ext::static_extent(Idx::rank - 1), D.batch_dimensions>;
+        static_enforce<verdict{rank == Out::rank ? rule::ok : rule::gather_nd_output_shape, 2}>();
+    }
+    gather_nd(input.erased(), indices.erased(), output.erased_mut(), D, opt);
+}
+
+} // namespace strix

@@ -1,0 +1,140 @@
+#pragma once
+/// scatter-nd (ONNX ScatterND): `output = input`, then each index tuple in the last dimension of
+/// the indices addresses a slice output[tuple..., :] that receives the matching slice of the
+/// updates, under a reduction. In place when the output is the input.
+
+#include "strix/ops/gather_nd.hpp"
+#include "strix/ops/scatter.hpp"
+
+namespace strix {
+
+/// Describes a scatter-nd. Structural: usable as a template argument.
+struct scatter_nd_desc {
+    index_policy policy = index_policy::error;             ///< what an out-of-range index does
+    scatter_reduction reduction = scatter_reduction::none; ///< how duplicate targets combine
+    bool deterministic = false;                            ///< devices: combine in the CPU's order (see scatter_desc)
+};
+
+/// The rules of scatter-nd (ONNX ScatterND): input rank r >= 1, indices rank q >= 1, tuple
+/// length k = indices[q-1] in [1, r], updates of shape indices[0..q-1) ++ input[k..r). The output
+/// has the input's shape.
+constexpr inferred scatter_nd_rule(const shape& input, const shape& indices, const shape& updates, const scatter_nd_desc& = {}) {
+    inferred res;
+    const int r = input.rank, q = indices.rank;
+    auto fail = [&](rule code, int operand, int axis, std::int64_t value = 0, value_kind what = value_kind::none) {
+        res.v = verdict{code, operand, axis, value, what};
+        return res;
+    };
+    if (r < 1) return fail(rule::scatter_nd_input_rank, 0, -1);
+    if (q < 1) return fail(rule::scatter_nd_indices_rank, 1, -1);
+    const std::int64_t k = indices[q - 1];
+    if (k < 1 || k > r) return fail(rule::scatter_nd_tuple_length, 1, q - 1, k, value_kind::tuple_length);
+    const std::int64_t rank = (q - 1) + (r - k);
+    if (updates.rank != rank) return fail(rule::scatter_nd_updates_shape, 2, -1, updates.rank, value_kind::rank);
+    for (int i = 0; i < updates.rank; ++i) {
+        const std::int64_t want = i < q - 1 ? indices[i] : input[static_cast<int>(k) + i - (q - 1)];
+        if (updates[i] != want) return fail(rule::scatter_nd_updates_shape, 2, i, updates[i], value_kind::size);
+    }
+    res.out = input;
+    return res;
+}
+
+/// The element-type rules of scatter-nd.
+constexpr verdict scatter_nd_type_rule(dtype input, dtype indices, dtype updates, dtype output) {
+    if (!is_index_type(indices)) return {rule::scatter_nd_index_type, 1};
+    if (updates != input) return {rule::scatter_nd_dtype, 2};
+    if (output != input) return {rule::scatter_nd_dtype, 3};
+    return {};
+}
+
+namespace detail {
+
+/// Every run-time check of a scatter-nd (views, rules, types, output shape, aliasing).
+inline scatter_checked check_scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+                                        const scatter_nd_desc& d) {
+    const operand_info ops[] = {{"input", input.sizes(), input.type()},
+                                {"indices", indices.sizes(), indices.type()},
+                                {"updates", updates.sizes(), updates.type()},
+                                {"output", output.sizes(), output.type()}};
+    check_view("scatter-nd", "input", input, false);
+    check_view("scatter-nd", "indices", indices, false);
+    check_view("scatter-nd", "updates", updates, false);
+    check_view("scatter-nd", "output", output, true);
+    const inferred r = scatter_nd_rule(input.sizes(), indices.sizes(), updates.sizes(), d);
+    enforce(r.v, ops);
+    enforce(scatter_nd_type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
+    if (output.sizes() != r.out) enforce({rule::scatter_nd_output_shape, 3}, ops);
+    scatter_checked c{same_view(input, output), describe(ops)};
+    if (!c.in_place) check_disjoint("scatter-nd", output, "input", input);
+    check_disjoint("scatter-nd", output, "indices", indices);
+    check_disjoint("scatter-nd", output, "updates", updates);
+    const int q = indices.rank();
+    check_tuple_axes(tuple_axes_of(output, 0, indices.size(q - 1)), indices.count() / indices.size(q - 1), rule::scatter_nd_empty_axis, c.context);
+    return c;
+}
+
+/// Where scatter-nd's updates go: the tuple dimensions take the tuple's offset (keyed in C order
+/// of indices[:-1], in units of `key_unit`), the trailing ones are affine in the output.
+inline update_walk scatter_nd_walk(const shape& indices, const any_view& output, std::int64_t key_unit) {
+    update_walk w;
+    const int q = indices.rank;
+    const auto k = static_cast<int>(indices[q - 1]);
+    shape lead;
+    for (int i = 0; i + 1 < q; ++i) lead.push_back(indices[i]);
+    const auto kst = c_strides(lead);
+    for (int i = 0; i + 1 < q; ++i) w.key[static_cast<std::size_t>(i)] = kst[static_cast<std::size_t>(i)] * key_unit;
+    for (int i = k; i < output.rank(); ++i)
+        w.dst[static_cast<std::size_t>(q - 1 + i - k)] = output.stride(i) * static_cast<std::int64_t>(output.element_size());
+    return w;
+}
+
+} // namespace detail
+
+/// Scatters the slices of `updates` into `output` at the index tuples of `indices`; `output`
+/// starts as a copy of `input`, or is `input` itself (the same view: in place). Every index is
+/// checked before anything is written; duplicates combine under `d.reduction` in C order of the
+/// updates. Throws strix::error naming the operand, axis and shapes when a rule breaks, when an
+/// index is out of range under index_policy::error, or when the output overlaps an operand.
+inline void scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+                       const scatter_nd_desc& d = {}, const cpu::options& opt = {}) {
+    const auto c = detail::check_scatter_nd(input, indices, updates, output, d);
+    const int q = indices.rank();
+    const auto axes = detail::tuple_axes_of(output, 0, indices.size(q - 1));
+    std::vector<std::int64_t> offsets;
+    if (updates.count() > 0) offsets = detail::resolve_tuples(indices, axes.n, axes.stride, d.policy, "scatter-nd", 0, c.context);
+    if (!c.in_place) {
+        auto p = detail::copy_plan(input, output);
+        plan::collapse(p);
+        cpu::execute(p, opt);
+    }
+    detail::apply_updates(updates, output, detail::scatter_nd_walk(indices.sizes(), output, 1), offsets, d.reduction);
+}
+
+/// Scatters into a new C-order host tensor (a copy of `input` with the updates applied).
+inline host_tensor scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const scatter_nd_desc& d = {},
+                              const cpu::options& opt = {}) {
+    host_tensor out(input.type(), input.sizes());
+    scatter_nd(input, indices, updates, out.view(), d, opt);
+    return out;
+}
+
+/// Scatters between typed views; with static extents the shapes are checked at compile time.
+template <scatter_nd_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
+void scatter_nd(const In& input, const Idx& indices, const Upd& updates, const Out& output, const cpu::options& opt = {}) {
+    constexpr verdict tv = scatter_nd_type_rule(dtype_of<typename In::element_type>, dtype_of<typename Idx::element_type>,
+                                                dtype_of<typename Upd::element_type>, dtype_of<typename Out::element_type>);
+    static_enforce<tv>();
+    using in_ext = typename In::extents_type;
+    using idx_ext = typename Idx::extents_type;
+    using upd_ext = typename Upd::extents_type;
+    using out_ext = typename Out::extents_type;
+    if constexpr (in_ext::is_static && idx_ext::is_static && upd_ext::is_static) {
+        constexpr inferred r = scatter_nd_rule(in_ext{}.to_shape(), idx_ext{}.to_shape(), upd_ext{}.to_shape(), D);
+        static_output_check<r, rule::scatter_nd_output_shape, 3, out_ext>();
+    } else {
+        static_enforce<verdict{In::rank == Out::rank ? rule::ok : rule::scatter_nd_output_shape, 3}>();
+    }
+    scatter_nd(input.erased(), indices.erased(), updates.erased(), output.erased_mut(), D, opt);
+}
+
+} // namespace strix

@@ -1,0 +1,182 @@
+#pragma once
+/// split (ONNX Split, DirectML SPLIT): the inverse of join — an input cut along an axis into
+/// pieces of given sizes (zero sizes allowed). As views of the input where no copy is needed
+/// (`split_views`), or copied into outputs of any strides (`split`).
+
+#include <tuple>
+#include <vector>
+
+#include "strix/ops/common.hpp"
+
+namespace strix {
+
+/// Describes a split. Structural: usable as a template argument.
+struct split_desc {
+    std::int64_t axis = 0; ///< may be negative
+};
+
+/// The rules of split, given the outputs' shapes: at least one output, each of the input's rank
+/// and sizes off the axis, none negative on it, and the sizes on the axis adding up to the
+/// input's. Operand 0 is the input, operand i + 1 output i.
+constexpr verdict split_rule(const shape& input, std::span<const shape> outputs, const split_desc& d) {
+    const int r = input.rank;
+    if (r < 1) return {rule::split_input_rank, 0};
+    const int axis = detail::normalize_axis(d.axis, r);
+    if (axis < 0) return {rule::split_axis_range, 0, -1, d.axis, value_kind::given_axis};
+    if (outputs.empty()) return {rule::split_no_outputs};
+    std::int64_t sum = 0;
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+        const int o = static_cast<int>(k) + 1;
+        if (outputs[k].rank != r) return {rule::split_rank, o, -1, outputs[k].rank, value_kind::rank};
+        for (int i = 0; i < r; ++i)
+            if (i != axis && outputs[k][i] != input[i]) return {rule::split_off_axis, o, i, outputs[k][i], value_kind::size};
+        if (outputs[k][axis] < 0) return {rule::split_negative_size, o, axis, outputs[k][axis], value_kind::size};
+        sum += outputs[k][axis];
+    }
+    if (sum != input[axis]) return {rule::split_sizes_sum, 0, axis, sum, value_kind::sum};
+    return {};
+}
+
+/// The outputs' shapes of a split into `sizes` along the axis (the input's shape with the axis
+/// size replaced; the rules are checked by split_rule).
+inline std::vector<shape> split_shapes(const shape& input, std::span<const std::int64_t> sizes, const split_desc& d) {
+    std::vector<shape> out;
+    const int axis = detail::normalize_axis(d.axis, input.rank);
+    for (const auto s : sizes) {
+        shape o = input;
+        if (axis >= 0) o[axis] = s;
+        out.push_back(o);
+    }
+    return out;
+}
+
+namespace detail {
+/// "input", "output 0", "output 1", ...: the operands' names in messages.
+inline std::vector<std::string> split_roles(std::size_t n) {
+    std::vector<std::string> roles{"input"};
+    for (std::size_t k = 0; k < n; ++k) roles.push_back("output " + std::to_string(k));
+    return roles;
+}
+
+inline std::vector<operand_info> split_operands(const std::vector<std::string>& roles, const shape& input, std::optional<dtype> type,
+                                                std::span<const shape> outputs, std::span<const dtype> types = {}) {
+    std::vector<operand_info> ops{{roles[0], input, type}};
+    for (std::size_t k = 0; k < outputs.size(); ++k)
+        ops.push_back({roles[k + 1], outputs[k], k < types.size() ? std::optional<dtype>(types[k]) : std::nullopt});
+    return ops;
+}
+
+/// Checks the rules of a split of `input` into `sizes` (throws strix::error naming the operand).
+inline std::vector<shape> checked_split_shapes(const shape& input, std::optional<dtype> type, std::span<const std::int64_t> sizes, const split_desc& d) {
+    const auto shapes = split_shapes(input, sizes, d);
+    const auto roles = split_roles(shapes.size());
+    std::string given = ", sizes [";
+    for (std::size_t k = 0; k < sizes.size(); ++k) given += (k ? "," : "") + std::to_string(sizes[k]);
+    enforce(split_rule(input, shapes, d), split_operands(roles, input, type, shapes), given + "]");
+    return shapes;
+}
+
+/// Every run-time check of a split into `outputs` (views, rules, types, aliasing).
+inline void check_split(const any_cview& input, std::span<const any_view> outputs, const split_desc& d) {
+    const auto roles = split_roles(outputs.size());
+    std::vector<shape> shapes;
+    std::vector<dtype> types;
+    check_view("split", "input", input, false);
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+        check_view("split", roles[k + 1], outputs[k], true);
+        shapes.push_back(outputs[k].sizes());
+        types.push_back(outputs[k].type());
+    }
+    const auto ops = split_operands(roles, input.sizes(), input.type(), shapes, types);
+    enforce(split_rule(input.sizes(), shapes, d), ops);
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+        if (outputs[k].type() != input.type()) enforce({rule::split_dtype, static_cast<int>(k) + 1}, ops);
+        check_disjoint("split", outputs[k], "input", input);
+        for (std::size_t j = 0; j < k; ++j) check_disjoint("split", outputs[k], roles[j + 1], outputs[j]);
+    }
+}
+
+/// One collapsed copy plan per output, each from its slice of the input.
+inline std::vector<plan::move_plan> lower_split(const any_cview& input, std::span<const any_view> outputs, const split_desc& d) {
+    const int axis = normalize_axis(d.axis, input.rank());
+    std::vector<plan::move_plan> plans;
+    std::int64_t at = 0;
+    for (const auto& out : outputs) {
+        const any_cview part(static_cast<const std::byte*>(input.data()) + at * input.stride(axis) * static_cast<std::int64_t>(input.element_size()),
+                             input.type(), out.sizes(), input.strides());
+        at += out.size(axis);
+        plans.push_back(copy_plan(part, out));
+        plan::collapse(plans.back());
+    }
+    return plans;
+}
+
+} // namespace detail
+
+/// The pieces of `input` cut along `d.axis` into `sizes`, as views of the input itself (no copy;
+/// mutable when the input is). Throws strix::error when the sizes break the rules.
+template <bool M>
+std::vector<basic_any_view<M>> split_views(const basic_any_view<M>& input, std::span<const std::int64_t> sizes, const split_desc& d = {}) {
+    detail::check_view("split", "input", input, false);
+    const auto shapes = detail::checked_split_shapes(input.sizes(), input.type(), sizes, d);
+    const int axis = detail::normalize_axis(d.axis, input.rank());
+    using byte_ptr = std::conditional_t<M, std::byte*, const std::byte*>;
+    std::vector<basic_any_view<M>> out;
+    std::int64_t at = 0;
+    for (const auto& s : shapes) {
+        out.emplace_back(static_cast<byte_ptr>(input.data()) + at * input.stride(axis) * static_cast<std::int64_t>(input.element_size()),
+                         input.type(), s, input.strides());
+        at += s[axis];
+    }
+    return out;
+}
+
+/// Copies the pieces of `input` along `d.axis` into `outputs` (any strides; their sizes on the
+/// axis are the pieces' sizes). Throws strix::error naming the operand, axis and shapes when a
+/// rule breaks or an output overlaps itself, another output or the input.
+inline void split(const any_cview& input, std::span<const any_view> outputs, const split_desc& d = {}, const cpu::options& opt = {}) {
+    detail::check_split(input, outputs, d);
+    for (const auto& p : detail::lower_split(input, outputs, d)) cpu::execute(p, opt);
+}
+
+/// Copies the pieces of `input` into new C-order host tensors of the given sizes on the axis.
+inline std::vector<host_tensor> split(const any_cview& input, std::span<const std::int64_t> sizes, const split_desc& d = {},
+                                      const cpu::options& opt = {}) {
+    detail::check_view("split", "input", input, false);
+    const auto shapes = detail::checked_split_shapes(input.sizes(), input.type(), sizes, d);
+    std::vector<host_tensor> out;
+    std::vector<any_view> views;
+    for (const auto& s : shapes) out.emplace_back(input.type(), s);
+    for (auto& t : out) views.push_back(t.view());
+    split(input, views, d, opt);
+    return out;
+}
+
+namespace detail {
+/// The verdict of a split of static extents.
+template <split_desc D, extents_type In, extents_type... Out>
+constexpr verdict static_split_rule() {
+    const shape outs[] = {Out{}.to_shape()...};
+    return split_rule(In{}.to_shape(), outs, D);
+}
+} // namespace detail
+
+/// Splits between typed views: `split<D>(input, out0, out1, ...)`. With static extents the
+/// shapes are checked at compile time.
+template <split_desc D, typed_view In, typed_view... Out>
+void split(const In& input, const Out&... outputs) {
+    static_assert(sizeof...(Out) > 0, "strix::split: there must be at least one output");
+    static_assert(((dtype_of<typename In::element_type> == dtype_of<typename Out::element_type>) && ...),
+                  "strix::split: every output must have the input's element type");
+    if constexpr (sizeof...(Out) > 0 && In::extents_type::is_static && (Out::extents_type::is_static && ...)) {
+        static_enforce<detail::static_split_rule<D, typename In::extents_type, typename Out::extents_type...>()>();
+    } else if constexpr (sizeof...(Out) > 0) {
+        static_enforce<verdict{((In::rank == Out::rank) && ...) ? rule::ok : rule::split_rank, 1}>();
+    }
+    if constexpr (sizeof...(Out) > 0) {
+        const any_view views[] = {outputs.erased_mut()...};
+        split(input.erased(), views, D);
+    }
+}
+
+} // namespace strix

@@ -1,0 +1,248 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// Scatter with a reduction (add, mul, min, max) for every element type.
+//
+// PHASE 0, one invocation per update: combines the update into its target with atomics (a native
+// atomic where one exists, else a compare-and-swap loop on the aligned 32- or 64-bit word that
+// holds the element). Any order: integer results and min/max are exact, float add/mul are not
+// reproducible.
+// The deterministic path applies the updates of each target in C order of the updates, exactly
+// as the CPU: PHASE 1 counts the updates per target slot, scan.comp turns the counts into
+// starts, PHASE 2 files each update's number in its target's bucket, and PHASE 3 (one
+// invocation per slot) sorts its bucket and folds the updates in that order.
+#include "common.glsl"
+#if I64_ATOMICS
+#extension GL_EXT_shader_atomic_int64 : require
+#endif
+#if F64
+#extension GL_EXT_shader_explicit_arithmetic_types_float64 : require
+#endif
+
+layout(constant_id = 4) const uint PHASE = 0;
+// element type (strix::dtype order): 0 float64, 1 float32, 2 float16, 3 int64, 4 int32,
+// 5 int16, 6 int8, 7 uint64, 8 uint32, 9 uint16, 10 uint8
+layout(constant_id = 6) const uint TYPE = 1;
+// 1 add, 2 mul, 3 min, 4 max
+layout(constant_id = 7) const uint REDUCTION = 1;
+
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Ints { int i[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer Longs { uint64_t l[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer SLongs { int64_t l[]; };
+// Addresses of the deterministic path's arrays: per slot counts and cursors (uint), and the
+// buckets (uint update numbers).
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer Scratch {
+    uint64_t counts;
+    uint64_t cursors;
+    uint64_t bucket;
+};
+
+const bool IS_FLOAT = TYPE <= 2;
+const bool IS_SIGNED = TYPE >= 3 && TYPE <= 6;
+const uint BITS = ELEM * 8;
+const uint64_t MASK = ELEM == 8 ? ~0ul : ((1ul << uint64_t(BITS)) - 1ul);
+
+uint64_t load_bits(uint64_t a) {
+    if (ELEM == 8) return uint64_t(Words(a).w[0]) | (uint64_t(Words(a).w[1]) << 32);
+    if (ELEM == 4) return uint64_t(Words(a).w[0]);
+    return uint64_t((Words(a & ~3ul).w[0] >> (uint(a & 3ul) * 8u)) & uint(MASK));
+}
+
+// Writes an element; 1- and 2-byte ones go into their word with two atomics, since other
+// invocations may be writing the word's other bytes.
+void store_bits(uint64_t a, uint64_t v) {
+    if (ELEM == 8) {
+        Words(a).w[0] = uint(v);
+        Words(a).w[1] = uint(v >> 32);
+    } else if (ELEM == 4) {
+        Words(a).w[0] = uint(v);
+    } else {
+        const uint shift = uint(a & 3ul) * 8u;
+        atomicAnd(Words(a & ~3ul).w[0], ~(uint(MASK) << shift));
+        atomicOr(Words(a & ~3ul).w[0], uint(v) << shift);
+    }
+}
+
+int64_t signed_value(uint64_t b) { // sign-extends the element's bits
+    return ELEM == 8 ? int64_t(b) : int64_t(b << (64 - BITS)) >> (64 - BITS);
+}
+
+bool is_nan_bits(uint64_t b) {
+    if (TYPE == 0) return (b & 0x7ff0000000000000ul) == 0x7ff0000000000000ul && (b & 0x000ffffffffffffful) != 0ul;
+    if (TYPE == 1) return (b & 0x7f800000ul) == 0x7f800000ul && (b & 0x007ffffful) != 0ul;
+    return (b & 0x7c00ul) == 0x7c00ul && (b & 0x03fful) != 0ul;
+}
+
+// An unsigned key in the order of the float values, with -0 just below +0.
+uint64_t float_key(uint64_t b) {
+    const uint64_t sign = 1ul << uint64_t(BITS - 1);
+    return (b & sign) != 0ul ? (~b & MASK) : (b | sign);
+}
+
+// float32 to float16 bits, rounded to nearest even (as strix::float16 does on the CPU).
+uint half_bits(float f) {
+    const uint x = floatBitsToUint(f);
+    const uint sign = (x >> 16) & 0x8000u;
+    const uint e = (x >> 23) & 0xffu;
+    uint m = x & 0x7fffffu;
+    if (e == 0xffu) return sign | 0x7c00u | (m != 0u ? 0x200u | (m >> 13) : 0u);
+    const int E = int(e) - 127 + 15;
+    if (E >= 31) return sign | 0x7c00u;
+    if (E <= 0) {
+        if (E < -10) return sign;
+        m |= 0x800000u;
+        const uint shift = uint(14 - E);
+        uint h = m >> shift;
+        const uint rest = m & ((1u << shift) - 1u), half_way = 1u << (shift - 1u);
+        if (rest > half_way || (rest == half_way && (h & 1u) != 0u)) h += 1u;
+        return sign | h;
+    }
+    uint h = (uint(E) << 10) | (m >> 13);
+    const uint rest = m & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u) != 0u)) h += 1u; // a carry may reach infinity, rightly
+    return sign | h;
+}
+
+// The CPU's combine (strix::detail::combine) on raw element bits.
+uint64_t combine(uint64_t acc, uint64_t u) {
+    if (REDUCTION == 3 || REDUCTION == 4) {
+        if (IS_FLOAT) {
+            if (is_nan_bits(acc)) return acc;
+            if (is_nan_bits(u)) return u;
+            const uint64_t ka = float_key(acc), ku = float_key(u);
+            return (REDUCTION == 3 ? ku < ka : ku > ka) ? u : acc;
+        }
+        if (IS_SIGNED) {
+            const int64_t a = signed_value(acc), b = signed_value(u);
+            return (REDUCTION == 3 ? b < a : b > a) ? u : acc;
+        }
+        return (REDUCTION == 3 ? u < acc : u > acc) ? u : acc;
+    }
+    // a NaN sum or product is the default quiet NaN, as on the CPU
+    if (TYPE == 1) {
+        const float a = uintBitsToFloat(uint(acc)), b = uintBitsToFloat(uint(u));
+        precise float r = REDUCTION == 1 ? a + b : a * b;
+        const uint64_t bits = uint64_t(floatBitsToUint(r));
+        return is_nan_bits(bits) ? 0x7fc00000ul : bits;
+    }
+    if (TYPE == 2) {
+        const float a = unpackHalf2x16(uint(acc)).x, b = unpackHalf2x16(uint(u)).x;
+        precise float r = REDUCTION == 1 ? a + b : a * b;
+        const uint bits = floatBitsToUint(r);
+        return (bits & 0x7fffffffu) > 0x7f800000u ? 0x7e00ul : uint64_t(half_bits(r));
+    }
+#if F64
+    if (TYPE == 0) {
+        const double a = uint64BitsToDouble(acc), b = uint64BitsToDouble(u);
+        precise double r = REDUCTION == 1 ? a + b : a * b;
+        const uint64_t bits = doubleBitsToUint64(r);
+        return is_nan_bits(bits) ? 0x7ff8000000000000ul : bits;
+    }
+#endif
+    // integers wrap around: the low bits of the 64-bit sum or product
+    return (REDUCTION == 1 ? acc + u : acc * u) & MASK;
+}
+
+void atomic_combine(uint64_t a, uint64_t u) {
+    if (ELEM == 4 && !IS_FLOAT) { // native 32-bit integer atomics
+        if (REDUCTION == 1) { atomicAdd(Words(a).w[0], uint(u)); return; }
+        if (REDUCTION == 3 && IS_SIGNED) { atomicMin(Ints(a).i[0], int(uint(u))); return; }
+        if (REDUCTION == 4 && IS_SIGNED) { atomicMax(Ints(a).i[0], int(uint(u))); return; }
+        if (REDUCTION == 3) { atomicMin(Words(a).w[0], uint(u)); return; }
+        if (REDUCTION == 4) { atomicMax(Words(a).w[0], uint(u)); return; }
+    }
+#if I64_ATOMICS
+    if (ELEM == 8) {
+        if (!IS_FLOAT && REDUCTION == 1) { atomicAdd(Longs(a).l[0], u); return; }
+        if (!IS_FLOAT && REDUCTION == 3 && IS_SIGNED) { atomicMin(SLongs(a).l[0], int64_t(u)); return; }
+        if (!IS_FLOAT && REDUCTION == 4 && IS_SIGNED) { atomicMax(SLongs(a).l[0], int64_t(u)); return; }
+        if (!IS_FLOAT && REDUCTION == 3) { atomicMin(Longs(a).l[0], u); return; }
+        if (!IS_FLOAT && REDUCTION == 4) { atomicMax(Longs(a).l[0], u); return; }
+        uint64_t old = Longs(a).l[0];
+        while (true) {
+            const uint64_t next = combine(old, u);
+            if (next == old) return;
+            const uint64_t seen = atomicCompSwap(Longs(a).l[0], old, next);
+            if (seen == old) return;
+            old = seen;
+        }
+    }
+#endif
+    // compare-and-swap on the aligned word holding the element
+    const uint64_t wa = a & ~3ul;
+    const uint shift = ELEM == 4 ? 0u : uint(a & 3ul) * 8u;
+    const uint mask = uint(MASK) << shift;
+    uint old = Words(wa).w[0];
+    while (true) {
+        const uint cur = (old & mask) >> shift;
+        const uint next = uint(combine(uint64_t(cur), u));
+        if (next == cur) return;
+        const uint seen = atomicCompSwap(Words(wa).w[0], old, (old & ~mask) | (next << shift));
+        if (seen == old) return;
+        old = seen;
+    }
+}
+
+// The source address of update `id` (its C-order coordinates over the updates' Dim records).
+uint64_t update_source(uint64_t id) {
+    Dims dims = Dims(pc.dims);
+    uint64_t rem = id;
+    int64_t s = 0;
+    for (int k = int(RANK) - 1; k >= 0; --k) {
+        const Dim dim = dims.d[k];
+        s += next_coordinate(rem, dim.size) * dim.src;
+    }
+    return pc.src + uint64_t(s);
+}
+
+void main() {
+    const uint64_t i = invocation();
+    if (i >= pc.count) return;
+    Scratch scratch = Scratch(pc.aux_addr);
+    if (PHASE == 3) { // i is a slot: fold its updates in C order
+        Words counts = Words(scratch.counts + i * 4ul);
+        const uint n = counts.w[0];
+        if (n == 0u) return;
+        const uint end = Words(scratch.cursors + i * 4ul).w[0];
+        Words b = Words(scratch.bucket + uint64_t(end - n) * 4ul);
+        // heapsort the bucket's update numbers, ascending
+        for (uint start = n / 2u; start-- > 0u;) {
+            uint root = start;
+            while (2u * root + 1u < n) {
+                uint child = 2u * root + 1u;
+                if (child + 1u < n && b.w[child] < b.w[child + 1u]) ++child;
+                if (b.w[root] >= b.w[child]) break;
+                const uint t = b.w[root]; b.w[root] = b.w[child]; b.w[child] = t;
+                root = child;
+            }
+        }
+        for (uint last = n - 1u; last > 0u; --last) {
+            const uint t = b.w[0]; b.w[0] = b.w[last]; b.w[last] = t;
+            uint root = 0u;
+            while (2u * root + 1u < last) {
+                uint child = 2u * root + 1u;
+                if (child + 1u < last && b.w[child] < b.w[child + 1u]) ++child;
+                if (b.w[root] >= b.w[child]) break;
+                const uint t2 = b.w[root]; b.w[root] = b.w[child]; b.w[child] = t2;
+                root = child;
+            }
+        }
+        const uint64_t target = pc.lo + i * uint64_t(ELEM);
+        uint64_t acc = load_bits(target);
+        for (uint k = 0u; k < n; ++k) acc = combine(acc, load_bits(update_source(uint64_t(b.w[k]))));
+        store_bits(target, acc);
+        return;
+    }
+    uint64_t dst, src;
+    locate_update(i, dst, src);
+    if (PHASE == 0) {
+        atomic_combine(dst, load_bits(src));
+        return;
+    }
+    const uint64_t slot = (dst - pc.lo) / uint64_t(ELEM);
+    if (PHASE == 1) {
+        atomicAdd(Words(scratch.counts + slot * 4ul).w[0], 1u);
+    } else {
+        const uint at = atomicAdd(Words(scratch.cursors + slot * 4ul).w[0], 1u);
+        Words(scratch.bucket + uint64_t(at) * 4ul).w[0] = uint(i);
+    }
+}
