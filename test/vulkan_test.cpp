@@ -106,7 +106,7 @@ std::string str(const strides_t& st, int rank) {
 std::string type_name(dtype t) { return std::string(strix::name(t)); }
 
 std::string mode_name(pad_mode m) {
-    constexpr const char* names[] = {"constant", "edge", "reflect", "symmetric"};
+    constexpr const char* names[] = {"constant", "edge", "reflect", "symmetric", "wrap"};
     return names[static_cast<int>(m)];
 }
 
@@ -294,19 +294,22 @@ void check_same(const arenas& got, const arenas& want, const char* what) {
     }
 }
 
-/// Checks that no byte outside `out`'s elements changed from `initial`.
-void check_untouched(const arenas& got, const arenas& initial, const placed& out) {
-    const auto es = static_cast<std::int64_t>(strix::size_of(out.type));
-    std::vector<bool> written(got[out.arena].bytes(), false);
-    for_each_coord(out.sizes, [&](const coords& c) {
-        std::int64_t off = out.offset;
-        for (int i = 0; i < out.sizes.rank; ++i) off += c[static_cast<std::size_t>(i)] * out.strides[static_cast<std::size_t>(i)] * es;
-        for (std::int64_t b = 0; b < es; ++b) written[static_cast<std::size_t>(off + b)] = true;
-    });
+/// Checks that no byte outside the elements of the `outs` changed from `initial`.
+void check_untouched(const arenas& got, const arenas& initial, const std::vector<placed>& outs) {
+    std::vector<std::vector<bool>> written;
+    for (const auto& a : got) written.emplace_back(a.bytes(), false);
+    for (const auto& out : outs) {
+        const auto es = static_cast<std::int64_t>(strix::size_of(out.type));
+        for_each_coord(out.sizes, [&](const coords& c) {
+            std::int64_t off = out.offset;
+            for (int i = 0; i < out.sizes.rank; ++i) off += c[static_cast<std::size_t>(i)] * out.strides[static_cast<std::size_t>(i)] * es;
+            for (std::int64_t b = 0; b < es; ++b) written[out.arena][static_cast<std::size_t>(off + b)] = true;
+        });
+    }
     for (std::size_t a = 0; a < got.size(); ++a) {
         std::int64_t bad = -1;
         for (std::size_t i = 0; i < got[a].bytes() && bad < 0; ++i)
-            if ((a != out.arena || !written[i]) && got[a].data()[i] != initial[a].data()[i]) bad = static_cast<std::int64_t>(i);
+            if (!written[a][i] && got[a].data()[i] != initial[a].data()[i]) bad = static_cast<std::int64_t>(i);
         INFO("a byte outside the output view changed: arena " << a << " byte " << bad);
         CHECK(bad == -1);
     }
@@ -415,9 +418,12 @@ using host_call = std::function<void(vk::context&, const host_operands&)>;
 
 /// Runs one call on the CPU, on device views (one stream) and through the host convenience call,
 /// all on copies of `initial`, and checks that the three agree byte for byte — or throw the same
-/// strix::error. `ops[out]` is the operand the call writes.
+/// strix::error. `ops[out]` is the operand the call writes (split: the last of those it writes,
+/// the others being `also_written`).
 void differential(vk::context& ctx, const arenas& initial, const std::vector<placed>& ops, std::size_t out, const cpu_call& cpu,
-                  const stream_call& dev, const host_call& host, tally& t) {
+                  const stream_call& dev, const host_call& host, tally& t, const std::vector<std::size_t>& also_written = {}) {
+    std::vector<placed> outs{ops[out]};
+    for (const auto k : also_written) outs.push_back(ops[k]);
     ++t.cases;
     std::ostringstream d;
     for (std::size_t i = 0; i < ops.size(); ++i) d << "\n  operand " << i << (i == out ? " (written)" : "") << ": " << str(ops[i]);
@@ -429,7 +435,7 @@ void differential(vk::context& ctx, const arenas& initial, const std::vector<pla
         ++(oc.code == error_code::index_out_of_range ? t.index_errors : t.failed_rules);
         check_same(cpu_mem, initial, "the CPU wrote before throwing");
     } else {
-        check_untouched(cpu_mem, initial, ops[out]);
+        check_untouched(cpu_mem, initial, outs);
     }
 
     // device views into device copies of the arenas
@@ -454,7 +460,7 @@ void differential(vk::context& ctx, const arenas& initial, const std::vector<pla
     check_same_outcome(og, oc, "the stream");
     if (!oc.threw) {
         check_same(gpu_mem, cpu_mem, "device views");
-        check_untouched(gpu_mem, initial, ops[out]);
+        check_untouched(gpu_mem, initial, outs);
         // the output view read back on its own
         const host_tensor packed = vk::stream::download_view(ctx, dviews[out]);
         const host_tensor want = pack(cpu_mem, ops[out]);
@@ -569,10 +575,14 @@ void pad_case(vk::context& ctx, rng_t& g, dtype type, int rank, pad_mode mode, t
         d.start[i] = wide ? uni(g, 3, 9) : uni(g, 0, 2);
         d.end[i] = wide ? uni(g, 0, 9) : uni(g, 0, 2);
         if (mode != pad_mode::constant && in[i] == 0 && !chance(g, 1, 16)) d.start[i] = d.end[i] = 0; // now and then rejected
+        if (in[i] > 0 && chance(g, 1, 5)) { // crop one side (sometimes beyond the axis: rejected alike)
+            auto& side = chance(g, 1, 2) ? d.start[i] : d.end[i];
+            side = -uni(g, 1, in[i] + (chance(g, 1, 10) ? 1 : 0));
+        }
     }
     auto out_count = [&] {
         std::int64_t n = 1;
-        for (int i = 0; i < rank; ++i) n *= in[i] + d.start[i] + d.end[i];
+        for (int i = 0; i < rank; ++i) n *= std::max<std::int64_t>(in[i] + d.start[i] + d.end[i], 0);
         return n;
     };
     while (out_count() > 1536) {
@@ -594,15 +604,19 @@ void pad_case(vk::context& ctx, rng_t& g, dtype type, int rank, pad_mode mode, t
 
 /// A scatter: indices as large as the input off the axis (DirectML) or smaller (ONNX), index
 /// values from a small range so that targets repeat, in place or out of place.
-void scatter_case(vk::context& ctx, rng_t& g, dtype type, dtype itype, int rank, index_mode m, bool in_place, tally& t) {
+void scatter_case(vk::context& ctx, rng_t& g, dtype type, dtype itype, int rank, index_mode m, bool in_place, tally& t,
+                  strix::scatter_reduction red = strix::scatter_reduction::none) {
     const shape in = random_shape(g, rank, 256);
     const int axis = static_cast<int>(uni(g, 0, rank - 1));
-    strix::scatter_desc d{chance(g, 1, 2) ? axis : axis - rank, policy_of(m)};
+    strix::scatter_desc d{chance(g, 1, 2) ? axis : axis - rank, policy_of(m), red, false};
+    // float add and mul run deterministic (bit-identical to the CPU); the rest either way
+    d.deterministic = (strix::is_float(type) && (red == strix::scatter_reduction::add || red == strix::scatter_reduction::mul)) || chance(g, 1, 2);
     shape idx = in;
     for (int i = 0; i < rank; ++i)
         idx[i] = i == axis ? (chance(g, 1, 20) ? 0 : uni(g, 1, 5)) : chance(g, 1, 2) || in[i] == 0 ? in[i] : uni(g, chance(g, 1, 20) ? 0 : 1, in[i]);
     shrink(g, idx, 64);
-    INFO("scatter " << type_name(type) << " by " << type_name(itype) << ", axis " << d.axis << ", indices " << mode_text(m)
+    INFO("scatter " << type_name(type) << " by " << type_name(itype) << ", axis " << d.axis << ", reduction " << static_cast<int>(red)
+                    << (d.deterministic ? ", deterministic" : "") << ", indices " << mode_text(m)
                     << (in_place ? ", in place" : ", out of place"));
     layout l{chance(g, 1, 2)};
     std::vector<placed> ops{l.place(g, type, in, !in_place), l.place(g, itype, idx, true), l.place(g, type, idx, true)};
@@ -614,6 +628,136 @@ void scatter_case(vk::context& ctx, rng_t& g, dtype type, dtype itype, int rank,
         ctx, mem, ops, out, [&](const host_operands& v) { strix::scatter(v[0], v[1], v[2], v[out], d); },
         [&](vk::stream& s, const std::vector<vk::device_view>& v) { s.scatter(v[0], v[1], v[2], v[out], d); },
         [&](vk::context& c, const host_operands& v) { vk::scatter(c, v[0], v[1], v[2], v[out], d); }, t);
+}
+
+/// A gather-elements: indices of the input's rank, not larger off the axis.
+void gather_elements_case(vk::context& ctx, rng_t& g, dtype type, dtype itype, int rank, index_mode m, tally& t) {
+    const shape in = random_shape(g, rank, 256);
+    const int axis = static_cast<int>(uni(g, 0, rank - 1));
+    shape idx = in;
+    for (int i = 0; i < rank; ++i) idx[i] = i == axis ? (chance(g, 1, 20) ? 0 : uni(g, 1, 5)) : uni(g, std::min<std::int64_t>(in[i], 1), in[i]);
+    shrink(g, idx, 64);
+    strix::gather_elements_desc d{chance(g, 1, 2) ? axis : axis - rank, policy_of(m)};
+    INFO("gather-elements " << type_name(type) << " by " << type_name(itype) << ", axis " << d.axis << ", indices " << mode_text(m));
+    layout l{chance(g, 1, 2)};
+    std::vector<placed> ops{l.place(g, type, in, true), l.place(g, itype, idx, true), l.place(g, type, idx, false)};
+    arenas mem = random_arenas(g, l);
+    fill_indices(g, host_view(mem, ops[1]), in[axis], m);
+    differential(
+        ctx, mem, ops, 2, [&](const host_operands& v) { strix::gather_elements(v[0], v[1], v[2], d); },
+        [&](vk::stream& s, const std::vector<vk::device_view>& v) { s.gather_elements(v[0], v[1], v[2], d); },
+        [&](vk::context& c, const host_operands& v) { vk::gather_elements(c, v[0], v[1], v[2], d); }, t);
+}
+
+/// Fills index tuples (the last dimension of `v`) for axes first.. of `target`, each component
+/// valid for its own axis; under index_mode::clamp half of them anywhere, under error one bad.
+void fill_tuples(rng_t& g, const any_view& v, int first, const shape& target, index_mode m, bool colliding) {
+    const int q = v.rank();
+    for_each_coord(v.sizes(), [&](const coords& c) {
+        const std::int64_t n = target[first + static_cast<int>(c[static_cast<std::size_t>(q - 1)])];
+        std::uint64_t x = valid_index(g, v.type(), colliding ? std::min<std::int64_t>(n, 2) : n);
+        if (m == index_mode::clamp && chance(g, 1, 2)) x = bad_index(g, v.type(), n);
+        write_index(v, c, x);
+    });
+    if (m == index_mode::error && v.count() > 0) {
+        coords c{};
+        for (int i = 0; i < q; ++i) c[static_cast<std::size_t>(i)] = uni(g, 0, v.size(i) - 1);
+        write_index(v, c, bad_index(g, v.type(), target[first + static_cast<int>(c[static_cast<std::size_t>(q - 1)])]));
+    }
+}
+
+/// A gather-nd with 0 to 2 batch dimensions.
+void gather_nd_case(vk::context& ctx, rng_t& g, dtype type, dtype itype, int rank, index_mode m, tally& t) {
+    const shape in = random_shape(g, rank, 256);
+    const int b = static_cast<int>(uni(g, 0, std::min(2, rank - 1)));
+    const int k = static_cast<int>(uni(g, 1, rank - b));
+    shape idx;
+    for (int i = 0; i < b; ++i) idx.push_back(in[i]);
+    const int extra = static_cast<int>(uni(g, 0, std::min(2, strix::max_rank - (rank - b - k) - b)));
+    for (int i = 0; i < extra; ++i) idx.push_back(chance(g, 1, 30) ? 0 : uni(g, 1, 3));
+    idx.push_back(k);
+    strix::gather_nd_desc d{b, policy_of(m)};
+    const auto r = strix::gather_nd_rule(in, idx, d);
+    REQUIRE(r.v.ok());
+    INFO("gather-nd " << type_name(type) << " by " << type_name(itype) << " " << str(idx) << ", batch dimensions " << b << ", indices " << mode_text(m));
+    layout l{chance(g, 1, 2)};
+    std::vector<placed> ops{l.place(g, type, in, true), l.place(g, itype, idx, false), l.place(g, type, r.out, false)};
+    arenas mem = random_arenas(g, l);
+    fill_tuples(g, host_view(mem, ops[1]), b, in, m, false);
+    differential(
+        ctx, mem, ops, 2, [&](const host_operands& v) { strix::gather_nd(v[0], v[1], v[2], d); },
+        [&](vk::stream& s, const std::vector<vk::device_view>& v) { s.gather_nd(v[0], v[1], v[2], d); },
+        [&](vk::context& c, const host_operands& v) { vk::gather_nd(c, v[0], v[1], v[2], d); }, t);
+}
+
+/// A split into 1 to 4 pieces (zero sizes included); the differential harness checks the last
+/// output's bytes and every arena.
+void split_case(vk::context& ctx, rng_t& g, dtype type, int rank, tally& t) {
+    const shape base = random_shape(g, rank, 128);
+    const int axis = static_cast<int>(uni(g, 0, rank - 1));
+    const int n = static_cast<int>(uni(g, 1, 4));
+    strix::split_desc d{chance(g, 1, 2) ? axis : axis - rank};
+    shape in = base;
+    in[axis] = 0;
+    std::vector<shape> outs;
+    for (int k = 0; k < n; ++k) {
+        shape s = base;
+        s[axis] = chance(g, 1, 5) ? 0 : uni(g, 1, 4);
+        in[axis] += s[axis];
+        outs.push_back(s);
+    }
+    INFO("split " << type_name(type) << " into " << n << ", axis " << d.axis);
+    layout l{chance(g, 1, 2)};
+    std::vector<placed> ops{l.place(g, type, in, true)};
+    for (const auto& s : outs) ops.push_back(l.place(g, type, s, false));
+    const arenas mem = random_arenas(g, l);
+    const auto nn = static_cast<std::size_t>(n);
+    auto outputs = [&](const host_operands& v) {
+        std::vector<any_view> o;
+        for (std::size_t k = 1; k <= nn; ++k) o.push_back(v[k]);
+        return o;
+    };
+    differential(
+        ctx, mem, ops, nn, [&](const host_operands& v) { strix::split(v[0], outputs(v), d); },
+        [&](vk::stream& s, const std::vector<vk::device_view>& v) { s.split(v[0], std::span(v.data() + 1, nn), d); },
+        [&](vk::context& c, const host_operands& v) { vk::split(c, v[0], outputs(v), d); }, t, [&] {
+            std::vector<std::size_t> others;
+            for (std::size_t k = 1; k < nn; ++k) others.push_back(k);
+            return others;
+        }());
+}
+
+/// Whether a reduction of `type` is exact in any order: everything but float add and mul.
+bool order_free(dtype type, strix::scatter_reduction red) {
+    return !strix::is_float(type) || red == strix::scatter_reduction::min || red == strix::scatter_reduction::max ||
+           red == strix::scatter_reduction::none;
+}
+
+/// A scatter-nd, in place or out of place, tuples colliding now and then. Float add and mul run
+/// deterministic (bit-identical to the CPU); the rest either way.
+void scatter_nd_case(vk::context& ctx, rng_t& g, dtype type, dtype itype, int rank, strix::scatter_reduction red, index_mode m,
+                     bool in_place, tally& t) {
+    const shape in = random_shape(g, rank, 256);
+    const int k = static_cast<int>(uni(g, 1, rank));
+    shape lead;
+    const int extra = static_cast<int>(uni(g, 0, std::min(2, strix::max_rank - (rank - k))));
+    for (int i = 0; i < extra; ++i) lead.push_back(chance(g, 1, 30) ? 0 : uni(g, 1, 4));
+    shape idx = lead, upd = lead;
+    idx.push_back(k);
+    for (int i = k; i < rank; ++i) upd.push_back(in[i]);
+    strix::scatter_nd_desc d{policy_of(m), red, !order_free(type, red) || chance(g, 1, 2)};
+    INFO("scatter-nd " << type_name(type) << " by " << type_name(itype) << " " << str(idx) << ", reduction " << static_cast<int>(red)
+                       << (d.deterministic ? ", deterministic" : "") << ", indices " << mode_text(m) << (in_place ? ", in place" : ""));
+    layout l{chance(g, 1, 2)};
+    std::vector<placed> ops{l.place(g, type, in, !in_place), l.place(g, itype, idx, false), l.place(g, type, upd, true)};
+    if (!in_place) ops.push_back(l.place(g, type, in, false));
+    arenas mem = random_arenas(g, l);
+    fill_tuples(g, host_view(mem, ops[1]), 0, in, m, chance(g, 1, 2));
+    const std::size_t out = in_place ? 0 : 3;
+    differential(
+        ctx, mem, ops, out, [&](const host_operands& v) { strix::scatter_nd(v[0], v[1], v[2], v[out], d); },
+        [&](vk::stream& s, const std::vector<vk::device_view>& v) { s.scatter_nd(v[0], v[1], v[2], v[out], d); },
+        [&](vk::context& c, const host_operands& v) { vk::scatter_nd(c, v[0], v[1], v[2], v[out], d); }, t);
 }
 
 constexpr dtype all_types[] = {dtype::float64, dtype::float32, dtype::float16, dtype::int64, dtype::int32, dtype::int16,
@@ -687,7 +831,7 @@ TEST_CASE("vulkan: pad in every mode equals the CPU for every element type", "[v
     tally t;
     std::uint64_t k = 0;
     for (const dtype type : all_types)
-        for (const pad_mode mode : {pad_mode::constant, pad_mode::edge, pad_mode::reflect, pad_mode::symmetric})
+        for (const pad_mode mode : {pad_mode::constant, pad_mode::edge, pad_mode::reflect, pad_mode::symmetric, pad_mode::wrap})
             for (int rep = 0; rep < 3; ++rep) {
                 const std::uint64_t seed = case_seed(0x9ad5eedull, k);
                 const int rank = static_cast<int>(k % 8) + 1;
@@ -719,6 +863,153 @@ TEST_CASE("vulkan: scatter equals the CPU for every element and index type, in a
                     scatter_case(ctx, g, type, itype, rank, m, in_place, t);
                 }
     CHECK(t.index_errors > 20);
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: gather-elements equals the CPU for every element and index type", "[vulkan]") {
+    const bool small = GENERATE(true, false);
+    vk::context ctx(storage_options(small));
+    tally t;
+    std::uint64_t k = 0;
+    for (const dtype type : all_types)
+        for (const dtype itype : index_types)
+            for (const index_mode m : index_modes) {
+                const std::uint64_t seed = case_seed(0x6e1e5eedull, k);
+                const int rank = static_cast<int>(k % 8) + 1;
+                ++k;
+                INFO("seed " << seed << ", rank " << rank << ", small storage " << ctx.small_storage());
+                rng_t g(seed);
+                gather_elements_case(ctx, g, type, itype, rank, m, t);
+            }
+    CHECK(t.index_errors > 10);
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: gather-nd equals the CPU for every element and index type", "[vulkan]") {
+    const bool small = GENERATE(true, false);
+    vk::context ctx(storage_options(small));
+    tally t;
+    std::uint64_t k = 0;
+    for (const dtype type : all_types)
+        for (const dtype itype : index_types)
+            for (const index_mode m : index_modes) {
+                const std::uint64_t seed = case_seed(0x6a0d5eedull, k);
+                const int rank = static_cast<int>(k % 8) + 1;
+                ++k;
+                INFO("seed " << seed << ", rank " << rank << ", small storage " << ctx.small_storage());
+                rng_t g(seed);
+                gather_nd_case(ctx, g, type, itype, rank, m, t);
+            }
+    CHECK(t.index_errors > 10);
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: split equals the CPU for every element type", "[vulkan]") {
+    const bool small = GENERATE(true, false);
+    vk::context ctx(storage_options(small));
+    tally t;
+    std::uint64_t k = 0;
+    for (const dtype type : all_types)
+        for (int rep = 0; rep < 4; ++rep) {
+            const std::uint64_t seed = case_seed(0x5b1175eedull, k);
+            const int rank = static_cast<int>(k % 8) + 1;
+            ++k;
+            INFO("seed " << seed << ", rank " << rank << ", small storage " << ctx.small_storage());
+            rng_t g(seed);
+            split_case(ctx, g, type, rank, t);
+        }
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: scatter reductions equal the CPU for every element type", "[vulkan]") {
+    using R = strix::scatter_reduction;
+    const bool small = GENERATE(true, false);
+    vk::context ctx(storage_options(small));
+    tally t;
+    std::uint64_t k = 0;
+    for (const dtype type : all_types)
+        for (const R red : {R::add, R::mul, R::min, R::max})
+            for (const index_mode m : index_modes) {
+                const std::uint64_t seed = case_seed(0x7ed5eedull, k);
+                const int rank = static_cast<int>(k % 8) + 1;
+                const dtype itype = index_types[k % 4];
+                ++k;
+                INFO("seed " << seed << ", rank " << rank << ", small storage " << ctx.small_storage());
+                rng_t g(seed);
+                scatter_case(ctx, g, type, itype, rank, m, chance(g, 1, 2), t, red);
+            }
+    CHECK(t.index_errors > 10);
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: scatter-nd equals the CPU for every reduction, element and index type", "[vulkan]") {
+    using R = strix::scatter_reduction;
+    const bool small = GENERATE(true, false);
+    vk::context ctx(storage_options(small));
+    tally t;
+    std::uint64_t k = 0;
+    for (const dtype type : all_types)
+        for (const R red : {R::none, R::add, R::mul, R::min, R::max})
+            for (const index_mode m : index_modes) {
+                const std::uint64_t seed = case_seed(0x5c0d5eedull, k);
+                const int rank = static_cast<int>(k % 8) + 1;
+                const dtype itype = index_types[k % 4];
+                ++k;
+                INFO("seed " << seed << ", rank " << rank << ", small storage " << ctx.small_storage());
+                rng_t g(seed);
+                scatter_nd_case(ctx, g, type, itype, rank, red, m, chance(g, 1, 2), t);
+            }
+    CHECK(t.index_errors > 10);
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: float add and mul with atomics, in any order, on values whose results are exact", "[vulkan]") {
+    // many updates onto few targets: small integers (sums exact in every float type), and powers
+    // of two for mul (products exact while they stay in range)
+    using R = strix::scatter_reduction;
+    vk::context ctx;
+    rng_t g(0xf10a7ull);
+    for (const dtype type : {dtype::float64, dtype::float32, dtype::float16})
+        for (const R red : {R::add, R::mul})
+            for (const bool det : {false, true}) {
+                INFO(type_name(type) << (red == R::add ? " add" : " mul") << (det ? ", deterministic" : ", atomics"));
+                const shape in_shape{7, 5}, idx_shape{300, 5};
+                host_tensor in(type, in_shape), upd(type, idx_shape), idx(dtype::int32, idx_shape);
+                auto put = [&](host_tensor& tt, std::int64_t i, double v) {
+                    strix::visit(type, [&]<class T>(strix::type_tag<T>) { reinterpret_cast<T*>(tt.data())[i] = static_cast<T>(v); });
+                };
+                for (std::int64_t i = 0; i < in.sizes().count(); ++i) put(in, i, red == R::add ? static_cast<double>(uni(g, -8, 8)) : 1.0);
+                for (std::int64_t i = 0; i < upd.sizes().count(); ++i) {
+                    put(upd, i, red == R::add ? static_cast<double>(uni(g, -3, 3)) : (chance(g, 1, 3) ? (chance(g, 1, 2) ? 2.0 : 0.5) : 1.0));
+                    reinterpret_cast<std::int32_t*>(idx.data())[i] = static_cast<std::int32_t>(uni(g, 0, 6));
+                }
+                const strix::scatter_desc d{0, index_policy::error, red, det};
+                const host_tensor want = strix::scatter(in.view(), idx.view(), upd.view(), d);
+                host_tensor got(type, in_shape);
+                vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), d);
+                CHECK(same_bytes(got, want));
+            }
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: without 64-bit atomics, 8-byte reductions take the deterministic path", "[vulkan]") {
+    using R = strix::scatter_reduction;
+    set_env("STRIX_VULKAN_NO_INT64_ATOMICS", "1");
+    vk::context ctx;
+    set_env("STRIX_VULKAN_NO_INT64_ATOMICS", nullptr);
+    REQUIRE_FALSE(ctx.int64_atomics());
+    tally t;
+    std::uint64_t k = 0;
+    for (const dtype type : {dtype::float64, dtype::int64, dtype::uint64, dtype::int32, dtype::uint8})
+        for (const R red : {R::add, R::mul, R::min, R::max})
+            for (int rep = 0; rep < 2; ++rep) {
+                const std::uint64_t seed = case_seed(0x64a7ull, k);
+                const int rank = static_cast<int>(k % 8) + 1;
+                ++k;
+                INFO("seed " << seed << ", rank " << rank);
+                rng_t g(seed);
+                scatter_nd_case(ctx, g, type, dtype::int64, rank, red, index_mode::valid, rep == 0, t);
+            }
     CHECK(ctx.validation_messages() == 0);
 }
 
