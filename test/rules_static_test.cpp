@@ -602,3 +602,151 @@ TEST_CASE("rules: every rule has its operator's sentence", "[rules]") {
     STATIC_REQUIRE(verdict{}.ok());
     STATIC_REQUIRE(!verdict{rule::pad_crop}.ok());
 }
+
+// ---------------------------------------------------------------------------------------------
+// the family: gather-elements, gather-nd, split, scatter-nd
+
+namespace {
+using strix::gather_elements_desc;
+using strix::gather_elements_rule;
+using strix::gather_nd_desc;
+using strix::gather_nd_rule;
+using strix::scatter_nd_desc;
+using strix::scatter_nd_rule;
+using strix::split_desc;
+using strix::split_rule;
+
+template <std::size_t N>
+constexpr verdict split_of(const shape& in, const shape (&outs)[N], const split_desc& d) {
+    return split_rule(in, std::span<const shape>(outs, N), d);
+}
+} // namespace
+
+TEST_CASE("gather-elements: the output has the indices' shape; verdicts of broken rules", "[rules]") {
+    STATIC_REQUIRE(gather_elements_rule(shape{2, 3}, shape{5, 3}, {.axis = 0}).out == shape{5, 3});
+    STATIC_REQUIRE(gather_elements_rule(shape{2, 3}, shape{1, 7}, {.axis = -1}).out == shape{1, 7});
+    STATIC_REQUIRE(gather_elements_rule(shape{2, 3}, shape{0, 2}, {.axis = 0}).out == shape{0, 2});
+    STATIC_REQUIRE(broke(gather_elements_rule(shape{}, shape{}, {}).v, rule::gather_elements_input_rank, 0, -1));
+    STATIC_REQUIRE(broke(gather_elements_rule(shape{2, 3}, shape{2, 3}, {.axis = -3}).v, rule::gather_elements_axis_range, 0, -1, -3,
+                         value_kind::given_axis));
+    STATIC_REQUIRE(broke(gather_elements_rule(shape{2, 3}, shape{3}, {}).v, rule::gather_elements_rank, 1, -1, 1, value_kind::rank));
+    STATIC_REQUIRE(broke(gather_elements_rule(shape{2, 3}, shape{9, 4}, {.axis = 0}).v, rule::gather_elements_indices_larger, 1, 1, 4,
+                         value_kind::size));
+    STATIC_REQUIRE(broke(strix::gather_elements_type_rule(dtype::float32, dtype::int16, dtype::float32), rule::gather_elements_index_type, 1, -1));
+    STATIC_REQUIRE(broke(strix::gather_elements_type_rule(dtype::float32, dtype::int32, dtype::float64), rule::gather_elements_dtype, 2, -1));
+}
+
+TEST_CASE("gather-elements: run-time messages name the operand, the axis and the shapes", "[rules]") {
+    auto in = t(dtype::float32, {2, 3}), idx = t(dtype::int64, {2, 4}), out = t(dtype::float32, {2, 4});
+    check_message(message_of([&] { strix::gather_elements(in.view(), idx.view(), out.view(), {.axis = 0}); }), rule::gather_elements_indices_larger,
+                  {"operand indices", "axis 1", "size 4", "input [2,3] float32", "indices [2,4] int64", "output [2,4] float32"});
+    auto idx2 = t(dtype::int64, {2, 3}), out2 = t(dtype::float32, {3, 2});
+    check_message(message_of([&] { strix::gather_elements(in.view(), idx2.view(), out2.view(), {.axis = 1}); }),
+                  rule::gather_elements_output_shape, {"operand output", "output [3,2] float32"});
+    auto empty = t(dtype::float32, {0, 3}), some = t(dtype::int32, {1, 3}), o3 = t(dtype::float32, {1, 3});
+    check_message(message_of([&] { strix::gather_elements(empty.view(), some.view(), o3.view(), {.axis = 0}); }),
+                  rule::gather_elements_empty_axis, {"axis 0", "input [0,3] float32"});
+}
+
+TEST_CASE("gather-nd: inferred shapes and verdicts of broken rules", "[rules]") {
+    STATIC_REQUIRE(gather_nd_rule(shape{2, 3}, shape{4, 2}, {}).out == shape{4});
+    STATIC_REQUIRE(gather_nd_rule(shape{2, 3}, shape{4, 1}, {}).out == shape{4, 3});
+    STATIC_REQUIRE(gather_nd_rule(shape{2, 3, 4}, shape{2, 5, 1}, {.batch_dimensions = 1}).out == shape{2, 5, 4});
+    STATIC_REQUIRE(gather_nd_rule(shape{2, 3, 4}, shape{2, 2}, {.batch_dimensions = 1}).out == shape{2});
+    STATIC_REQUIRE(gather_nd_rule(shape{5}, shape{1}, {}).out == shape{}); // a scalar
+    STATIC_REQUIRE(broke(gather_nd_rule(shape{}, shape{1}, {}).v, rule::gather_nd_input_rank, 0, -1));
+    STATIC_REQUIRE(broke(gather_nd_rule(shape{2}, shape{}, {}).v, rule::gather_nd_indices_rank, 1, -1));
+    STATIC_REQUIRE(broke(gather_nd_rule(shape{2, 3}, shape{2, 1}, {.batch_dimensions = 2}).v, rule::gather_nd_batch_range, 1, -1, 2,
+                         value_kind::batch_dimensions));
+    STATIC_REQUIRE(broke(gather_nd_rule(shape{2, 3}, shape{2, 1}, {.batch_dimensions = -1}).v, rule::gather_nd_batch_range, 1, -1));
+    STATIC_REQUIRE(broke(gather_nd_rule(shape{2, 3}, shape{3, 1}, {.batch_dimensions = 1}).v, rule::gather_nd_batch_shape, 1, 0, 3, value_kind::size));
+    STATIC_REQUIRE(broke(gather_nd_rule(shape{2, 3}, shape{4, 3}, {}).v, rule::gather_nd_tuple_length, 1, 1, 3, value_kind::tuple_length));
+    STATIC_REQUIRE(broke(gather_nd_rule(shape{2, 3}, shape{4, 0}, {}).v, rule::gather_nd_tuple_length, 1, 1, 0, value_kind::tuple_length));
+    STATIC_REQUIRE(broke(gather_nd_rule(shape{2, 3, 4}, shape{1, 1, 1, 1, 1, 1, 1, 1}, {}).v, rule::gather_nd_output_rank, 1, -1, 9, value_kind::rank));
+}
+
+TEST_CASE("gather-nd: run-time messages name the operand, the axis and the shapes", "[rules]") {
+    auto in = t(dtype::int16, {2, 3}), idx = t(dtype::int64, {4, 3}), out = t(dtype::int16, {4});
+    check_message(message_of([&] { strix::gather_nd(in.view(), idx.view(), out.view()); }), rule::gather_nd_tuple_length,
+                  {"operand indices", "axis 1", "index tuple length 3", "input [2,3] int16", "indices [4,3] int64", "batch dimensions 0"});
+    auto empty = t(dtype::int16, {2, 0}), tuples = t(dtype::int32, {4, 2}), o = t(dtype::int16, {4});
+    check_message(message_of([&] { strix::gather_nd(empty.view(), tuples.view(), o.view()); }), rule::gather_nd_empty_axis,
+                  {"axis 1", "input [2,0] int16"});
+}
+
+TEST_CASE("split: verdicts of broken rules", "[rules]") {
+    STATIC_REQUIRE(split_of(shape{5, 3}, {shape{2, 3}, shape{0, 3}, shape{3, 3}}, {}).ok());
+    STATIC_REQUIRE(split_of(shape{5, 3}, {shape{5, 1}, shape{5, 2}}, {.axis = -1}).ok());
+    STATIC_REQUIRE(broke(split_rule(shape{}, {}, {}), rule::split_input_rank, 0, -1));
+    STATIC_REQUIRE(broke(split_of(shape{5, 3}, {shape{5, 3}}, {.axis = 2}), rule::split_axis_range, 0, -1, 2, value_kind::given_axis));
+    STATIC_REQUIRE(broke(split_rule(shape{5, 3}, {}, {}), rule::split_no_outputs, -1, -1));
+    STATIC_REQUIRE(broke(split_of(shape{5, 3}, {shape{5}}, {}), rule::split_rank, 1, -1, 1, value_kind::rank));
+    STATIC_REQUIRE(broke(split_of(shape{5, 3}, {shape{2, 3}, shape{3, 4}}, {}), rule::split_off_axis, 2, 1, 4, value_kind::size));
+    STATIC_REQUIRE(broke(split_of(shape{5, 3}, {shape{6, 3}, shape{-1, 3}}, {}), rule::split_negative_size, 2, 0, -1, value_kind::size));
+    STATIC_REQUIRE(broke(split_of(shape{5, 3}, {shape{2, 3}, shape{2, 3}}, {}), rule::split_sizes_sum, 0, 0, 4, value_kind::sum));
+}
+
+TEST_CASE("split: run-time messages name the operand, the axis and the shapes", "[rules]") {
+    auto in = t(dtype::uint8, {5, 3});
+    const std::int64_t bad_sum[] = {2, 2};
+    check_message(message_of([&] { (void)strix::split(in.view(), bad_sum); }), rule::split_sizes_sum,
+                  {"operand input", "axis 0", "sizes add up to 4", "input [5,3] uint8", "output 0 [2,3]", "output 1 [2,3]", "sizes [2,2]"});
+    const std::int64_t negative[] = {7, -2};
+    check_message(message_of([&] { (void)strix::split_views(strix::any_cview(in.view()), negative); }), rule::split_negative_size,
+                  {"operand output 1", "axis 0", "size -2"});
+    auto a = t(dtype::uint8, {2, 3}), b = t(dtype::uint16, {3, 3});
+    const strix::any_view outs[] = {a.view(), b.view()};
+    check_message(message_of([&] { strix::split(in.view(), outs); }), rule::split_dtype, {"operand output 1", "output 1 [3,3] uint16"});
+}
+
+TEST_CASE("scatter-nd: verdicts of broken rules", "[rules]") {
+    STATIC_REQUIRE(scatter_nd_rule(shape{3, 4}, shape{2, 1}, shape{2, 4}).out == shape{3, 4});
+    STATIC_REQUIRE(scatter_nd_rule(shape{3, 4}, shape{5, 2}, shape{5}).v.ok());
+    STATIC_REQUIRE(scatter_nd_rule(shape{3, 4}, shape{2}, shape{}).v.ok()); // one tuple, one element
+    STATIC_REQUIRE(broke(scatter_nd_rule(shape{}, shape{1}, shape{}).v, rule::scatter_nd_input_rank, 0, -1));
+    STATIC_REQUIRE(broke(scatter_nd_rule(shape{3}, shape{}, shape{}).v, rule::scatter_nd_indices_rank, 1, -1));
+    STATIC_REQUIRE(broke(scatter_nd_rule(shape{3, 4}, shape{2, 3}, shape{2}).v, rule::scatter_nd_tuple_length, 1, 1, 3, value_kind::tuple_length));
+    STATIC_REQUIRE(broke(scatter_nd_rule(shape{3, 4}, shape{2, 1}, shape{2}).v, rule::scatter_nd_updates_shape, 2, -1, 1, value_kind::rank));
+    STATIC_REQUIRE(broke(scatter_nd_rule(shape{3, 4}, shape{2, 1}, shape{2, 5}).v, rule::scatter_nd_updates_shape, 2, 1, 5, value_kind::size));
+    STATIC_REQUIRE(broke(strix::scatter_nd_type_rule(dtype::int8, dtype::float32, dtype::int8, dtype::int8), rule::scatter_nd_index_type, 1, -1));
+    STATIC_REQUIRE(broke(strix::scatter_nd_type_rule(dtype::int8, dtype::int32, dtype::uint8, dtype::int8), rule::scatter_nd_dtype, 2, -1));
+    STATIC_REQUIRE(broke(strix::scatter_nd_type_rule(dtype::int8, dtype::int32, dtype::int8, dtype::uint8), rule::scatter_nd_dtype, 3, -1));
+}
+
+TEST_CASE("scatter-nd: run-time messages name the operand, the axis and the shapes", "[rules]") {
+    auto in = t(dtype::float64, {3, 4}), idx = t(dtype::uint32, {2, 1}), upd = t(dtype::float64, {2, 3}), out = t(dtype::float64, {3, 4});
+    check_message(message_of([&] { strix::scatter_nd(in.view(), idx.view(), upd.view(), out.view()); }), rule::scatter_nd_updates_shape,
+                  {"operand updates", "axis 1", "size 3", "input [3,4] float64", "indices [2,1] uint32", "updates [2,3] float64"});
+    auto empty = t(dtype::float64, {0, 4}), upd2 = t(dtype::float64, {2, 4});
+    check_message(message_of([&] { (void)strix::scatter_nd(empty.view(), idx.view(), upd2.view()); }), rule::scatter_nd_empty_axis,
+                  {"axis 0", "input [0,4] float64"});
+}
+
+TEST_CASE("family: index errors name the operator, the position and the value", "[rules]") {
+    auto in = t(dtype::float32, {2, 3});
+    host_tensor idx(dtype::int64, {2, 2});
+    auto* p = reinterpret_cast<std::int64_t*>(idx.data());
+    p[0] = 1;
+    p[1] = 2;
+    p[2] = 0;
+    p[3] = -4; // tuple [0, -4] on axis 1 of size 3
+    try {
+        (void)strix::gather_nd(in.view(), idx.view());
+        FAIL("no error");
+    } catch (const strix::error& e) {
+        CHECK(e.code() == strix::error_code::index_out_of_range);
+        CHECK_THAT(std::string(e.what()), Catch::Matchers::StartsWith("strix::gather-nd: index -4 at position [1,1] of the indices is out of range for axis 1 of size 3"));
+    }
+    host_tensor eidx(dtype::uint32, {1, 3});
+    reinterpret_cast<std::uint32_t*>(eidx.data())[2] = 2;
+    reinterpret_cast<std::uint32_t*>(eidx.data())[1] = 5;
+    try {
+        (void)strix::gather_elements(in.view(), eidx.view(), {.axis = 0});
+        FAIL("no error");
+    } catch (const strix::error& e) {
+        CHECK_THAT(std::string(e.what()), Catch::Matchers::StartsWith("strix::gather-elements: index 5 at position [0,1] of the indices is out of range for axis 0 of size 2"));
+    }
+    // clamp: the same tuple reads the last element of the axis
+    const auto clamped = strix::gather_nd(in.view(), idx.view(), {.policy = strix::index_policy::clamp});
+    CHECK(clamped.sizes() == shape{2});
+}
