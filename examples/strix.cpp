@@ -559,7 +559,8 @@ int devices() {
                       << ", maxMemoryAllocationSize " << d.max_memory_allocation << "\n      int64 " << (d.int64 ? "yes" : "no")
                       << ", float64 " << (d.float64 ? "yes" : "no") << ", 8-bit storage " << (d.storage8 ? "yes" : "no")
                       << ", 16-bit storage " << (d.storage16 ? "yes" : "no") << ", buffer device address "
-                      << (d.buffer_device_address ? "yes" : "no") << "\n";
+                      << (d.buffer_device_address ? "yes" : "no") << "\n      64-bit atomics " << (d.int64_atomics ? "yes" : "no")
+                      << ", float32 subnormals kept " << (d.denorm_preserve32 ? "yes" : "no") << "\n";
             if (!d.unusable.empty()) std::cout << "      not usable: " << d.unusable << "\n";
         }
         if (list.empty()) std::cout << "  vulkan   no devices\n";

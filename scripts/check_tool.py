@@ -3,14 +3,23 @@
 
     scripts/check_tool.py STRIX_EXE [--cases N] [--seed S] [--backend cpu]
 
-For every operator (gather in its natural and DirectML forms, join, pad in each
-mode, scatter) x element type x index type (where the operator takes indices)
-x rank 1..8, N random cases are generated with NumPy, written as .npy files,
-run through the tool, and the output is compared bit for bit with NumPy's
-answer (np.take, np.concatenate, np.pad, and a scatter reference in which the
-last update in row-major order wins). Each operator also gets cases under
-`--out-of-range clamp` and cases with an out-of-range index under the default
-`error` policy, which must exit with status 2 and write nothing.
+For every operator (gather in its natural and DirectML forms, gather-elements,
+gather-nd, join, split, pad in each mode and with negative pads that crop,
+scatter and scatter-nd with each reduction) x element type x index type (where
+the operator takes indices) x rank 1..8, N random cases are generated with
+NumPy, written as .npy files, run through the tool, and the output is compared
+bit for bit with an independent answer (np.take, np.take_along_axis,
+np.concatenate, np.split, np.pad, and plain loops for gather-nd, wrap pads and
+the scatters, which apply the updates one by one in row-major order). Each
+index-taking operator also gets cases under `--out-of-range clamp` and cases
+with an out-of-range index under the default `error` policy, which must exit
+with status 2 and write nothing; split with sizes that do not add up and pads
+that crop more than an axis has must fail the same way.
+
+Without `--backend cpu` the scatters may run on a device where float add/mul
+reductions are applied in any order unless `--deterministic` is given; their
+cases without that flag then use data whose sums and products are exact, and
+min/max updates hold a single NaN bit pattern, so that the order cannot show.
 
 Every failure prints one line holding the exact command line; the files of
 failing cases are kept (the directory is printed at the end). Exit status 0
@@ -34,7 +43,8 @@ import numpy as np
 DTYPES = ["float64", "float32", "float16", "int64", "int32", "int16", "int8",
           "uint64", "uint32", "uint16", "uint8"]
 INDEX_DTYPES = ["int32", "int64", "uint32", "uint64"]
-PAD_MODES = ["constant", "edge", "reflect", "symmetric"]
+PAD_MODES = ["constant", "edge", "reflect", "symmetric", "wrap"]
+REDUCTIONS = ["none", "add", "mul", "min", "max"]
 MAX_RANK = 8
 ELEMENT_BUDGET = 2000          # largest element count of any tensor in a case
 BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -227,17 +237,175 @@ def pad_reference(x, start, end, mode):
     return out
 
 
+def wrap_reference(x, start, end):
+    """numpy.pad mode='wrap' for any width: output position p reads p mod n.
+    NumPy 1.24 gets pads wider than the axis wrong when they are uneven (e.g.
+    [0,1] padded 1/3 gives [1,0,1,0,1,1]), so np.pad only checks this where
+    every pad is within one period."""
+    out = x
+    for d, (n, s, e) in enumerate(zip(x.shape, start, end)):
+        out = np.take(out, np.arange(-s, n + e, dtype=np.int64) % n, axis=d)
+    if all(s <= n and e <= n for n, s, e in zip(x.shape, start, end)):
+        assert bits_equal(out, np.pad(x, list(zip(start, end)), mode="wrap")), "reference disagrees"
+    return out
+
+
+def crop_pad_reference(x, start, end, mode, value=None):
+    """Negative pads first crop their side of the input; the positive ones
+    then pad what is left (so the mirrors fold the cropped tensor)."""
+    crop = tuple(slice(max(0, -s), n - max(0, -e)) for n, s, e in zip(x.shape, start, end))
+    c = x[crop]
+    assert all(a >= 0 for a in c.shape)
+    ps = [max(0, s) for s in start]
+    pe = [max(0, e) for e in end]
+    if mode == "constant":
+        out = np.full([n + s + e for n, s, e in zip(c.shape, ps, pe)], value, dtype=x.dtype)
+        out[tuple(slice(s, s + n) for s, n in zip(ps, c.shape))] = c
+        return out
+    if mode == "wrap":
+        return wrap_reference(c, ps, pe)
+    return pad_reference(c, ps, pe, mode)
+
+
+def take_along_reference(x, axis, idx, clamp=False):
+    """gather-elements: the input cut to the indices' sizes off the axis,
+    then np.take_along_axis with the indices resolved."""
+    cut = tuple(slice(None) if d == axis else slice(0, idx.shape[d]) for d in range(x.ndim))
+    pos = resolve_indices(idx, x.shape[axis], clamp)
+    return np.take_along_axis(x[cut], pos, axis=axis)
+
+
+def nd_positions(x_shape, batch, idx, clamp):
+    """The index tuples of gather-nd / scatter-nd as int64 positions, each
+    component resolved against the dimension it addresses."""
+    k = idx.shape[-1]
+    cols = [resolve_indices(idx[..., j], x_shape[batch + j], clamp) for j in range(k)]
+    return np.stack(cols, axis=-1) if cols else np.zeros(idx.shape, np.int64)
+
+
+def gather_nd_reference(x, idx, batch, clamp=False):
+    """A plain loop over the index tuples: out[b.., m..] = x[b.., tuple]."""
+    k = idx.shape[-1]
+    pos = nd_positions(x.shape, batch, idx, clamp)
+    u = BITS[x.dtype.itemsize]
+    src = np.ascontiguousarray(x).view(u)      # copy bits, so NaN payloads stay as they are
+    out = np.empty(list(idx.shape[:-1]) + list(x.shape[batch + k:]), dtype=u)
+    for where in np.ndindex(*idx.shape[:-1]):
+        b = where[:batch]
+        out[where] = src[b + tuple(int(v) for v in pos[where])]
+    return out.view(x.dtype)
+
+
+def scatter_targets(x_shape, axis, idx, clamp):
+    """Flat output positions of the scatter's updates, in row-major order."""
+    pos = resolve_indices(idx, x_shape[axis], clamp)
+    coords = list(np.indices(idx.shape))
+    coords[axis] = pos
+    return np.ravel_multi_index(tuple(c.ravel() for c in coords), x_shape).astype(np.int64)
+
+
+def scatter_nd_targets(x_shape, idx, clamp):
+    """Flat output positions of scatter-nd's updates (shape idx.shape[:-1] ++
+    x.shape[k:]), in row-major order."""
+    k = idx.shape[-1]
+    inner = math.prod(x_shape[k:])
+    pos = nd_positions(x_shape, 0, idx, clamp).reshape(-1, k)
+    out = []
+    for row in pos:
+        first = 0
+        for j in range(k):
+            first = first * x_shape[j] + int(row[j])
+        out.extend(range(first * inner, (first + 1) * inner))
+    return np.array(out, dtype=np.int64)
+
+
+def float_min_max(acc, acc_bits, upd, upd_bits, want_min):
+    """True when the update replaces the accumulated value: a NaN accumulator
+    stays; a NaN update wins; otherwise the smaller (larger) value, with -0.0
+    below +0.0."""
+    if acc != acc:
+        return False
+    if upd != upd:
+        return True
+    if upd == acc:
+        if upd == 0 and acc_bits != upd_bits:
+            upd_negative = bool(np.signbit(upd))
+            return upd_negative if want_min else not upd_negative
+        return False
+    return bool(upd < acc) if want_min else bool(upd > acc)
+
+
+def apply_updates(x, targets, values, reduction):
+    """The scatter reference for every reduction: output = x, then the
+    updates one at a time in the order given (row-major). Integers wrap
+    around modulo 2^bits; float16 add/mul is done in float32 and rounded."""
+    out = np.ascontiguousarray(x).copy().reshape(-1)
+    vals = np.ascontiguousarray(values).reshape(-1)
+    assert len(vals) == len(targets)
+    dt = out.dtype
+    u = BITS[dt.itemsize]
+    out_bits = out.view(u)
+    val_bits = vals.view(u)
+    if dt.kind == "f":
+        wide = np.float32 if dt == np.float16 else dt.type
+        with np.errstate(all="ignore"):
+            for p, t in enumerate(targets):
+                if reduction == "none":
+                    out_bits[t] = val_bits[p]
+                elif reduction in ("add", "mul"):
+                    a, b = wide(out[t]), wide(vals[p])
+                    out[t] = dt.type(a + b if reduction == "add" else a * b)
+                elif float_min_max(out[t], out_bits[t], vals[p], val_bits[p], reduction == "min"):
+                    out_bits[t] = val_bits[p]
+    else:
+        bits = dt.itemsize * 8
+        mask = (1 << bits) - 1
+        signed = dt.kind == "i"
+        acc = [int(v) for v in out]
+        for p, t in enumerate(targets):
+            v = int(vals[p])
+            if reduction == "none":
+                acc[t] = v
+            elif reduction == "min":
+                acc[t] = min(acc[t], v)
+            elif reduction == "max":
+                acc[t] = max(acc[t], v)
+            else:
+                r = (acc[t] + v if reduction == "add" else acc[t] * v) & mask
+                if signed and r >> (bits - 1):
+                    r -= 1 << bits
+                acc[t] = r
+        out = np.array(acc, dtype=dt)
+    return out.reshape(x.shape)
+
+
 # --------------------------------------------------------------------------
 # cases
 
 
 class Case:
-    def __init__(self, name, args, inputs, expected=None, expect_error=False):
+    def __init__(self, name, args, inputs, expected=None, expect_error=False, outputs=None,
+                 error_kind="an out-of-range index"):
         self.name = name
         self.args = args              # tool arguments; file names relative to the case dir
         self.inputs = inputs          # file name -> array
-        self.expected = expected
+        self.expected = expected      # one array, or a list of them when outputs is given
         self.expect_error = expect_error
+        self.outputs = outputs        # output file names already in args (split); None: out.npy
+        self.error_kind = error_kind  # what makes an expect_error case bad, for the message
+        self.any_nan = None           # mask of output elements where any NaN matches a NaN
+
+
+def reduced_case(args, inputs, x, targets, upd, reduction):
+    """A scatter case with a reduction. Where float add/mul makes a NaN, its
+    payload and sign are not pinned down (IEEE 754 leaves them open; NumPy's
+    own scalar and array loops differ), so there any NaN answers a NaN."""
+    case = Case(None, args, inputs, apply_updates(x, targets, upd, reduction))
+    if is_float(x.dtype) and reduction in ("add", "mul"):
+        touched = np.zeros(x.size, dtype=bool)
+        touched[targets] = True
+        case.any_nan = touched.reshape(x.shape)
+    return case
 
 
 def normalize_axis_arg(rng, axis, rank):
@@ -345,7 +513,10 @@ def constant_as(dt, text):
     return np.array(v, dtype=dt)
 
 
-def make_pad(rng, dt, rank, mode, clamp=False):
+def make_pad(rng, dt, rank, mode, clamp=False, crop=False, error=False):
+    """Pads of every mode. With crop, some sides get negative pads that cut
+    the input first (a mirror or wrap keeps at least one element to fold);
+    with error, one axis is cropped by more than it has."""
     x_shape = random_shape(rng, rank, 300)
     x = random_values(rng, dt, x_shape)
     start, end = [], []
@@ -359,50 +530,266 @@ def make_pad(rng, dt, rank, mode, clamp=False):
             end.append(0)
         else:
             end.append(int(rng.integers(0, hi + 1)))
-    # keep the output small
+    if crop or error:
+        keep = 0 if mode == "constant" else 1
+        for i, n in enumerate(x_shape):
+            if n - keep < 1 or rng.random() < 0.4:
+                continue
+            total = int(rng.integers(1, n - keep + 1))
+            cut_start = int(rng.integers(0, total + 1))
+            if cut_start:
+                start[i] = -cut_start
+            if total - cut_start:
+                end[i] = -(total - cut_start)
+    # keep the output small (only the positive pads grow it)
     while math.prod(n + s + e for n, s, e in zip(x_shape, start, end)) > ELEMENT_BUDGET:
-        cand = [i for i in range(rank) if start[i] or end[i]]
+        cand = [i for i in range(rank) if start[i] > 0 or end[i] > 0]
         if not cand:
             raise Skip()
         i = cand[int(rng.integers(0, len(cand)))]
-        start[i] //= 2
-        end[i] //= 2
+        start[i] = start[i] // 2 if start[i] > 0 else start[i]
+        end[i] = end[i] // 2 if end[i] > 0 else end[i]
+    if error:
+        i = int(rng.integers(0, rank))
+        total = x_shape[i] + int(rng.integers(1, 4))
+        cut_start = int(rng.integers(0, total + 1))
+        start[i], end[i] = -cut_start, -(total - cut_start)
     args = ["pad", "--input", "x.npy", "--mode", mode,
             "--start", ",".join(map(str, start)), "--end", ",".join(map(str, end))]
+    value = None
     if mode == "constant":
         choices = constant_values(dt)
         text = choices[int(rng.integers(0, len(choices)))]
         value = constant_as(dt, text)
         args += ["--value", text]
+    if clamp:
+        args += ["--out-of-range", "clamp"]
+    inputs = {"x.npy": maybe_fortran(rng, x)}
+    if error:
+        return Case(None, args, inputs, expect_error=True,
+                    error_kind="negative pads that crop more than the axis has")
+    if crop:
+        expected = crop_pad_reference(x, start, end, mode, value)
+    elif mode == "constant":
         out_shape = [n + s + e for n, s, e in zip(x_shape, start, end)]
         expected = np.full(out_shape, value, dtype=dt)
         expected[tuple(slice(s, s + n) for s, n in zip(start, x_shape))] = x
+    elif mode == "wrap":
+        expected = wrap_reference(x, start, end)
     else:
         expected = pad_reference(x, start, end, mode)
-    if clamp:
-        args += ["--out-of-range", "clamp"]
-    return Case(None, args, {"x.npy": maybe_fortran(rng, x)}, expected)
+    return Case(None, args, inputs, expected)
 
 
-def make_scatter(rng, dt, idt, rank, clamp=False, error=False):
+def order_free_values(rng, dt, shape, reduction, role):
+    """Data for a float add/mul scatter whose result cannot depend on the
+    order of the updates: small integers, so that every sum and product is
+    exact (mul updates are -1, 0 or 1)."""
+    size = math.prod(shape)
+    if reduction == "add":
+        lo, hi = (-100, 100) if role == "input" else (-8, 8)
+        vals = rng.integers(lo, hi + 1, size)
+    else:
+        vals = rng.integers(-8, 9, size) if role == "input" else rng.integers(-1, 2, size)
+    return vals.astype(dt).reshape(shape)
+
+
+def one_nan(upd):
+    """Every NaN of a float update tensor replaced by one bit pattern, so
+    that which NaN wins a min/max does not depend on the order."""
+    if upd.dtype.kind != "f":
+        return upd
+    out = upd.copy()
+    out[np.isnan(out)] = np.array(np.nan, dtype=upd.dtype)
+    return out
+
+
+def scatter_data(rng, dt, x_shape, u_shape, reduction, any_order):
+    """(input, updates, extra arguments) of a scatter with a reduction. The
+    flag --deterministic comes at random; where the backend may reorder the
+    updates (any_order) and the flag is absent, the data are order-free."""
+    deterministic = rng.random() < 0.4
+    extra = ["--reduction", reduction] + (["--deterministic"] if deterministic else [])
+    if any_order and not deterministic and is_float(dt) and reduction in ("add", "mul"):
+        x = order_free_values(rng, dt, x_shape, reduction, "input")
+        upd = order_free_values(rng, dt, u_shape, reduction, "updates")
+    else:
+        x = random_values(rng, dt, x_shape)
+        upd = random_values(rng, dt, u_shape)
+        if any_order and not deterministic and reduction in ("min", "max"):
+            upd = one_nan(upd)
+        if reduction == "mul" and rng.random() < 0.5 and not is_float(dt):
+            # mostly small factors, so that products do not all wrap to 0
+            small = rng.integers(0, 4, u_shape).astype(dt)
+            upd = np.where(rng.random(u_shape) < 0.8, small, upd)
+    return x, upd, extra
+
+
+def make_scatter(rng, dt, idt, rank, clamp=False, error=False, reduction=None, any_order=False):
     x_shape = random_shape(rng, rank, 500)
     axis = int(rng.integers(0, rank))
     n = x_shape[axis]
     idx_shape = [int(rng.integers(1, d + 1)) if rng.random() < 0.5 else d for d in x_shape]
     idx_shape[axis] = int(rng.integers(1, n + 3))
     idx_shape = shrink(idx_shape, ELEMENT_BUDGET // 2)
-    x = random_values(rng, dt, x_shape)
-    upd = random_values(rng, dt, idx_shape)
+    extra = []
+    if reduction is None:
+        x = random_values(rng, dt, x_shape)
+        upd = random_values(rng, dt, idx_shape)
+    else:
+        x, upd, extra = scatter_data(rng, dt, x_shape, idx_shape, reduction, any_order)
     idx = random_indices(rng, idt, idx_shape, n, rng.random() < 0.5, out_of_range=clamp or error)
     args = ["scatter", "--input", "x.npy", "--indices", "i.npy", "--updates", "u.npy",
-            "--axis", str(normalize_axis_arg(rng, axis, rank))]
+            "--axis", str(normalize_axis_arg(rng, axis, rank))] + extra
     if clamp:
         args += ["--out-of-range", "clamp"]
     inputs = {"x.npy": maybe_fortran(rng, x), "i.npy": maybe_fortran(rng, idx),
               "u.npy": maybe_fortran(rng, upd)}
     if error:
         return Case(None, args, inputs, expect_error=True)
-    return Case(None, args, inputs, scatter_reference(x, axis, idx, upd, clamp))
+    if reduction is None:
+        return Case(None, args, inputs, scatter_reference(x, axis, idx, upd, clamp))
+    targets = scatter_targets(x_shape, axis, idx, clamp)
+    return reduced_case(args, inputs, x, targets, upd, reduction)
+
+
+def make_scatter_nd(rng, dt, idt, rank, clamp=False, error=False, reduction="none",
+                    any_order=False, explicit=True):
+    """ONNX ScatterND: indices (m.., k) address x's first k dimensions;
+    updates have the shape m.. ++ x.shape[k:]. Small first dimensions and
+    several index tuples make duplicates common."""
+    x_shape = random_shape(rng, rank, 400)
+    k = int(rng.integers(1, rank + 1))
+    inner = math.prod(x_shape[k:])
+    m_rank = int(rng.integers(1, min(3, MAX_RANK - rank + k) + 1))
+    m_shape = random_shape(rng, m_rank, max(1, min(40, ELEMENT_BUDGET // max(1, inner))),
+                           max_dim=6)
+    u_shape = m_shape + x_shape[k:]
+    if explicit:
+        x, upd, extra = scatter_data(rng, dt, x_shape, u_shape, reduction, any_order)
+    else:
+        x, upd, extra = random_values(rng, dt, x_shape), random_values(rng, dt, u_shape), []
+    negative = rng.random() < 0.5
+    cols = [random_indices(rng, idt, m_shape, x_shape[j], negative, out_of_range=clamp or error)
+            for j in range(k)]
+    if error and k > 1:
+        # one component out of range is enough; keep the others valid now and then
+        for j in range(k):
+            if rng.random() < 0.5:
+                cols[j] = random_indices(rng, idt, m_shape, x_shape[j], negative)
+        j = int(rng.integers(0, k))
+        cols[j] = random_indices(rng, idt, m_shape, x_shape[j], negative, out_of_range=True)
+    idx = np.stack(cols, axis=-1)
+    args = ["scatter-nd", "--input", "x.npy", "--indices", "i.npy", "--updates", "u.npy"] + extra
+    if clamp:
+        args += ["--out-of-range", "clamp"]
+    inputs = {"x.npy": maybe_fortran(rng, x), "i.npy": maybe_fortran(rng, idx),
+              "u.npy": maybe_fortran(rng, upd)}
+    if error:
+        return Case(None, args, inputs, expect_error=True)
+    targets = scatter_nd_targets(x_shape, idx, clamp)
+    return reduced_case(args, inputs, x, targets, upd, reduction)
+
+
+def make_gather_elements(rng, dt, idt, rank, clamp=False, error=False):
+    """ONNX GatherElements: indices of the input's rank, sizes off the axis
+    not larger than the input's, any count along the axis."""
+    x_shape = random_shape(rng, rank, 400)
+    axis = int(rng.integers(0, rank))
+    n = x_shape[axis]
+    idx_shape = [int(rng.integers(1, d + 1)) if rng.random() < 0.5 else d for d in x_shape]
+    idx_shape[axis] = int(rng.integers(1, n + 4))
+    idx_shape = shrink(idx_shape, ELEMENT_BUDGET // 2)
+    x = random_values(rng, dt, x_shape)
+    idx = random_indices(rng, idt, idx_shape, n, rng.random() < 0.5, out_of_range=clamp or error)
+    args = ["gather-elements", "--input", "x.npy", "--indices", "i.npy",
+            "--axis", str(normalize_axis_arg(rng, axis, rank))]
+    if clamp:
+        args += ["--out-of-range", "clamp"]
+    inputs = {"x.npy": maybe_fortran(rng, x), "i.npy": maybe_fortran(rng, idx)}
+    if error:
+        return Case(None, args, inputs, expect_error=True)
+    return Case(None, args, inputs, take_along_reference(x, axis, idx, clamp))
+
+
+def make_gather_nd(rng, dt, idt, rank, clamp=False, error=False):
+    """ONNX GatherND with batch_dims B: indices B.. ++ m.. ++ (k,), k in
+    [1, r-B]; the output keeps B.. ++ m.. ++ x.shape[B+k:] (rank >= 1 here)."""
+    x_shape = random_shape(rng, rank, 400)
+    batch = int(rng.integers(0, rank))
+    k = int(rng.integers(1, rank - batch + 1))
+    tail = rank - batch - k                       # dimensions the output keeps from x
+    max_m = min(2, MAX_RANK - 1 - batch, MAX_RANK - batch - tail)
+    lo = 1 if batch + tail == 0 else 0            # no rank-0 outputs
+    if max_m < lo:
+        raise Skip()
+    m_rank = int(rng.integers(lo, max_m + 1))
+    rows = math.prod(x_shape[:batch]) * math.prod(x_shape[batch + k:])
+    m_shape = random_shape(rng, m_rank, max(1, min(30, ELEMENT_BUDGET // max(1, rows))),
+                           max_dim=5) if m_rank else []
+    negative = rng.random() < 0.5
+    lead = x_shape[:batch] + m_shape
+    cols = [random_indices(rng, idt, lead, x_shape[batch + j], negative,
+                           out_of_range=clamp or error) for j in range(k)]
+    idx = np.stack(cols, axis=-1).reshape(lead + [k])
+    x = random_values(rng, dt, x_shape)
+    args = ["gather-nd", "--input", "x.npy", "--indices", "i.npy"]
+    if batch or rng.random() < 0.3:
+        args += ["--batch-dimensions", str(batch)]
+    if clamp:
+        args += ["--out-of-range", "clamp"]
+    inputs = {"x.npy": maybe_fortran(rng, x), "i.npy": maybe_fortran(rng, idx)}
+    if error:
+        return Case(None, args, inputs, expect_error=True)
+    return Case(None, args, inputs, gather_nd_reference(x, idx, batch, clamp))
+
+
+def random_sizes(rng, n, count, zeros=0.25):
+    """count sizes >= 0 adding up to n, zeros among them now and then."""
+    cuts = sorted(int(c) for c in rng.integers(0, n + 1, count - 1))
+    sizes = [b - a for a, b in zip([0] + cuts, cuts + [n])]
+    for j in range(count):
+        if sizes[j] and rng.random() < zeros:
+            other = int(rng.integers(0, count))
+            if other != j:
+                sizes[other] += sizes[j]
+                sizes[j] = 0
+    assert sum(sizes) == n and min(sizes) >= 0
+    return sizes
+
+
+def make_split(rng, dt, rank, error=False):
+    """ONNX Split with explicit sizes (zeros allowed); np.split at the
+    running sums is the answer. With error the sizes miss the axis size, or
+    one is negative, and no output may appear."""
+    x_shape = random_shape(rng, rank, 400)
+    axis = int(rng.integers(0, rank))
+    n = x_shape[axis]
+    count = int(rng.integers(1, 6))
+    sizes = random_sizes(rng, n, count)
+    if error:
+        j = int(rng.integers(0, count))
+        if rng.random() < 0.3 and count > 1:
+            # a negative size, the others making up the sum
+            neg = 1 + int(rng.integers(0, 3))
+            sizes[(j + 1) % count] += sizes[j] + neg
+            sizes[j] = -neg
+        else:
+            deltas = [1, 2, n + 1] + ([-1] if sizes[j] > 0 else [])
+            sizes[j] += int(deltas[int(rng.integers(0, len(deltas)))])
+    x = random_values(rng, dt, x_shape)
+    outs = [f"y{j}.npy" for j in range(count)]
+    args = ["split", "--input", "x.npy", "--axis", str(normalize_axis_arg(rng, axis, rank)),
+            "--sizes", ",".join(map(str, sizes))]
+    for o in outs:
+        args += ["--output", o]
+    inputs = {"x.npy": maybe_fortran(rng, x)}
+    if error:
+        assert sum(sizes) != n or min(sizes) < 0
+        return Case(None, args, inputs, expect_error=True, outputs=outs,
+                    error_kind="sizes that do not split the axis")
+    bounds = np.cumsum(sizes)[:-1]
+    return Case(None, args, inputs, np.split(x, bounds, axis=axis), outputs=outs)
 
 
 def make_edge(rng, dt, idt, rank, kind):
@@ -456,17 +843,95 @@ def make_edge(rng, dt, idt, rank, kind):
                 "--axis", str(axis)]
         return Case(None, args, {"x.npy": x, "i.npy": np.zeros(ishape, idt),
                                  "u.npy": np.zeros(ishape, dt)}, x.copy())
+    if kind == "gather-elements-empty":
+        # no index along the axis, or a zero-size dimension off it in both tensors
+        x_shape = random_shape(rng, rank, 200)
+        axis = int(rng.integers(0, rank))
+        idx_shape = list(x_shape)
+        d = int(rng.integers(0, rank))
+        idx_shape[d] = 0
+        if d != axis and rng.random() < 0.5:
+            x_shape[d] = 0
+        x = random_values(rng, dt, x_shape)
+        idx = np.zeros(idx_shape, dtype=idt)
+        args = ["gather-elements", "--input", "x.npy", "--indices", "i.npy", "--axis", str(axis)]
+        return Case(None, args, {"x.npy": x, "i.npy": idx}, take_along_reference(x, axis, idx))
+    if kind == "gather-nd-empty":
+        x_shape = random_shape(rng, rank, 200)
+        k = int(rng.integers(1, rank + 1))
+        idx = np.zeros([0, k], dtype=idt)
+        x = random_values(rng, dt, x_shape)
+        args = ["gather-nd", "--input", "x.npy", "--indices", "i.npy"]
+        return Case(None, args, {"x.npy": x, "i.npy": idx},
+                    np.zeros([0] + x_shape[k:], dtype=dt))
+    if kind in ("scatter-nd-empty", "scatter-reduce-empty"):
+        x_shape = random_shape(rng, rank, 200)
+        red = REDUCTIONS[int(rng.integers(0, len(REDUCTIONS)))]
+        x = random_values(rng, dt, x_shape)
+        if kind == "scatter-nd-empty":
+            k = int(rng.integers(1, rank + 1))
+            ishape, ushape = [0, k], [0] + x_shape[k:]
+            args = ["scatter-nd"]
+        else:
+            axis = int(rng.integers(0, rank))
+            ishape = list(x_shape)
+            ishape[axis] = 0
+            ushape = ishape
+            args = ["scatter", "--axis", str(axis)]
+        args += ["--input", "x.npy", "--indices", "i.npy", "--updates", "u.npy",
+                 "--reduction", red]
+        return Case(None, args, {"x.npy": x, "i.npy": np.zeros(ishape, idt),
+                                 "u.npy": np.zeros(ushape, dt)}, x.copy())
+    if kind == "split-empty-parts":
+        # zero sizes around the parts, and now and then an input with nothing on the axis
+        x_shape = random_shape(rng, rank, 200)
+        axis = int(rng.integers(0, rank))
+        if rng.random() < 0.4:
+            x_shape[axis] = 0
+        n = x_shape[axis]
+        sizes = [0, n, 0] if rng.random() < 0.5 else [0] * int(rng.integers(1, 4)) + [n]
+        x = random_values(rng, dt, x_shape)
+        outs = [f"y{j}.npy" for j in range(len(sizes))]
+        args = ["split", "--input", "x.npy", "--axis", str(axis),
+                "--sizes", ",".join(map(str, sizes))]
+        for o in outs:
+            args += ["--output", o]
+        return Case(None, args, {"x.npy": x}, np.split(x, np.cumsum(sizes)[:-1], axis=axis),
+                    outputs=outs)
+    if kind == "pad-crop-to-empty":
+        # one axis cropped away entirely, then perhaps refilled with the constant
+        x_shape = random_shape(rng, rank, 200)
+        d = int(rng.integers(0, rank))
+        n = x_shape[d]
+        start = [int(v) for v in rng.integers(0, 2, rank)]
+        end = [int(v) for v in rng.integers(0, 2, rank)]
+        cut = int(rng.integers(0, n + 1))
+        start[d], end[d] = -cut, -(n - cut)
+        if rng.random() < 0.5:
+            if start[d] == 0:
+                start[d] = 2
+            else:
+                end[d] = 2
+        x = random_values(rng, dt, x_shape)
+        args = ["pad", "--input", "x.npy", "--mode", "constant", "--value", "7",
+                "--start", ",".join(map(str, start)), "--end", ",".join(map(str, end))]
+        return Case(None, args, {"x.npy": x},
+                    crop_pad_reference(x, start, end, "constant", np.array(7, dtype=dt)))
     raise ValueError(kind)
 
 
 EDGE_KINDS = ["gather-empty-indices", "gather-scalar-index", "join-zero-piece",
-              "pad-zero-size", "scatter-empty"]
+              "pad-zero-size", "scatter-empty", "gather-elements-empty", "gather-nd-empty",
+              "scatter-nd-empty", "scatter-reduce-empty", "split-empty-parts",
+              "pad-crop-to-empty"]
 
 
 def plan(args):
     """The list of (name, factory) pairs; factory(rng) -> Case."""
     out = []
     ranks = range(1, MAX_RANK + 1)
+    # only the CPU promises row-major order for float add/mul without --deterministic
+    any_order = args.backend != "cpu"
 
     def add(name, fn):
         out.append((name, fn))
@@ -480,28 +945,79 @@ def plan(args):
                     lambda rng, dt=dt, idt=idt, r=r: make_gather_dml(rng, dt, idt, r))
                 add(f"scatter/{dt}/{idt}/r{r}",
                     lambda rng, dt=dt, idt=idt, r=r: make_scatter(rng, dt, idt, r))
+                add(f"gather-elements/{dt}/{idt}/r{r}",
+                    lambda rng, dt=dt, idt=idt, r=r: make_gather_elements(rng, dt, idt, r))
+                add(f"gather-nd/{dt}/{idt}/r{r}",
+                    lambda rng, dt=dt, idt=idt, r=r: make_gather_nd(rng, dt, idt, r))
+                add(f"scatter-nd/{dt}/{idt}/r{r}",
+                    lambda rng, dt=dt, idt=idt, r=r: make_scatter_nd(rng, dt, idt, r, explicit=False))
             add(f"join/{dt}/r{r}", lambda rng, dt=dt, r=r: make_join(rng, dt, r))
+            add(f"split/{dt}/r{r}", lambda rng, dt=dt, r=r: make_split(rng, dt, r))
             for mode in PAD_MODES:
                 add(f"pad-{mode}/{dt}/r{r}",
                     lambda rng, dt=dt, r=r, mode=mode: make_pad(rng, dt, r, mode))
+                add(f"pad-{mode}-crop/{dt}/r{r}",
+                    lambda rng, dt=dt, r=r, mode=mode: make_pad(rng, dt, r, mode, crop=True))
+            # each reduction, with the index types taking turns over the ranks
+            for k, red in enumerate(REDUCTIONS):
+                idt = INDEX_DTYPES[(r + k) % len(INDEX_DTYPES)]
+                add(f"scatter-{red}/{dt}/{idt}/r{r}",
+                    lambda rng, dt=dt, idt=idt, r=r, red=red:
+                        make_scatter(rng, dt, idt, r, reduction=red, any_order=any_order))
+                add(f"scatter-nd-{red}/{dt}/{idt}/r{r}",
+                    lambda rng, dt=dt, idt=idt, r=r, red=red:
+                        make_scatter_nd(rng, dt, idt, r, reduction=red, any_order=any_order))
+
+    def some_rank(rng):
+        return int(rng.integers(1, 6))
+
+    def some_reduction(rng):
+        return REDUCTIONS[int(rng.integers(0, len(REDUCTIONS)))]
+
     # the out-of-range policies: a few per operator, index type and element type
     for dt in DTYPES:
         for idt in INDEX_DTYPES:
             add(f"gather-clamp/{dt}/{idt}",
-                lambda rng, dt=dt, idt=idt: make_gather(rng, dt, idt, int(rng.integers(1, 6)), clamp=True))
+                lambda rng, dt=dt, idt=idt: make_gather(rng, dt, idt, some_rank(rng), clamp=True))
             add(f"gather-dml-clamp/{dt}/{idt}",
-                lambda rng, dt=dt, idt=idt: make_gather_dml(rng, dt, idt, int(rng.integers(1, 6)), clamp=True))
+                lambda rng, dt=dt, idt=idt: make_gather_dml(rng, dt, idt, some_rank(rng), clamp=True))
             add(f"scatter-clamp/{dt}/{idt}",
-                lambda rng, dt=dt, idt=idt: make_scatter(rng, dt, idt, int(rng.integers(1, 6)), clamp=True))
+                lambda rng, dt=dt, idt=idt: make_scatter(rng, dt, idt, some_rank(rng), clamp=True))
             add(f"gather-error/{dt}/{idt}",
-                lambda rng, dt=dt, idt=idt: make_gather(rng, dt, idt, int(rng.integers(1, 6)), error=True))
+                lambda rng, dt=dt, idt=idt: make_gather(rng, dt, idt, some_rank(rng), error=True))
             add(f"scatter-error/{dt}/{idt}",
-                lambda rng, dt=dt, idt=idt: make_scatter(rng, dt, idt, int(rng.integers(1, 6)), error=True))
+                lambda rng, dt=dt, idt=idt: make_scatter(rng, dt, idt, some_rank(rng), error=True))
+            add(f"gather-elements-clamp/{dt}/{idt}",
+                lambda rng, dt=dt, idt=idt: make_gather_elements(rng, dt, idt, some_rank(rng), clamp=True))
+            add(f"gather-elements-error/{dt}/{idt}",
+                lambda rng, dt=dt, idt=idt: make_gather_elements(rng, dt, idt, some_rank(rng), error=True))
+            add(f"gather-nd-clamp/{dt}/{idt}",
+                lambda rng, dt=dt, idt=idt: make_gather_nd(rng, dt, idt, some_rank(rng), clamp=True))
+            add(f"gather-nd-error/{dt}/{idt}",
+                lambda rng, dt=dt, idt=idt: make_gather_nd(rng, dt, idt, some_rank(rng), error=True))
+            add(f"scatter-nd-clamp/{dt}/{idt}",
+                lambda rng, dt=dt, idt=idt: make_scatter_nd(
+                    rng, dt, idt, some_rank(rng), clamp=True, reduction=some_reduction(rng),
+                    any_order=any_order))
+            add(f"scatter-nd-error/{dt}/{idt}",
+                lambda rng, dt=dt, idt=idt: make_scatter_nd(
+                    rng, dt, idt, some_rank(rng), error=True, reduction=some_reduction(rng),
+                    any_order=any_order))
+            add(f"scatter-reduce-clamp/{dt}/{idt}",
+                lambda rng, dt=dt, idt=idt: make_scatter(
+                    rng, dt, idt, some_rank(rng), clamp=True, reduction=some_reduction(rng),
+                    any_order=any_order))
         add(f"join-clamp/{dt}",
-            lambda rng, dt=dt: make_join(rng, dt, int(rng.integers(1, 6)), clamp=True))
+            lambda rng, dt=dt: make_join(rng, dt, some_rank(rng), clamp=True))
         add(f"pad-clamp/{dt}",
-            lambda rng, dt=dt: make_pad(rng, dt, int(rng.integers(1, 6)),
-                                        PAD_MODES[int(rng.integers(0, 4))], clamp=True))
+            lambda rng, dt=dt: make_pad(rng, dt, some_rank(rng),
+                                        PAD_MODES[int(rng.integers(0, len(PAD_MODES)))], clamp=True))
+        # other bad input that must write nothing
+        add(f"split-error/{dt}",
+            lambda rng, dt=dt: make_split(rng, dt, some_rank(rng), error=True))
+        add(f"pad-crop-error/{dt}",
+            lambda rng, dt=dt: make_pad(rng, dt, some_rank(rng),
+                                        PAD_MODES[int(rng.integers(0, len(PAD_MODES)))], error=True))
     if args.edge_cases:
         for kind in EDGE_KINDS:
             for dt in DTYPES:
@@ -518,11 +1034,16 @@ def plan(args):
 # running
 
 
-def bits_equal(a, b):
+def bits_equal(a, b, any_nan=None):
+    """Same element type, shape and bits; where the mask any_nan is set, two
+    NaNs are equal whatever their bits."""
     if a.dtype != b.dtype or a.shape != b.shape:
         return False
     u = BITS[a.dtype.itemsize]
-    return np.array_equal(np.ascontiguousarray(a).view(u), np.ascontiguousarray(b).view(u))
+    same = np.ascontiguousarray(a).view(u) == np.ascontiguousarray(b).view(u)
+    if any_nan is not None:
+        same |= any_nan & np.isnan(a) & np.isnan(b)
+    return bool(np.all(same))
 
 
 def npy_fortran_flag(path):
@@ -535,7 +1056,7 @@ def npy_fortran_flag(path):
     return fortran
 
 
-def describe_diff(got, exp):
+def describe_diff(got, exp, any_nan=None):
     if got.dtype != exp.dtype:
         return f"dtype {got.dtype} != expected {exp.dtype}"
     if got.shape != exp.shape:
@@ -543,7 +1064,10 @@ def describe_diff(got, exp):
     u = BITS[got.dtype.itemsize]
     g = np.ascontiguousarray(got).view(u)
     e = np.ascontiguousarray(exp).view(u)
-    bad = np.argwhere(g != e)
+    differ = g != e
+    if any_nan is not None:
+        differ &= ~(any_nan & np.isnan(got) & np.isnan(exp))
+    bad = np.argwhere(differ)
     first = tuple(int(v) for v in bad[0])
     return (f"{len(bad)} of {got.size} elements differ; first at {first}: "
             f"got {got[first]!r} (0x{int(g[first]):x}), expected {exp[first]!r} (0x{int(e[first]):x})")
@@ -564,9 +1088,11 @@ def run_case(exe, backend, root, number, name, factory, seed):
     os.makedirs(d, exist_ok=True)
     for fname, arr in case.inputs.items():
         np.save(os.path.join(d, fname), arr)
-    out = os.path.join(d, "out.npy")
-    argv = [exe] + [os.path.join(d, a) if a in case.inputs else a for a in case.args]
-    argv += ["--output", out]
+    names = case.outputs or ["out.npy"]
+    outs = [os.path.join(d, o) for o in names]
+    argv = [exe] + [os.path.join(d, a) if a in case.inputs or a in names else a for a in case.args]
+    if case.outputs is None:
+        argv += ["--output", outs[0]]
     if backend:
         argv += ["--backend", backend]
     cmd = shlex.join(argv)
@@ -578,24 +1104,42 @@ def run_case(exe, backend, root, number, name, factory, seed):
     if case.expect_error:
         lines = [ln for ln in proc.stderr.decode(errors="replace").splitlines()]
         if proc.returncode != 2:
-            return ("fail", case.name, f"expected exit 2 for an out-of-range index, got {proc.returncode}", cmd)
-        if os.path.exists(out):
+            return ("fail", case.name, f"expected exit 2 for {case.error_kind}, got {proc.returncode}", cmd)
+        if any(os.path.exists(o) for o in outs):
             return ("fail", case.name, "an output file was written although the run failed", cmd)
         if len(lines) != 1 or not lines[0].strip():
             return ("fail", case.name, f"expected one line on stderr, got {len(lines)}: {err[:200]!r}", cmd)
+        if "unknown command" in err or "unknown option" in err:
+            return ("fail", case.name, f"refused before {case.error_kind} was seen: {err[:200]}", cmd)
         shutil.rmtree(d, ignore_errors=True)
         return ("ok", case.name, None, None)
     if proc.returncode != 0:
         return ("fail", case.name, f"exit {proc.returncode}: {err[:300]}", cmd)
-    try:
-        got = np.load(out, allow_pickle=False)
-        fortran = npy_fortran_flag(out)
-    except Exception as e:  # noqa: BLE001 - any unreadable output is a failure
-        return ("fail", case.name, f"output unreadable: {e}", cmd)
-    if fortran:
-        return ("fail", case.name, "output written in Fortran order", cmd)
-    if not bits_equal(got, case.expected):
-        return ("fail", case.name, describe_diff(got, case.expected), cmd)
+    expected = case.expected if case.outputs is not None else [case.expected]
+    for k, (out, exp) in enumerate(zip(outs, expected)):
+        which = f"output {k}: " if case.outputs is not None else ""
+        try:
+            got = np.load(out, allow_pickle=False)
+            fortran = npy_fortran_flag(out)
+        except Exception as e:  # noqa: BLE001 - any unreadable output is a failure
+            return ("fail", case.name, f"{which}output unreadable: {e}", cmd)
+        if fortran:
+            return ("fail", case.name, f"{which}output written in Fortran order", cmd)
+        if not bits_equal(got, exp, case.any_nan):
+            return ("fail", case.name, which + describe_diff(got, exp, case.any_nan), cmd)
+    if backend and backend != "cpu" and "--deterministic" in case.args:
+        # on a device, --deterministic promises the CPU's very bits
+        cpu_argv = [a if a != outs[0] else os.path.join(d, "cpu.npy") for a in argv]
+        cpu_argv[-1] = "cpu"
+        proc = subprocess.run(cpu_argv, capture_output=True, timeout=120)
+        if proc.returncode != 0:
+            return ("fail", case.name, "the same run on the CPU failed: "
+                    + proc.stderr.decode(errors="replace").strip()[:300], shlex.join(cpu_argv))
+        got = np.load(outs[0], allow_pickle=False)
+        cpu = np.load(os.path.join(d, "cpu.npy"), allow_pickle=False)
+        if not bits_equal(got, cpu):
+            return ("fail", case.name, f"--deterministic on {backend} differs from the CPU: "
+                    + describe_diff(got, cpu).replace("expected", "cpu"), cmd)
     shutil.rmtree(d, ignore_errors=True)
     return ("ok", case.name, None, None)
 
@@ -611,7 +1155,8 @@ def main(argv=None):
                     help="run only this many combinations, drawn at random with the seed")
     ap.add_argument("--filter", default="", help="run only combinations whose name contains this")
     ap.add_argument("--edge-cases", action="store_true",
-                    help="also zero-size tensors and 0-d indices")
+                    help="also zero-size tensors, 0-d indices, empty split parts and "
+                         "pads that crop an axis away")
     ap.add_argument("--keep", default=None, help="directory for the case files (kept)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every case")
     args = ap.parse_args(argv)

@@ -17,6 +17,12 @@
 #if F64
 #extension GL_EXT_shader_explicit_arithmetic_types_float64 : require
 #endif
+#if DENORM_PRESERVE
+// float32 sums and products keep subnormal operands and results, as on the CPU (capability
+// DenormPreserve = 4464, execution mode DenormPreserve = 4459 for 32-bit floats)
+#extension GL_EXT_spirv_intrinsics : require
+spirv_execution_mode(capabilities = [4464], 4459, 32);
+#endif
 
 layout(constant_id = 4) const uint PHASE = 0;
 // element type (strix::dtype order): 0 float64, 1 float32, 2 float16, 3 int64, 4 int32,
@@ -102,6 +108,40 @@ uint half_bits(float f) {
     return sign | h;
 }
 
+#if F64
+// float32 bits to float64, exactly (subnormals included) and without float32 arithmetic.
+double f32_to_f64(uint b) {
+    const uint64_t sign = uint64_t(b >> 31) << 63;
+    const uint e = (b >> 23) & 0xffu, m = b & 0x7fffffu;
+    if (e == 0xffu) return uint64BitsToDouble(sign | 0x7ff0000000000000ul | (uint64_t(m) << 29));
+    if (e == 0u) {
+        if (m == 0u) return uint64BitsToDouble(sign);
+        const int top = findMSB(m); // m * 2^-149 = 1.f * 2^(top - 149)
+        return uint64BitsToDouble(sign | (uint64_t(top - 149 + 1023) << 52) | ((uint64_t(m) << uint(52 - top)) & 0xffffffffffffful));
+    }
+    return uint64BitsToDouble(sign | (uint64_t(e + 896u) << 52) | (uint64_t(m) << 29));
+}
+
+// float64 to float32 bits, rounded to nearest even (subnormal results and overflow included).
+uint f64_to_f32(double d) {
+    const uint64_t x = doubleBitsToUint64(d);
+    const uint sign = uint(x >> 63) << 31;
+    const int e = int((x >> 52) & 0x7fful);
+    const uint64_t m = x & 0xffffffffffffful;
+    if (e == 0x7ff) return sign | 0x7f800000u | (m != 0ul ? 0x400000u | uint(m >> 29) : 0u);
+    const int E = e - 1023 + 127;
+    if (E >= 255) return sign | 0x7f800000u;
+    const uint64_t sig = m | (e != 0 ? (1ul << 52) : 0ul);
+    const int shift = E > 0 ? 29 : 30 - E; // keep 24 bits, fewer for a subnormal result
+    if (shift > 63) return sign;
+    uint64_t q = sig >> uint(shift);
+    const uint64_t rest = sig & ((1ul << uint(shift)) - 1ul), half_way = 1ul << uint(shift - 1);
+    if (rest > half_way || (rest == half_way && (q & 1ul) != 0ul)) q += 1ul;
+    // a normal result: the implicit bit in q carries into the exponent, rounding up included
+    return sign | (E > 0 ? (uint(E - 1) << 23) + uint(q) : uint(q));
+}
+#endif
+
 // The CPU's combine (strix::detail::combine) on raw element bits.
 uint64_t combine(uint64_t acc, uint64_t u) {
     if (REDUCTION == 3 || REDUCTION == 4) {
@@ -119,9 +159,16 @@ uint64_t combine(uint64_t acc, uint64_t u) {
     }
     // a NaN sum or product is the default quiet NaN, as on the CPU
     if (TYPE == 1) {
+#if F64
+        // in float64, converted exactly both ways: devices that flush float32 subnormals (many
+        // GPUs) never see one, and the double rounding is harmless (53 >= 2 x 24 + 2 bits)
+        precise double r = REDUCTION == 1 ? f32_to_f64(uint(acc)) + f32_to_f64(uint(u)) : f32_to_f64(uint(acc)) * f32_to_f64(uint(u));
+        const uint64_t bits = uint64_t(f64_to_f32(r));
+#else
         const float a = uintBitsToFloat(uint(acc)), b = uintBitsToFloat(uint(u));
         precise float r = REDUCTION == 1 ? a + b : a * b;
         const uint64_t bits = uint64_t(floatBitsToUint(r));
+#endif
         return is_nan_bits(bits) ? 0x7fc00000ul : bits;
     }
     if (TYPE == 2) {

@@ -3,11 +3,14 @@
 
     tool_test.py STRIX_EXE [unittest options]
 
-Runs the four operators on the examples of the specification (and a few
-more), checks the commands that are not operators, checks that every kind of
-bad input exits with status 2, one line on stderr and no output written, and
-finishes with a short pass of scripts/check_tool.py (which needs NumPy; the
-tests themselves use plain Python and read and write .npy files here).
+Runs the four DirectML operators on the examples of the specification (and a
+few more), then the family beyond them (gather-elements, gather-nd, split,
+scatter-nd, the scatter reductions, pad wrap and negative pads) on ONNX's
+documentation examples and hand-worked answers, checks the commands that are
+not operators, checks that every kind of bad input exits with status 2, one
+line on stderr (naming the operator, for the family) and no output written,
+and finishes with a short pass of scripts/check_tool.py (which needs NumPy;
+the tests themselves use plain Python and read and write .npy files here).
 """
 
 import ast
@@ -396,6 +399,400 @@ class ScatterTests(ToolCase):
                 "--updates", u, "--axis", 0, "--out-of-range", "clamp")
 
 
+# --------------------------------------------------------------------------
+# the family beyond DirectML: gather-elements, gather-nd, split, scatter-nd,
+# scatter reductions, pad wrap and negative pads
+
+INDEX_TYPES = ("int32", "int64", "uint32", "uint64")
+UNSIGNED_CODE = {2: "H", 4: "I", 8: "Q"}
+FLOAT_BITS = {"float16": ("<f2", "e", "H", 16), "float32": ("<f4", "f", "I", 32),
+              "float64": ("<f8", "d", "Q", 64)}
+
+
+def f32(v):
+    """v rounded to float32 (a Python float holding a float32 value)."""
+    return struct.unpack("<f", struct.pack("<f", v))[0]
+
+
+def float_bits(dtype, v):
+    _, code, ucode, _ = FLOAT_BITS[dtype]
+    return struct.unpack("<" + ucode, struct.pack("<" + code, v))[0]
+
+
+def quiet_nan(dtype, payload, negative=False):
+    """Bit pattern of a quiet NaN of dtype with a payload and a sign."""
+    bits = FLOAT_BITS[dtype][3]
+    mant = {16: 10, 32: 23, 64: 52}[bits]
+    exp_all = ((1 << (bits - 1 - mant)) - 1) << mant
+    return (1 << (bits - 1) if negative else 0) | exp_all | (1 << (mant - 1)) | payload
+
+
+def read_bits(path):
+    """(descr, shape, bit patterns in row-major order) of a C-order .npy file."""
+    descr, fortran, shape, _ = read_npy(path)
+    assert not (fortran and len(shape) >= 2), "output must be in C order"
+    size = struct.calcsize(FORMATS[descr])
+    count = math.prod(shape)
+    raw = Path(path).read_bytes()
+    body = raw[len(raw) - count * size:] if count else b""
+    return descr, shape, list(struct.unpack("<%d%s" % (count, UNSIGNED_CODE[size]), body))
+
+
+class FamilyCase(ToolCase):
+    def npy_bits(self, name, dtype, bits, shape):
+        descr, _, ucode, _ = FLOAT_BITS[dtype]
+        data = struct.pack("<%d%s" % (len(bits), ucode), *bits)
+        path = self.path(name)
+        path.write_bytes(npy_bytes(descr, shape, data))
+        return path
+
+    def check_bits(self, path, dtype, bits, shape):
+        descr, got_shape, got = read_bits(path)
+        self.assertEqual(descr, FLOAT_BITS[dtype][0], f"element type of {path}")
+        self.assertEqual(got_shape, tuple(shape), f"shape of {path}")
+        self.assertEqual([hex(b) for b in got], [hex(b) for b in bits], f"bits of {path}")
+
+
+class GatherElementsTests(FamilyCase):
+    def ge(self, dtype, expected, x, i, axis, *extra, shape=None):
+        return self.op(dtype, expected, "gather-elements", "--input", x, "--indices", i,
+                       "--axis", axis, *extra, shape=shape)
+
+    def test_onnx_examples(self):
+        x = self.npy("x.npy", "float32", [[1, 2], [3, 4]])
+        self.ge("float32", [[1, 1], [4, 3]], x, self.npy("i.npy", "int64", [[0, 0], [1, 0]]), 1)
+        x3 = self.npy("x3.npy", "float32", [[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+        i3 = self.npy("i3.npy", "int32", [[1, 2, 0], [2, 0, 0]])
+        self.ge("float32", [[4, 8, 3], [7, 2, 3]], x3, i3, 0)
+        neg = self.npy("neg.npy", "int32", [[-1, -2, 0], [-2, 0, 0]])
+        self.ge("float32", [[7, 5, 3], [4, 2, 3]], x3, neg, 0)
+        self.ge("float32", [[7, 5, 3], [4, 2, 3]], x3, neg, -2)
+
+    def test_indices_smaller_off_the_axis_longer_on_it(self):
+        x = self.npy("x.npy", "int16", [[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+        i = self.npy("i.npy", "uint32", [[2, 0, 0, 1], [1, 1, 2, 0]])
+        self.ge("int16", [[3, 1, 1, 2], [5, 5, 6, 4]], x, i, 1)
+        col = self.npy("col.npy", "int64", [[2], [0], [1], [2]])
+        self.ge("int16", [[7], [1], [4], [7]], x, col, 0)
+
+    def test_index_types_3d_last_axis(self):
+        x = self.npy("x.npy", "float64", [[[1, 2], [3, 4]], [[5, 6], [7, 8]]], fortran=True)
+        for idt in INDEX_TYPES:
+            i = self.npy(f"i_{idt}.npy", idt, [[[1], [0]], [[1], [1]]])
+            self.ge("float64", [[[2], [3]], [[6], [8]]], x, i, 2)
+
+    def test_clamp_policy(self):
+        x = self.npy("x.npy", "uint8", [[10, 20, 30]])
+        i = self.npy("i.npy", "int64", [[7, -9, -1, 1]])
+        self.ge("uint8", [[30, 10, 30, 20]], x, i, 1, "--out-of-range", "clamp")
+        u = self.npy("u.npy", "uint64", [[2 ** 64 - 1, 0]])
+        self.ge("uint8", [[30, 10]], x, u, -1, "--out-of-range", "clamp")
+
+    def test_zero_indices(self):
+        x = self.npy("x.npy", "int32", [[1, 2], [3, 4]])
+        i = self.npy("i.npy", "int32", [], shape=(2, 0))
+        self.ge("int32", [], x, i, 1, shape=(2, 0))
+
+
+class GatherNDTests(FamilyCase):
+    D3 = [[[0, 1], [2, 3]], [[4, 5], [6, 7]]]
+
+    def gnd(self, dtype, expected, x, i, *extra, shape=None):
+        return self.op(dtype, expected, "gather-nd", "--input", x, "--indices", i, *extra,
+                       shape=shape)
+
+    def test_onnx_examples(self):
+        x2 = self.npy("x2.npy", "int32", [[0, 1], [2, 3]])
+        self.gnd("int32", [0, 3], x2, self.npy("a.npy", "int64", [[0, 0], [1, 1]]))
+        self.gnd("int32", [[2, 3], [0, 1]], x2, self.npy("b.npy", "int64", [[1], [0]]))
+        x3 = self.npy("x3.npy", "float32", self.D3)
+        self.gnd("float32", [[2, 3], [4, 5]], x3, self.npy("c.npy", "int64", [[0, 1], [1, 0]]))
+        self.gnd("float32", [[[2, 3]], [[4, 5]]], x3,
+                 self.npy("d.npy", "int64", [[[0, 1]], [[1, 0]]]))
+        self.gnd("float32", [[2, 3], [4, 5]], x3, self.npy("e.npy", "int64", [[1], [0]]),
+                 "--batch-dimensions", 1)
+
+    def test_batch_dimensions(self):
+        x3 = self.npy("x3.npy", "int8", self.D3)
+        i = self.npy("i.npy", "uint32", [[[1], [0]], [[0], [1]]])
+        self.gnd("int8", [[1, 2], [4, 7]], x3, i, "--batch-dimensions", 2)
+        i0 = self.npy("i0.npy", "int32", [[1], [0]])
+        self.gnd("int8", [[[4, 5], [6, 7]], [[0, 1], [2, 3]]], x3, i0, "--batch-dimensions", 0)
+
+    def test_negative_indices_and_index_types(self):
+        x2 = self.npy("x2.npy", "uint16", [[10, 11, 12], [13, 14, 15]])
+        for idt in INDEX_TYPES:
+            i = self.npy(f"i_{idt}.npy", idt, [[1, 2], [0, 0], [1, 0]])
+            self.gnd("uint16", [15, 10, 13], x2, i)
+        neg = self.npy("neg.npy", "int64", [[-1, -3], [-2, 2]])
+        self.gnd("uint16", [13, 12], x2, neg)
+
+    def test_clamp_policy(self):
+        x2 = self.npy("x2.npy", "int32", [[0, 1], [2, 3]])
+        i = self.npy("i.npy", "int64", [[5, -9], [-1, 7]])
+        self.gnd("int32", [2, 3], x2, i, "--out-of-range", "clamp")
+
+    def test_zero_index_tuples(self):
+        x3 = self.npy("x3.npy", "float32", self.D3)
+        i = self.npy("i.npy", "int64", [], shape=(0, 1))
+        self.gnd("float32", [], x3, i, shape=(0, 2, 2))
+
+
+class SplitTests(FamilyCase):
+    def split(self, dtype, expected, x, axis, sizes, shapes=None):
+        outs = [self.path(f"y{j}.npy") for j in range(len(sizes))]
+        args = ["split", "--input", x, "--axis", axis, "--sizes", ",".join(map(str, sizes))]
+        for o in outs:
+            if o.exists():
+                o.unlink()
+            args += ["--output", o]
+        self.run_ok(*args)
+        for j, (o, want) in enumerate(zip(outs, expected)):
+            self.check_output(o, dtype, want, shapes[j] if shapes else None)
+
+    def test_onnx_examples(self):
+        x = self.npy("x.npy", "float32", [1, 2, 3, 4, 5, 6])
+        self.split("float32", [[1, 2], [3, 4], [5, 6]], x, 0, [2, 2, 2])
+        self.split("float32", [[1, 2], [3, 4, 5, 6]], x, 0, [2, 4])
+        x2 = self.npy("x2.npy", "float32", [[1, 2, 3, 4, 5, 6], [7, 8, 9, 10, 11, 12]])
+        self.split("float32", [[[1, 2, 3], [7, 8, 9]], [[4, 5, 6], [10, 11, 12]]], x2, 1, [3, 3])
+        self.split("float32", [[[1, 2], [7, 8]], [[3, 4, 5, 6], [9, 10, 11, 12]]], x2, 1, [2, 4])
+        self.split("float32", [[[1, 2], [7, 8]], [[3, 4, 5, 6], [9, 10, 11, 12]]], x2, -1, [2, 4])
+        self.split("float32", [[[1, 2, 3, 4, 5, 6]], [[7, 8, 9, 10, 11, 12]]], x2, 0, [1, 1])
+
+    def test_zero_sizes(self):
+        x = self.npy("x.npy", "int8", [1, 2, 3])
+        self.split("int8", [[], [1, 2, 3], []], x, 0, [0, 3, 0])
+        x2 = self.npy("x2.npy", "uint16", [[1, 2, 3], [4, 5, 6]])
+        self.split("uint16", [[], [[1, 2], [4, 5]], [], [[3], [6]]], x2, 1, [0, 2, 0, 1],
+                   shapes=[(2, 0), (2, 2), (2, 0), (2, 1)])
+        empty = self.npy("empty.npy", "float32", [])
+        self.split("float32", [[], [], []], empty, 0, [0, 0, 0])
+
+    def test_one_part_copies(self):
+        x = self.npy("x.npy", "int64", [[2 ** 62 + 1, -5]], fortran=True)
+        self.split("int64", [[[2 ** 62 + 1, -5]]], x, 1, [2])
+
+
+class ScatterNDTests(FamilyCase):
+    DATA = [[[1, 2, 3, 4], [5, 6, 7, 8], [8, 7, 6, 5], [4, 3, 2, 1]],
+            [[1, 2, 3, 4], [5, 6, 7, 8], [8, 7, 6, 5], [4, 3, 2, 1]],
+            [[8, 7, 6, 5], [4, 3, 2, 1], [1, 2, 3, 4], [5, 6, 7, 8]],
+            [[8, 7, 6, 5], [4, 3, 2, 1], [1, 2, 3, 4], [5, 6, 7, 8]]]
+    UPD = [[[5, 5, 5, 5], [6, 6, 6, 6], [7, 7, 7, 7], [8, 8, 8, 8]],
+           [[1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3], [4, 4, 4, 4]]]
+
+    def snd(self, dtype, expected, x, i, u, *extra):
+        return self.op(dtype, expected, "scatter-nd", "--input", x, "--indices", i,
+                       "--updates", u, *extra)
+
+    def test_onnx_example1(self):
+        x = self.npy("x.npy", "float32", [1, 2, 3, 4, 5, 6, 7, 8])
+        i = self.npy("i.npy", "int64", [[4], [3], [1], [7]])
+        u = self.npy("u.npy", "float32", [9, 10, 11, 12])
+        self.snd("float32", [1, 11, 3, 10, 9, 6, 7, 12], x, i, u)
+
+    def test_onnx_example2_slices(self):
+        x = self.npy("x.npy", "float32", self.DATA)
+        i = self.npy("i.npy", "int64", [[0], [2]])
+        u = self.npy("u.npy", "float32", self.UPD)
+        want = [self.UPD[0], self.DATA[1], self.UPD[1], self.DATA[3]]
+        self.snd("float32", want, x, i, u)
+        # ONNX's add and mul examples: both updates land on slice 0
+        i0 = self.npy("i0.npy", "int64", [[0], [0]])
+        add = [[[a + b + c for a, b, c in zip(r0, r1, r2)]
+                for r0, r1, r2 in zip(self.DATA[0], self.UPD[0], self.UPD[1])]] + self.DATA[1:]
+        mul = [[[a * b * c for a, b, c in zip(r0, r1, r2)]
+                for r0, r1, r2 in zip(self.DATA[0], self.UPD[0], self.UPD[1])]] + self.DATA[1:]
+        self.snd("float32", add, x, i0, u, "--reduction", "add")
+        self.snd("float32", mul, x, i0, u, "--reduction", "mul")
+
+    def test_full_tuples_negative_indices(self):
+        x = self.npy("x.npy", "int32", [[0, 0, 0], [0, 0, 0]])
+        for idt in ("int32", "int64"):
+            i = self.npy(f"i_{idt}.npy", idt, [[0, 1], [1, 2], [-1, 0], [-2, -1]])
+            u = self.npy("u.npy", "int32", [5, 6, 7, 8])
+            self.snd("int32", [[0, 5, 8], [7, 0, 6]], x, i, u)
+
+    def test_reductions_with_duplicates(self):
+        x = self.npy("x.npy", "int32", [1, 2, 3, 4])
+        i = self.npy("i.npy", "uint64", [[1], [1], [3]])
+        u = self.npy("u.npy", "int32", [10, 20, 30])
+        wants = {"none": [1, 20, 3, 30], "add": [1, 32, 3, 34], "mul": [1, 400, 3, 120],
+                 "min": [1, 2, 3, 4], "max": [1, 20, 3, 30]}
+        for red, want in wants.items():
+            self.snd("int32", want, x, i, u, "--reduction", red)
+            self.snd("int32", want, x, i, u, "--reduction", red, "--deterministic")
+        self.snd("int32", wants["none"], x, i, u)     # none is the default
+
+    def test_integer_wraparound(self):
+        x = self.npy("x.npy", "int8", [100, -100])
+        i = self.npy("i.npy", "int32", [[0], [0], [1]])
+        u = self.npy("u.npy", "int8", [100, 100, -100])
+        self.snd("int8", [44, 56], x, i, u, "--reduction", "add")
+        xu = self.npy("xu.npy", "uint8", [200])
+        iu = self.npy("iu.npy", "int32", [[0], [0]])
+        self.snd("uint8", [176], xu, iu, self.npy("uu.npy", "uint8", [2, 3]), "--reduction", "mul")
+        x64 = self.npy("x64.npy", "int64", [2 ** 62, -(2 ** 63)])
+        i64 = self.npy("i64.npy", "int64", [[0], [1]])
+        self.snd("int64", [0, 0], x64, i64, self.npy("u64.npy", "int64", [4, 2]), "--reduction", "mul")
+        xq = self.npy("xq.npy", "uint64", [2 ** 64 - 1])
+        self.snd("uint64", [1], xq, self.npy("iq.npy", "int64", [[0]]),
+                 self.npy("uq.npy", "uint64", [2]), "--reduction", "add")
+
+    def test_float16_add_rounds_after_each_update(self):
+        # 2048 + 1 = 2049 is a tie in float16 and rounds to even (2048), twice;
+        # adding the updates first (2) would give 2050
+        x = self.npy("x.npy", "float16", [2048, 2048])
+        i = self.npy("i.npy", "int32", [[0], [0], [1]])
+        u = self.npy("u.npy", "float16", [1, 1, 2])
+        self.snd("float16", [2048, 2050], x, i, u, "--reduction", "add")
+        self.snd("float16", [2048, 2050], x, i, u, "--reduction", "add", "--deterministic")
+
+    def test_float_min_max_rules(self):
+        for dtype in ("float16", "float32", "float64"):
+            nan_a, nan_b = quiet_nan(dtype, 1), quiet_nan(dtype, 2, negative=True)
+            nan_c = quiet_nan(dtype, 3)
+            def b(v, dtype=dtype):
+                return float_bits(dtype, v)
+            neg0, pos0 = b(-0.0), b(0.0)
+            x = self.npy_bits("x.npy", dtype, [nan_a, b(1.0), neg0, pos0, b(5.0), b(1.0)], (6,))
+            i = self.npy("i.npy", "int32", [[0], [1], [1], [2], [3], [4], [4], [5], [5]])
+            u = self.npy_bits("u.npy", dtype, [b(5.0), nan_b, b(0.5), pos0, neg0, nan_c, b(7.0),
+                                               b(3.0), b(0.25)], (9,))
+            out = self.path("out.npy")
+            for red, want in (("min", [nan_a, nan_b, neg0, neg0, nan_c, b(0.25)]),
+                              ("max", [nan_a, nan_b, pos0, pos0, nan_c, b(3.0)])):
+                for det in ([], ["--deterministic"]):
+                    if out.exists():
+                        out.unlink()
+                    self.run_ok("scatter-nd", "--input", x, "--indices", i, "--updates", u,
+                                "--reduction", red, *det, "--output", out)
+                    self.check_bits(out, dtype, want, (6,))
+                    if out.exists():
+                        out.unlink()
+                    # the same through scatter (elements) on axis 0
+                    flat = self.npy("flat.npy", "int32", [0, 1, 1, 2, 3, 4, 4, 5, 5])
+                    self.run_ok("scatter", "--input", x, "--indices", flat, "--updates", u,
+                                "--axis", 0, "--reduction", red, *det, "--output", out)
+                    self.check_bits(out, dtype, want, (6,))
+
+    def test_clamp_policy(self):
+        x = self.npy("x.npy", "int32", [0, 0, 0])
+        i = self.npy("i.npy", "int64", [[5], [-7]])
+        u = self.npy("u.npy", "int32", [1, 2])
+        self.snd("int32", [2, 0, 1], x, i, u, "--out-of-range", "clamp")
+
+
+class ScatterReductionTests(FamilyCase):
+    X = [[1, 2, 3, 4, 5]]
+
+    def red(self, expected, reduction, *extra):
+        x = self.npy("x.npy", "float32", self.X)
+        i = self.npy("i.npy", "int64", [[1, 1]])
+        u = self.npy("u.npy", "float32", [[1.1, 2.1]])
+        return self.op("float32", expected, "scatter", "--input", x, "--indices", i,
+                       "--updates", u, "--axis", 1, "--reduction", reduction, *extra)
+
+    def test_onnx_examples(self):
+        a, b = f32(1.1), f32(2.1)
+        self.red([[1, f32(f32(2 + a) + b), 3, 4, 5]], "add")
+        self.red([[1, f32(f32(2 * a) * b), 3, 4, 5]], "mul")
+        self.red([[1, a, 3, 4, 5]], "min")
+        self.red([[1, b, 3, 4, 5]], "max")
+        self.red([[1, b, 3, 4, 5]], "none")
+        self.red([[1, f32(f32(2 + a) + b), 3, 4, 5]], "add", "--deterministic")
+
+    def test_rows_accumulate_in_row_major_order(self):
+        x = self.npy("x.npy", "int64", [[1, 2], [3, 4]])
+        i = self.npy("i.npy", "uint32", [[1, 0], [1, 1]])
+        u = self.npy("u.npy", "int64", [[10, 20], [30, 40]])
+        common = ["scatter", "--input", x, "--indices", i, "--updates", u, "--axis", 0]
+        self.op("int64", [[1, 22], [43, 44]], *common, "--reduction", "add")
+        self.op("int64", [[1, 40], [900, 160]], *common, "--reduction", "mul")
+        self.op("int64", [[1, 2], [3, 4]], *common, "--reduction", "min")
+        self.op("int64", [[1, 20], [30, 40]], *common, "--reduction", "max")
+        self.op("int64", [[1, 20], [30, 40]], *common, "--reduction", "none")
+
+    def test_clamp_with_reduction(self):
+        x = self.npy("x.npy", "uint16", [1, 1, 1])
+        i = self.npy("i.npy", "int32", [9, -9, 2])
+        u = self.npy("u.npy", "uint16", [5, 6, 7])
+        self.op("uint16", [7, 1, 13], "scatter", "--input", x, "--indices", i, "--updates", u,
+                "--axis", 0, "--reduction", "add", "--out-of-range", "clamp")
+
+
+class RankZeroAndEmptyTests(FamilyCase):
+    def test_rank0_index_removes_the_axis(self):
+        x = self.npy("x.npy", "float32", [11, 12, 13, 14])
+        for idt in INDEX_TYPES:
+            i = self.npy(f"i_{idt}.npy", idt, 2)
+            self.op("float32", 13, "gather", "--input", x, "--indices", i, "--axis", 0)
+        x2 = self.npy("x2.npy", "int16", [[1, 2, 3], [4, 5, 6]])
+        i1 = self.npy("i1.npy", "int64", 1)
+        self.op("int16", [2, 5], "gather", "--input", x2, "--indices", i1, "--axis", 1)
+        self.op("int16", [4, 5, 6], "gather", "--input", x2, "--indices", i1, "--axis", 0)
+        neg = self.npy("neg.npy", "int32", -1)
+        self.op("int16", [3, 6], "gather", "--input", x2, "--indices", neg, "--axis", -1)
+
+    def test_gather_nd_full_tuple_gives_a_scalar(self):
+        x2 = self.npy("x2.npy", "float64", [[1, 2], [3, 4]])
+        self.op("float64", 3, "gather-nd", "--input", x2, "--indices",
+                self.npy("t.npy", "int64", [1, 0]))
+
+    def test_zero_indices_and_empty_inputs(self):
+        x2 = self.npy("x2.npy", "uint32", [[1, 2], [3, 4]])
+        none = self.npy("none.npy", "int64", [])
+        self.op("uint32", [], "gather", "--input", x2, "--indices", none, "--axis", 0,
+                shape=(0, 2))
+        self.op("uint32", [], "gather", "--input", x2, "--indices", none, "--axis", 1,
+                shape=(2, 0))
+        empty = self.npy("empty.npy", "uint32", [], shape=(2, 0))
+        self.op("uint32", [[1, 2], [3, 4]], "join", "--input", empty, "--input", x2, "--axis", 1)
+        self.op("uint32", [[1, 2], [3, 4]], "join", "--input", x2, "--input", empty, "--axis", -1)
+        self.op("uint32", [[1, 2], [3, 4]], "scatter-nd", "--input", x2, "--indices",
+                self.npy("ni.npy", "int32", [], shape=(0, 1)), "--updates",
+                self.npy("nu.npy", "uint32", [], shape=(0, 2)), "--reduction", "mul")
+        self.op("uint32", [], "pad", "--input", empty, "--mode", "constant", "--start", "0,0",
+                "--end", "1,0", shape=(3, 0))
+
+
+class PadWrapCropTests(FamilyCase):
+    def test_wrap(self):
+        x = self.npy("x.npy", "int32", [1, 2, 3])
+        self.op("int32", [2, 3, 1, 2, 3, 1, 2, 3, 1], "pad", "--input", x, "--mode", "wrap",
+                "--start", 2, "--end", 4)
+        x2 = self.npy("x2.npy", "float16", [1, 2])
+        self.op("float16", [2, 1, 2, 1, 2, 1, 2, 1, 2, 1], "pad", "--input", x2, "--mode", "wrap",
+                "--start", 5, "--end", 3)
+        x22 = self.npy("x22.npy", "uint8", [[1, 2], [3, 4]])
+        self.op("uint8", [[4, 3, 4, 3], [2, 1, 2, 1], [4, 3, 4, 3]], "pad", "--input", x22,
+                "--mode", "wrap", "--start", "1,1", "--end", "0,1")
+        one = self.npy("one.npy", "int8", [[-5]])
+        self.op("int8", [[-5] * 4] * 3, "pad", "--input", one, "--mode", "wrap",
+                "--start", "1,3", "--end", "1,0")
+
+    def test_negative_pads_crop(self):
+        x = self.npy("x.npy", "int32", [1, 2, 3, 4, 5])
+        cases = [("constant", -1, -2, [2, 3]),
+                 ("reflect", -2, 3, [3, 4, 5, 4, 3, 4]),
+                 ("edge", 1, -3, [1, 1, 2]),
+                 ("wrap", 2, -2, [2, 3, 1, 2, 3]),
+                 ("symmetric", -1, 2, [2, 3, 4, 5, 5, 4]),
+                 ("constant", -2, -3, []),
+                 ("wrap", -5, 0, [])]
+        for mode, start, end, want in cases:
+            self.op("int32", want, "pad", "--input", x, "--mode", mode, "--start", start,
+                    "--end", end)
+        self.op("int32", [7, 7], "pad", "--input", x, "--mode", "constant", "--start", -5,
+                "--end", 2, "--value", 7)
+        x3 = self.npy("x3.npy", "float64", [[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+        self.op("float64", [[0, 4, 5], [0, 7, 8]], "pad", "--input", x3, "--mode", "constant",
+                "--start", "-1,1", "--end", "0,-1")
+        self.op("float64", [[5, 4, 5], [8, 7, 8]], "pad", "--input", x3, "--mode", "reflect",
+                "--start", "-1,1", "--end", "0,-1")
+
+
 class CommandTests(ToolCase):
     def test_help(self):
         proc = self.run_ok("--help")
@@ -403,6 +800,23 @@ class CommandTests(ToolCase):
         for op in ("gather", "join", "pad", "scatter"):
             proc = self.run_ok(op, "--help")
             self.assertIn(op, text(proc.stdout + proc.stderr).lower())
+
+    def test_help_of_the_family(self):
+        listing = text(self.run_ok("--help").stdout).lower()
+        for op, words in (("gather-elements", ["--axis", "--indices"]),
+                          ("gather-nd", ["--batch-dimensions", "--indices"]),
+                          ("split", ["--sizes", "--axis", "--output"]),
+                          ("scatter-nd", ["--reduction", "--deterministic", "--updates"]),
+                          ("scatter", ["--reduction", "--deterministic"]),
+                          ("pad", ["wrap"])):
+            self.assertIn(op, listing, f"strix --help does not list {op}")
+            proc = self.run_ok(op, "--help")
+            out = text(proc.stdout + proc.stderr).lower()
+            self.assertIn(op, out)
+            for w in words:
+                self.assertIn(w, out, f"strix {op} --help does not mention {w}")
+            # --help wins over any other argument
+            self.run_ok(op, "--input", "nowhere.npy", "--help")
 
     def test_devices(self):
         proc = self.run_ok("devices")
@@ -615,11 +1029,225 @@ class BadInputTests(ToolCase):
                   "--index-dimensions", 1], keys)
 
 
+def squash(s):
+    """Lower case letters and digits only, so that 'gather-nd', 'gather_nd'
+    and 'GatherND' all read 'gathernd'."""
+    return "".join(c for c in str(s).lower() if c.isalnum())
+
+
+def expect_refused(test, op, args, keywords=(), outputs=1, named=True):
+    """expect_bad for the operators of the family: status 2, one line on
+    stderr that names the operator (unless named is false) and holds one of
+    the keywords, if any, and every one of the `outputs` --output files left
+    as it was: an existing one keeps its bytes, a missing one does not
+    appear."""
+    args = [str(a) for a in args]
+    for variant in ("existing", "missing"):
+        paths = [test.path(f"out{j}_{variant}.npy") for j in range(outputs)]
+        cmd = list(args)
+        for p in paths:
+            if p.exists():
+                p.unlink()
+            if variant == "existing":
+                p.write_bytes(SENTINEL)
+            cmd += ["--output", str(p)]
+        proc = strix(*cmd)
+        where = f"strix {' '.join(cmd)}"
+        err = text(proc.stderr)
+        test.assertEqual(proc.returncode, 2, f"{where}: exit {proc.returncode}, stderr {err!r}")
+        lines = err.splitlines()
+        test.assertEqual(len(lines), 1, f"{where}: expected one line on stderr, got {err!r}")
+        if named:
+            test.assertIn(squash(op), squash(lines[0]),
+                          f"{where}: message {lines[0]!r} does not name {op}")
+        if keywords:
+            low = lines[0].lower()
+            test.assertTrue(any(k.lower() in low for k in keywords),
+                            f"{where}: message {lines[0]!r} mentions none of {list(keywords)}")
+        for p in paths:
+            if variant == "existing":
+                test.assertEqual(p.read_bytes(), SENTINEL, f"{where}: changed {p.name}")
+            else:
+                test.assertFalse(p.exists(), f"{where}: created {p.name}")
+
+
+class FamilyBadInputTests(ToolCase):
+    def setUp(self):
+        super().setUp()
+        self.x = self.npy("x.npy", "float32", X32)              # 3 x 2
+        self.x6 = self.npy("x6.npy", "float32", [1, 2, 3, 4, 5, 6])
+        self.x3 = self.npy("x3.npy", "float32", GatherNDTests.D3)   # 2 x 2 x 2
+
+    def refused(self, op, args, keywords=(), outputs=1, named=True):
+        expect_refused(self, op, [op, *args], keywords, outputs, named)
+
+    def test_split_sizes_not_adding_up(self):
+        keys = ["size", "sum", "add"]
+        self.refused("split", ["--input", self.x6, "--axis", 0, "--sizes", "2,3"], keys, outputs=2)
+        self.refused("split", ["--input", self.x6, "--axis", 0, "--sizes", "4,4"], keys, outputs=2)
+        self.refused("split", ["--input", self.x6, "--axis", 0, "--sizes", "7"], keys)
+        self.refused("split", ["--input", self.x6, "--axis", 0, "--sizes", "0,0,0"], keys, outputs=3)
+        self.refused("split", ["--input", self.x, "--axis", 1, "--sizes", "1,2"], keys, outputs=2)
+        self.refused("split", ["--input", self.x6, "--axis", 0, "--sizes", "-1,7"],
+                     ["negative", "size"], outputs=2)
+
+    def test_split_output_count(self):
+        keys = ["output", "size"]
+        self.refused("split", ["--input", self.x6, "--axis", 0, "--sizes", "2,4"], keys, outputs=1)
+        self.refused("split", ["--input", self.x6, "--axis", 0, "--sizes", "6"], keys, outputs=2)
+        self.refused("split", ["--input", self.x6, "--axis", 0, "--sizes", "2,4,0"], keys, outputs=2)
+        self.refused("split", ["--input", self.x6, "--axis", 0, "--sizes", "1,1,4"], keys, outputs=4)
+        self.refused("split", ["--input", self.x6, "--axis", 0, "--sizes", "6"], ["output"],
+                     outputs=0)
+
+    def test_split_writes_all_outputs_or_none(self):
+        # the second output cannot be written: the first must not appear or change either
+        first = self.path("first.npy")
+        for existing in (False, True):
+            if first.exists():
+                first.unlink()
+            if existing:
+                first.write_bytes(SENTINEL)
+            proc = strix("split", "--input", self.x6, "--axis", 0, "--sizes", "2,4",
+                         "--output", first, "--output", self.path("no-such-dir") / "second.npy")
+            self.assertEqual(proc.returncode, 2, text(proc.stderr))
+            self.assertEqual(len(text(proc.stderr).splitlines()), 1, text(proc.stderr))
+            if existing:
+                self.assertEqual(first.read_bytes(), SENTINEL, "split changed its first output")
+            else:
+                self.assertFalse(first.exists(), "split wrote its first output alone")
+        self.assertEqual(sorted(p.name for p in self.dir.iterdir() if "first" in p.name or
+                                "second" in p.name or "partial" in p.name), ["first.npy"],
+                         "split left files behind")
+        # one file named twice
+        first.unlink()
+        proc = strix("split", "--input", self.x6, "--axis", 0, "--sizes", "2,4",
+                     "--output", first, "--output", first)
+        self.assertEqual(proc.returncode, 2, text(proc.stderr))
+        self.assertEqual(len(text(proc.stderr).splitlines()), 1, text(proc.stderr))
+        self.assertFalse(first.exists(), "split wrote a file named twice")
+
+    def test_split_bad_options(self):
+        self.refused("split", ["--input", self.x6, "--axis", 0, "--sizes", "2,x"], ["sizes"],
+                     outputs=2)
+        self.refused("split", ["--input", self.x6, "--axis", 0], ["sizes"])
+        self.refused("split", ["--input", self.x6, "--sizes", "6"], ["axis"])
+        self.refused("split", ["--input", self.x6, "--axis", 1, "--sizes", "6"], ["axis"])
+        self.refused("split", ["--axis", 0, "--sizes", "6"], ["input"])
+
+    def test_bad_reduction(self):
+        i = self.npy("i.npy", "int32", [[0, 1]])
+        u = self.npy("u.npy", "float32", [[7, 8]])
+        for value in ("sum", "mean", "", "add,mul"):
+            self.refused("scatter", ["--input", self.x, "--indices", i, "--updates", u,
+                                     "--axis", 0, "--reduction", value], ["reduction"])
+        ind = self.npy("ind.npy", "int64", [[1, 0]])
+        u1 = self.npy("u1.npy", "float32", [7])
+        for value in ("sum", "MEAN", "none "):
+            self.refused("scatter-nd", ["--input", self.x, "--indices", ind, "--updates", u1,
+                                        "--reduction", value], ["reduction"])
+        # the reduction belongs to the scatters only
+        self.refused("gather", ["--input", self.x, "--indices", i, "--axis", 0,
+                                "--reduction", "add"], ["reduction"])
+        self.refused("gather-nd", ["--input", self.x, "--indices", ind, "--deterministic"],
+                     ["deterministic"])
+
+    def test_bad_batch_dimensions(self):
+        ind = self.npy("ind.npy", "int64", [[1], [0]])
+        g = ["--input", self.x3, "--indices", ind]
+        self.refused("gather-nd", g + ["--batch-dimensions", "x"], ["batch"])
+        self.refused("gather-nd", g + ["--batch-dimensions", "1.5"], ["batch"])
+        self.refused("gather-nd", g + ["--batch-dimensions", "-1"], ["batch"])
+        # as many batch dimensions as the indices have leaves no index tuple
+        self.refused("gather-nd", g + ["--batch-dimensions", "2"], ["batch", "rank", "dimension"])
+        self.refused("gather-nd", g + ["--batch-dimensions", "3"], ["batch", "rank", "dimension"])
+        # the indices' leading dimensions must equal the input's
+        bad = self.npy("bad.npy", "int64", [[1], [0], [1]])
+        self.refused("gather-nd", ["--input", self.x3, "--indices", bad, "--batch-dimensions", 1],
+                     ["batch", "size", "dimension", "shape"])
+        # tuples longer than the dimensions left after the batch ones
+        long = self.npy("long.npy", "int64", [[0, 0, 0], [1, 1, 1]])
+        self.refused("gather-nd", ["--input", self.x3, "--indices", long, "--batch-dimensions", 1],
+                     ["indices", "rank", "dimension", "tuple", "last"])
+        longer = self.npy("longer.npy", "int64", [[0, 0, 0, 0]])
+        self.refused("gather-nd", ["--input", self.x3, "--indices", longer],
+                     ["indices", "rank", "dimension", "tuple", "last"])
+
+    def test_crop_beyond_the_axis(self):
+        keys = ["pad", "crop", "negative", "remove"]
+        for mode in ("constant", "edge", "reflect", "symmetric", "wrap"):
+            self.refused("pad", ["--input", self.x6, "--mode", mode, "--start", -4, "--end", -3], keys)
+            self.refused("pad", ["--input", self.x6, "--mode", mode, "--start", -7, "--end", 2], keys)
+            self.refused("pad", ["--input", self.x6, "--mode", mode, "--start", 0, "--end", -7], keys)
+            self.refused("pad", ["--input", self.x, "--mode", mode, "--start", "0,-1",
+                                 "--end", "1,-2"], keys)
+
+    def test_out_of_range_index(self):
+        keys = ["range", "index", "indices"]
+        x1 = self.npy("x1.npy", "float32", [11, 12, 13, 14])
+        for idt, bad_index in (("uint32", 4), ("int32", -5), ("int64", 2 ** 40),
+                               ("uint64", 2 ** 64 - 1)):
+            for policy in ([], ["--out-of-range", "error"]):
+                i = self.npy(f"i_{idt}.npy", idt, [0, bad_index, 1])
+                self.refused("gather-elements", ["--input", x1, "--indices", i, "--axis", 0,
+                                                 *policy], keys)
+                nd = self.npy(f"nd_{idt}.npy", idt, [[0], [bad_index], [1]])
+                self.refused("gather-nd", ["--input", x1, "--indices", nd, *policy], keys)
+                u3 = self.npy("u3.npy", "float32", [1, 2, 3])
+                self.refused("scatter-nd", ["--input", x1, "--indices", nd, "--updates", u3,
+                                            *policy], keys)
+                self.refused("scatter-nd", ["--input", x1, "--indices", nd, "--updates", u3,
+                                            "--reduction", "add", *policy], keys)
+        # a bad second component of an index tuple
+        t = self.npy("t.npy", "int64", [[0, 1], [1, 2]])
+        self.refused("gather-nd", ["--input", self.x, "--indices", t], keys)
+        self.refused("scatter-nd", ["--input", self.x, "--indices", t, "--updates",
+                                    self.npy("u2.npy", "float32", [5, 6])], keys)
+
+    def test_shape_and_type_rules(self):
+        # gather-elements: indices of another rank, or larger than the input off the axis
+        self.refused("gather-elements", ["--input", self.x, "--indices",
+                                         self.npy("r1.npy", "int32", [0, 1]), "--axis", 0],
+                     ["rank", "indices", "shape"])
+        self.refused("gather-elements", ["--input", self.x, "--indices",
+                                         self.npy("wide.npy", "int32", [[0, 1, 0]]), "--axis", 0],
+                     ["size", "indices", "shape", "larger"])
+        self.refused("gather-elements", ["--input", self.x, "--indices",
+                                         self.npy("f.npy", "float32", [[0, 1]]), "--axis", 0],
+                     ["type", "indices", "index"])
+        self.refused("gather-elements", ["--input", self.x, "--indices",
+                                         self.npy("ok.npy", "int32", [[0, 1]]), "--axis", 2],
+                     ["axis"])
+        # gather-nd: index elements of a non-index type
+        self.refused("gather-nd", ["--input", self.x, "--indices",
+                                   self.npy("i8.npy", "int8", [[0, 1]])], ["type", "indices", "index"])
+        # scatter-nd: updates of the wrong shape or element type
+        ind = self.npy("ind.npy", "int64", [[1], [0]])
+        self.refused("scatter-nd", ["--input", self.x, "--indices", ind, "--updates",
+                                    self.npy("u6.npy", "float32", [1, 2, 3, 4, 5, 6])],
+                     ["updates", "shape", "size"])
+        self.refused("scatter-nd", ["--input", self.x, "--indices", ind, "--updates",
+                                    self.npy("ud.npy", "float64", [[1, 2], [3, 4]])],
+                     ["updates", "type"])
+        self.refused("scatter-nd", ["--input", self.x, "--indices", ind], ["updates"])
+
+    def test_missing_input_file(self):
+        # the message names the file (as for the older commands), not necessarily the operator
+        gone = self.path("does-not-exist.npy")
+        keys = ["does-not-exist", "open", "exist", "no such"]
+        self.refused("split", ["--input", gone, "--axis", 0, "--sizes", "1,1"], keys, outputs=2,
+                     named=False)
+        self.refused("gather-nd", ["--input", self.x, "--indices", gone], keys, named=False)
+        self.refused("scatter-nd", ["--input", self.x, "--indices", gone, "--updates", gone],
+                     keys, named=False)
+
+
+
 # --------------------------------------------------------------------------
 # the Vulkan backend, when there is one
 
 
-class BackendTests(ToolCase):
+class BackendTests(FamilyCase):
     def compare_backends(self, args):
         cpu_out = self.path("cpu.npy")
         gpu_out = self.path("gpu.npy")
@@ -648,6 +1276,71 @@ class BackendTests(ToolCase):
                                    "--end", "0,0,3,4", *value])
         self.compare_backends(["scatter", "--input", u, "--indices", ui, "--updates", uu,
                                "--axis", 1])
+
+    def test_vulkan_family_matches_cpu_or_is_refused(self):
+        x = self.npy("x.npy", "float32", PAD_IN)                      # 1 x 1 x 4 x 4
+        ge_i = self.npy("ge_i.npy", "int32", [[[[3, -1, 0, 2], [1, 1, 0, 0]]]])
+        self.compare_backends(["gather-elements", "--input", x, "--indices", ge_i, "--axis", -1])
+        nd_i = self.npy("nd_i.npy", "int64", [[[[0, 1], [3, 2], [-1, 0]]]])
+        self.compare_backends(["gather-nd", "--input", x, "--indices", nd_i,
+                               "--batch-dimensions", 2])
+        for mode in ("constant", "edge", "reflect", "symmetric", "wrap"):
+            value = ["--value", "9"] if mode == "constant" else []
+            self.compare_backends(["pad", "--input", x, "--mode", mode, "--start", "0,0,-1,5",
+                                   "--end", "0,0,3,-2", *value])
+        # split: every part on both backends
+        parts = {}
+        for be in ("cpu", "vulkan"):
+            outs = [self.path(f"{be}{j}.npy") for j in range(3)]
+            args = ["split", "--input", x, "--axis", 3, "--sizes", "1,0,3", "--backend", be]
+            for o in outs:
+                args += ["--output", o]
+            proc = strix(*args)
+            if be == "cpu":
+                self.assertEqual(proc.returncode, 0, text(proc.stderr))
+            elif proc.returncode != 0:
+                self.assertEqual(proc.returncode, 2, text(proc.stderr))
+                self.assertEqual(len(text(proc.stderr).splitlines()), 1, text(proc.stderr))
+                self.assertFalse(any(o.exists() for o in outs))
+                break
+            parts[be] = [o.read_bytes() for o in outs]
+        if "vulkan" in parts:
+            self.assertEqual(parts["vulkan"], parts["cpu"], "split differs between the backends")
+        # the reductions: float add/mul in any order needs exact data, or --deterministic
+        sx = self.npy("sx.npy", "float32", [[1.5, -2, 0.1], [3, 4, 5]])
+        si = self.npy("si.npy", "uint32", [[1, 0, 1], [1, 1, 0], [0, 1, 1]])
+        su = self.npy("su.npy", "float32", [[0.3, 7, -1e-3], [1e8, 2, 0.7], [-0.0, 3.3, 1e-30]])
+        ex = self.npy("ex.npy", "float32", [[1, -2, 3], [3, 4, 5]])
+        eu = self.npy("eu.npy", "float32", [[1, 7, -1], [4, 2, 1], [0, 3, 1]])
+        for red in ("none", "add", "mul", "min", "max"):
+            common = ["--indices", si, "--axis", 0, "--reduction", red]
+            self.compare_backends(["scatter", "--input", sx, "--updates", su, *common,
+                                   "--deterministic"])
+            self.compare_backends(["scatter", "--input", ex, "--updates", eu, *common])
+        nx = self.npy("nx.npy", "int16", [[1, 2], [3, 4], [5, 6]])
+        ni = self.npy("ni.npy", "int64", [[2], [0], [2], [-1]])
+        nu = self.npy("nu.npy", "int16", [[30000, -7], [9, 9], [30000, 5], [-3, 1000]])
+        for red in ("none", "add", "mul", "min", "max"):
+            self.compare_backends(["scatter-nd", "--input", nx, "--indices", ni, "--updates", nu,
+                                   "--reduction", red])
+
+    def test_vulkan_deterministic_keeps_the_cpus_nan_bits(self):
+        # --deterministic promises the CPU's bits, NaN payloads and signs included, also
+        # where a NaN meets a NaN in add/mul
+        for dtype in ("float16", "float32", "float64"):
+            one = float_bits(dtype, 1.0)
+            x = self.npy_bits(f"x_{dtype}.npy", dtype,
+                              [quiet_nan(dtype, 1), quiet_nan(dtype, 4, negative=True), one], (3,))
+            u = self.npy_bits(f"u_{dtype}.npy", dtype,
+                              [quiet_nan(dtype, 3, negative=True), float_bits(dtype, 2.0),
+                               quiet_nan(dtype, 5), quiet_nan(dtype, 6, negative=True)], (4,))
+            i = self.npy("i.npy", "int32", [[0], [0], [1], [2]])
+            flat = self.npy("flat.npy", "int32", [0, 0, 1, 2])
+            for red in ("add", "mul", "min", "max"):
+                self.compare_backends(["scatter-nd", "--input", x, "--indices", i, "--updates", u,
+                                       "--reduction", red, "--deterministic"])
+                self.compare_backends(["scatter", "--input", x, "--indices", flat, "--updates", u,
+                                       "--axis", 0, "--reduction", red, "--deterministic"])
 
 
 # --------------------------------------------------------------------------
@@ -694,6 +1387,16 @@ class RandomizedTests(unittest.TestCase):
         if not vulkan_available():
             self.skipTest("no Vulkan backend")
         self.run_checker("--limit", "300", "--seed", "8", "--backend", "vulkan")
+
+    def test_check_tool_edge_cases_cpu(self):
+        # zero-size tensors, 0-d indices, empty split parts, pads that crop an axis away
+        self.run_checker("--edge-cases", "--filter", "edge-", "--seed", "9", "--backend", "cpu")
+
+    def test_check_tool_edge_cases_vulkan(self):
+        if not vulkan_available():
+            self.skipTest("no Vulkan backend")
+        self.run_checker("--edge-cases", "--filter", "edge-", "--limit", "120", "--seed", "10",
+                         "--backend", "vulkan")
 
 
 def main():

@@ -992,6 +992,67 @@ TEST_CASE("vulkan: float add and mul with atomics, in any order, on values whose
     CHECK(ctx.validation_messages() == 0);
 }
 
+TEST_CASE("vulkan: float32 reductions keep subnormal operands and results, as the CPU does", "[vulkan]") {
+    // subnormal updates added to, and multiplied with, normal and subnormal elements: a device
+    // that flushed them would give 0, or NaN for infinity times a flushed subnormal
+    using R = strix::scatter_reduction;
+    vk::context ctx;
+    INFO("device " << ctx.device().name << ", float32 subnormals kept " << ctx.device().denorm_preserve32);
+    const float tiny = std::numeric_limits<float>::denorm_min(), small = std::numeric_limits<float>::min();
+    const float in_values[] = {small, -small, tiny, std::numeric_limits<float>::infinity(), 1.0f, -tiny, 0.0f, 3.0f * tiny};
+    const float upd_values[] = {-tiny, tiny, tiny * 5, tiny, tiny, -small / 2, tiny, small / 4};
+    host_tensor in(dtype::float32, {8}), upd(dtype::float32, {8}), idx(dtype::int32, {8});
+    for (int i = 0; i < 8; ++i) {
+        in.as<float>()[i] = in_values[i];
+        upd.as<float>()[i] = upd_values[i];
+        idx.as<std::int32_t>()[i] = i;
+    }
+    for (const R red : {R::add, R::mul})
+        for (const bool det : {false, true}) {
+            INFO((red == R::add ? "add" : "mul") << (det ? ", deterministic" : ", atomics"));
+            const strix::scatter_desc d{0, index_policy::error, red, det};
+            const host_tensor want = strix::scatter(in.view(), idx.view(), upd.view(), d);
+            host_tensor got(dtype::float32, {8});
+            vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), d);
+            CHECK(same_bytes(got, want));
+        }
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: without float64 arithmetic, float32 reductions run in float32 and float64 add is refused clearly", "[vulkan]") {
+    using R = strix::scatter_reduction;
+    set_env("STRIX_VULKAN_NO_FLOAT64", "1");
+    vk::context ctx;
+    set_env("STRIX_VULKAN_NO_FLOAT64", nullptr);
+    REQUIRE_FALSE(ctx.float64());
+    // float32 arithmetic itself is exact only where the device keeps subnormals (lavapipe does;
+    // many GPUs flush them, which the README states for devices without float64)
+    const bool keeps = ctx.device().denorm_preserve32 || ctx.device().type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    INFO("device " << ctx.device().name << (keeps ? " keeps" : " flushes") << " float32 subnormals");
+    std::vector<dtype> types{dtype::float16, dtype::int16};
+    if (keeps) types.push_back(dtype::float32);
+    tally t;
+    std::uint64_t k = 0;
+    for (const dtype type : types)
+        for (const R red : {R::add, R::mul, R::max})
+            for (int rep = 0; rep < 2; ++rep) {
+                const std::uint64_t seed = case_seed(0xf640ull, k);
+                const int rank = static_cast<int>(k % 8) + 1;
+                ++k;
+                INFO("seed " << seed << ", rank " << rank);
+                rng_t g(seed);
+                scatter_nd_case(ctx, g, type, dtype::int32, rank, red, index_mode::valid, rep == 0, t);
+            }
+    host_tensor in(dtype::float64, {4}), idx(dtype::int64, {2}), upd(dtype::float64, {2}), out(dtype::float64, {4});
+    const outcome o = capture([&] { vk::scatter(ctx, in.view(), idx.view(), upd.view(), out.view(), {0, index_policy::error, R::add, true}); });
+    CHECK(o.threw);
+    CHECK(o.code == error_code::unsupported);
+    CHECK_THAT(o.what, Catch::Matchers::Contains("float64 add and mul reductions need shaderFloat64"));
+    // min and max compare bits: no float64 arithmetic needed
+    CHECK_FALSE(capture([&] { vk::scatter(ctx, in.view(), idx.view(), upd.view(), out.view(), {0, index_policy::error, R::max, false}); }).threw);
+    CHECK(ctx.validation_messages() == 0);
+}
+
 TEST_CASE("vulkan: without 64-bit atomics, 8-byte reductions take the deterministic path", "[vulkan]") {
     using R = strix::scatter_reduction;
     set_env("STRIX_VULKAN_NO_INT64_ATOMICS", "1");

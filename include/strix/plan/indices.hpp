@@ -63,7 +63,10 @@ inline std::int64_t clamp_index(const std::byte* p, dtype t, std::int64_t n) {
     std::string raw;
     resolve_index(p, t, n, &raw);
     std::string pos = "[";
-    for (std::size_t d = 0; d < position.size(); ++d) pos += (d ? "," : "") + std::to_string(position[d]);
+    for (std::size_t d = 0; d < position.size(); ++d) {
+        if (d) pos += ',';
+        pos += std::to_string(position[d]);
+    }
     pos += "]";
     throw error(error_code::index_out_of_range,
                 "strix::" + std::string(op) + ": index " + raw + " at position " + pos + " of the indices is out of range for axis " +

@@ -35,6 +35,10 @@
 #include "strix/vulkan/spirv/reduce_01.h"
 #include "strix/vulkan/spirv/reduce_10.h"
 #include "strix/vulkan/spirv/reduce_11.h"
+#include "strix/vulkan/spirv/reduce_00d.h"
+#include "strix/vulkan/spirv/reduce_01d.h"
+#include "strix/vulkan/spirv/reduce_10d.h"
+#include "strix/vulkan/spirv/reduce_11d.h"
 
 namespace strix::vulkan {
 
@@ -50,6 +54,7 @@ struct device_info {
     bool int64 = false;                          ///< shaderInt64
     bool float64 = false;                        ///< shaderFloat64
     bool int64_atomics = false;                  ///< shaderBufferInt64Atomics
+    bool denorm_preserve32 = false;              ///< shaderDenormPreserveFloat32 (float32 reductions keep subnormals)
     bool storage8 = false;                       ///< storageBuffer8BitAccess
     bool storage16 = false;                      ///< storageBuffer16BitAccess
     bool buffer_device_address = false;
@@ -131,9 +136,11 @@ inline device_info describe(VkPhysicalDevice pd, std::uint32_t index) {
                      std::to_string(VK_API_VERSION_MINOR(props.apiVersion)) + "; strix needs 1.2";
         return d;
     }
-    auto m3 = make<VkPhysicalDeviceMaintenance3Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES);
+    auto p12 = make<VkPhysicalDeviceVulkan12Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES);
+    auto m3 = make<VkPhysicalDeviceMaintenance3Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &p12);
     auto p2 = make<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3);
     vkGetPhysicalDeviceProperties2(pd, &p2);
+    d.denorm_preserve32 = p12.shaderDenormPreserveFloat32;
     d.max_memory_allocation = m3.maxMemoryAllocationSize;
     auto f11 = make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
     auto f12 = make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f11);
@@ -363,6 +370,8 @@ public:
         if (const char* env = std::getenv("STRIX_VULKAN_NO_SMALL_STORAGE"); env && *env && *env != '0') small_storage_ = false;
         int64_atomics_ = info_.int64_atomics;
         if (const char* env = std::getenv("STRIX_VULKAN_NO_INT64_ATOMICS"); env && *env && *env != '0') int64_atomics_ = false;
+        float64_ = info_.float64;
+        if (const char* env = std::getenv("STRIX_VULKAN_NO_FLOAT64"); env && *env && *env != '0') float64_ = false;
 
         std::uint32_t nq = 0;
         vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nq, nullptr);
@@ -388,7 +397,7 @@ public:
         f12.shaderBufferInt64Atomics = int64_atomics_;
         auto f2 = make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12);
         f2.features.shaderInt64 = VK_TRUE;
-        f2.features.shaderFloat64 = info_.float64;
+        f2.features.shaderFloat64 = float64_;
         auto dci = make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f2);
         dci.queueCreateInfoCount = 1;
         dci.pQueueCreateInfos = &qci;
@@ -441,6 +450,9 @@ public:
     /// Whether scatter reductions of 8-byte elements may use 64-bit atomics (else they take the
     /// deterministic path).
     [[nodiscard]] bool int64_atomics() const { return int64_atomics_; }
+    /// Whether shaders may do float64 arithmetic (float64 add/mul reductions need it; float32
+    /// ones use it to stay exact on devices that flush subnormals).
+    [[nodiscard]] bool float64() const { return float64_; }
     /// Validation (and other layer) messages reported so far; each also went to stderr.
     [[nodiscard]] int validation_messages() const { return inst_.messages(); }
     [[nodiscard]] VkDevice handle() const { return device_; }
@@ -510,14 +522,15 @@ public:
         static const std::pair<const std::uint32_t*, std::size_t> code[] = {
             {move_0, sizeof move_0},       {move_1, sizeof move_1},       {scatter_0, sizeof scatter_0}, {scatter_1, sizeof scatter_1},
             {tuples_0, sizeof tuples_0},   {scan_0, sizeof scan_0},       {reduce_00, sizeof reduce_00}, {reduce_01, sizeof reduce_01},
-            {reduce_10, sizeof reduce_10}, {reduce_11, sizeof reduce_11}};
+            {reduce_10, sizeof reduce_10}, {reduce_11, sizeof reduce_11}, {reduce_00d, sizeof reduce_00d}, {reduce_01d, sizeof reduce_01d},
+            {reduce_10d, sizeof reduce_10d}, {reduce_11d, sizeof reduce_11d}};
         std::size_t m = 0;
         switch (key.which) {
         case shader::move: m = small_storage_ ? 1 : 0; break;
         case shader::scatter: m = small_storage_ ? 3 : 2; break;
         case shader::tuples: m = 4; break;
         case shader::scan: m = 5; break;
-        case shader::reduce: m = 6 + (info_.float64 ? 2 : 0) + (int64_atomics_ ? 1 : 0); break;
+        case shader::reduce: m = (info_.denorm_preserve32 ? 10 : 6) + (float64_ ? 2 : 0) + (int64_atomics_ ? 1 : 0); break;
         }
         if (!modules_[m]) {
             auto sci = make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
@@ -589,11 +602,12 @@ private:
     VkPhysicalDeviceMemoryProperties memory_{};
     VkPipelineCache cache_ = VK_NULL_HANDLE;
     VkPipelineLayout layout_ = VK_NULL_HANDLE;
-    std::array<VkShaderModule, 10> modules_{};
+    std::array<VkShaderModule, 14> modules_{};
     std::map<pipeline_key, VkPipeline> pipelines_;
     mutable std::mutex mutex_;
     bool small_storage_ = false;
     bool int64_atomics_ = false;
+    bool float64_ = false;
 };
 
 } // namespace strix::vulkan

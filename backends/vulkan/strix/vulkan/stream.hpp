@@ -394,7 +394,7 @@ private:
             return;
         }
         const dtype t = j.output.type;
-        if ((t == dtype::float64 && (j.reduction == scatter_reduction::add || j.reduction == scatter_reduction::mul)) && !ctx_->device().float64)
+        if ((t == dtype::float64 && (j.reduction == scatter_reduction::add || j.reduction == scatter_reduction::mul)) && !ctx_->float64())
             throw error(error_code::unsupported, "strix::vulkan: float64 add and mul reductions need shaderFloat64, which " + ctx_->device().name +
                                                      " lacks (" + j.context + ")");
         pipeline_key key{shader::reduce, elem, rank, j.index_type, policy, 0};
