@@ -1,4 +1,5 @@
-// `strix demo`: every operator on the examples of the specification, inputs and outputs printed.
+// `strix demo`: every operator on the examples of the specification (and of ONNX for the family
+// beyond DirectML), inputs and outputs printed.
 
 #include <cstdint>
 #include <cstring>
@@ -197,5 +198,62 @@ int demo() {
     const auto o2 = scatter(s2.view(), s2i.view(), s2u.view(), {0});
     show("output", o2.view());
     vk.compare(o2, [&](auto& ctx, const any_view& o) { vulkan::scatter(ctx, s2.view(), s2i.view(), s2u.view(), o, {0}); });
+
+    std::cout << "\nBeyond DirectML: the examples of ONNX's operator pages\n";
+    std::cout << "\ngather-elements: axis 1 (numpy.take_along_axis)\n";
+    const auto ge = make<float>({2, 2}, {1, 2, 3, 4});
+    const auto gei = make<std::int64_t>({2, 2}, {0, 0, 1, 0});
+    show("input", ge.view());
+    show("indices", gei.view());
+    const auto geo = gather_elements(ge.view(), gei.view(), {1});
+    show("output", geo.view());
+    vk.compare(geo, [&](auto& ctx, const any_view& o) { vulkan::gather_elements(ctx, ge.view(), gei.view(), o, {1}); });
+
+    std::cout << "\ngather-nd: batch dimensions 1\n";
+    const auto gn = make<std::int32_t>({2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+    const auto gni = make<std::int64_t>({2, 1}, {1, 0});
+    show("input", gn.view());
+    show("indices", gni.view());
+    const auto gno = gather_nd(gn.view(), gni.view(), {1});
+    show("output", gno.view());
+    vk.compare(gno, [&](auto& ctx, const any_view& o) { vulkan::gather_nd(ctx, gn.view(), gni.view(), o, {1}); });
+
+    std::cout << "\nsplit: axis 0 into sizes 2, 0, 4\n";
+    const auto sp = make<float>({6}, {1, 2, 3, 4, 5, 6});
+    show("input", sp.view());
+    const std::int64_t sizes[] = {2, 0, 4};
+    const auto parts = split(sp.view(), sizes, {0});
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        show("output " + std::to_string(k), parts[k].view());
+        vk.compare(parts[k], [&](auto& ctx, const any_view& o) {
+            std::vector<host_tensor> all;
+            std::vector<any_view> views;
+            for (const auto& q : parts) all.emplace_back(q.type(), q.sizes());
+            for (auto& t : all) views.push_back(t.view());
+            vulkan::split(ctx, sp.view(), views, {0});
+            if (all[k].bytes() > 0) std::memcpy(o.data(), all[k].data(), all[k].bytes());
+        });
+    }
+
+    std::cout << "\nscatter-nd: reduction add (duplicate tuples add up)\n";
+    const auto sn = make<float>({4, 4}, std::vector<float>(16, 1.0f));
+    const auto sni = make<std::int64_t>({3, 1}, {0, 2, 0});
+    const auto snu = make<float>({3, 4}, {5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7});
+    show("input", sn.view());
+    show("indices", sni.view());
+    show("updates", snu.view());
+    const scatter_nd_desc add{.reduction = scatter_reduction::add};
+    const auto sno = scatter_nd(sn.view(), sni.view(), snu.view(), add);
+    show("output", sno.view());
+    vk.compare(sno, [&](auto& ctx, const any_view& o) { vulkan::scatter_nd(ctx, sn.view(), sni.view(), snu.view(), o, add); });
+
+    std::cout << "\npad: wrap, start {2}, end {4}; then start {-1}, end {3} (a negative pad crops)\n";
+    const auto w = make<float>({3}, {1, 2, 3});
+    show("input", w.view());
+    for (const auto& d : {pad_desc{pad_mode::wrap, {2}, {4}}, pad_desc{pad_mode::wrap, {-1}, {3}}}) {
+        const auto out = pad(w.view(), d);
+        show("output, start " + to_string(d.start) + " end " + to_string(d.end), out.view());
+        vk.compare(out, [&](auto& ctx, const any_view& o) { vulkan::pad(ctx, w.view(), o, d); });
+    }
     return vk.status();
 }

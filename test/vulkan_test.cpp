@@ -1275,6 +1275,25 @@ host_tensor read_back(vk::context& ctx, const vk::device_tensor& t) {
 
 } // namespace
 
+TEST_CASE("vulkan: split_views cuts a device view without copying; the pieces work as operands", "[vulkan]") {
+    vk::context ctx;
+    rng_t g(0x5b11u);
+    const host_tensor x = random_tensor(g, dtype::int16, {3, 7});
+    const vk::device_tensor dx = vk::upload(ctx, x.view());
+    const std::int64_t sizes[] = {2, 0, 5};
+    const auto parts = vk::split_views(dx.view(), sizes, {.axis = -1});
+    REQUIRE(parts.size() == 3);
+    CHECK(parts[1].sizes == shape{3, 0});
+    CHECK(parts[2].address == dx.view().address + 2 * 2); // two int16 along the row
+    const auto host_parts = strix::split(x.view(), sizes, {.axis = 1});
+    for (std::size_t k = 0; k < 3; ++k) CHECK(same_bytes(vk::stream::download_view(ctx, parts[k]), host_parts[k]));
+    // the same rules as on the host
+    const std::int64_t bad[] = {2, 2};
+    const outcome o = capture([&] { (void)vk::split_views(dx.view(), bad, {.axis = 1}); });
+    CHECK(o.threw);
+    CHECK_THAT(o.what, Catch::Matchers::StartsWith("strix::split: the sizes must add up to the input's size on the axis"));
+}
+
 TEST_CASE("vulkan: one stream runs a chain of operators, with barriers only where one depends on another", "[vulkan]") {
     vk::context ctx;
     rng_t g(0x57eaull);

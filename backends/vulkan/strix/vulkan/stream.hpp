@@ -41,6 +41,20 @@ struct device_view {
     }
 };
 
+/// The pieces of a device view cut along `d.axis` into `sizes`, as views of the same buffer (no
+/// copy, nothing recorded); the same rules and messages as strix::split_views.
+inline std::vector<device_view> split_views(const device_view& input, std::span<const std::int64_t> sizes, const split_desc& d = {}) {
+    const auto parts = strix::split_views(input.as_any(), sizes, d);
+    std::vector<device_view> out;
+    for (const auto& p : parts) {
+        device_view v = input;
+        v.address = static_cast<VkDeviceAddress>(reinterpret_cast<std::uintptr_t>(p.data()));
+        v.sizes = p.sizes();
+        out.push_back(v);
+    }
+    return out;
+}
+
 /// A C-order tensor that owns a device buffer.
 class device_tensor {
 public:
