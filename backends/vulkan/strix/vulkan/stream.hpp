@@ -498,8 +498,8 @@ private:
     }
 
     VkDeviceAddress upload_meta(const std::vector<std::int64_t>& words) {
-        auto& b = keep(ctx_->create_buffer(words.size() * 8, memory::host));
-        std::memcpy(b.mapped(), words.data(), words.size() * 8);
+        auto& b = keep(ctx_->create_buffer(words.size() * 8, memory::host)); // rank 0: no words, a minimal buffer
+        if (!words.empty()) std::memcpy(b.mapped(), words.data(), words.size() * 8);
         return b.address();
     }
 
