@@ -1,0 +1,597 @@
+// strix-bench: every operator on working sets beyond the caches, beside a copy of the same bytes
+// measured in the same run. Not a test: it prints timings and never fails on speed.
+//
+//   strix-bench [--backend cpu|vulkan] [--quick] [--json FILE] [--threads N] [--filter TEXT]
+//
+// Bytes moved: each input read once, each output written once, indices counted (a gather counts
+// the rows it reads, not the whole table). Times: the median of several repetitions after a
+// warm-up; the CPU's from std::chrono::steady_clock, the device's from timestamp queries around
+// the stream (vk::stream::device_seconds()). Inputs rotate between two copies (one beyond 512
+// MiB) so that repeated runs do not find them in a cache. The copy baseline moves the same bytes:
+// on the CPU a memcpy of bytes/2 (read + write = bytes) on as many threads as the operators use;
+// on Vulkan a join of one input (a plain copy: strix has no dedicated copy shader yet).
+// Ratio = copy time / operator time (above 1: faster than a copy).
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#ifdef STRIX_HAVE_VULKAN
+#include "strix/vulkan.hpp"
+#else
+#include "strix/strix.hpp"
+#endif
+
+using strix::dtype;
+using strix::shape;
+using clk = std::chrono::steady_clock;
+
+namespace {
+
+constexpr std::int64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
+
+double median(std::vector<double> t) {
+    std::sort(t.begin(), t.end());
+    const std::size_t n = t.size();
+    return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
+
+std::uint64_t splitmix(std::uint64_t& s) {
+    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/// int64 indices in [0, range), uniformly random.
+strix::host_tensor random_indices(const shape& s, std::int64_t range, std::uint64_t seed) {
+    strix::host_tensor t(dtype::int64, s);
+    auto* p = t.as<std::int64_t>();
+    for (std::int64_t i = 0; i < t.count(); ++i) p[i] = static_cast<std::int64_t>(splitmix(seed) % static_cast<std::uint64_t>(range));
+    return t;
+}
+
+/// int64 indices: a random permutation of [0, n).
+strix::host_tensor permutation(std::int64_t n, std::uint64_t seed) {
+    strix::host_tensor t(dtype::int64, {n});
+    auto* p = t.as<std::int64_t>();
+    std::iota(p, p + n, 0);
+    for (std::int64_t i = n - 1; i > 0; --i) std::swap(p[i], p[static_cast<std::int64_t>(splitmix(seed) % static_cast<std::uint64_t>(i + 1))]);
+    return t;
+}
+
+std::int64_t bytes_of(dtype t, const shape& s) { return s.count() * static_cast<std::int64_t>(strix::size_of(t)); }
+
+/// How many copies of an input set to rotate between: two, one beyond 512 MiB.
+int copies_for(std::int64_t input_bytes) { return input_bytes > 512 * MiB ? 1 : 2; }
+
+std::string size_name(std::int64_t b) {
+    char s[32];
+    if (b >= GiB) std::snprintf(s, sizeof s, "%lld GiB", static_cast<long long>(b / GiB));
+    else if (b >= MiB) std::snprintf(s, sizeof s, "%lld MiB", static_cast<long long>(b / MiB));
+    else std::snprintf(s, sizeof s, "%lld KiB", static_cast<long long>(b / KiB));
+    return s;
+}
+
+std::string shape_name(const shape& s) {
+    std::string r;
+    for (int i = 0; i < s.rank; ++i) {
+        if (i) r += 'x';
+        r += std::to_string(s[i]);
+    }
+    return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Backends: the same cases run through either; each gives tensors, a recorder of operators and a
+// timer, and measures its copy baseline.
+
+struct cpu_backend {
+    using tensor = strix::host_tensor;
+    int threads = 1;
+    std::string copy_kind = "memcpy";
+
+    tensor make(dtype t, const shape& s) { return tensor(t, s); } // zeroed: every page touched
+    tensor upload(strix::host_tensor h) { return h; }
+
+    struct rec {
+        strix::cpu::options opt;
+        void gather(const tensor& in, const tensor& idx, tensor& out, const strix::gather_desc& d) { strix::gather(in.view(), idx.view(), out.view(), d, opt); }
+        void gather_elements(const tensor& in, const tensor& idx, tensor& out, const strix::gather_elements_desc& d) {
+            strix::gather_elements(in.view(), idx.view(), out.view(), d, opt);
+        }
+        void join(const std::vector<const tensor*>& ins, tensor& out, const strix::join_desc& d) {
+            std::vector<strix::any_cview> v;
+            for (const auto* t : ins) v.push_back(t->view());
+            strix::join(v, out.view(), d, opt);
+        }
+        void split(const tensor& in, const std::vector<tensor*>& outs, const strix::split_desc& d) {
+            std::vector<strix::any_view> v;
+            for (auto* t : outs) v.push_back(t->view());
+            strix::split(in.view(), v, d, opt);
+        }
+        void pad(const tensor& in, tensor& out, const strix::pad_desc& d) { strix::pad(in.view(), out.view(), d, opt); }
+        void scatter(const tensor& in, const tensor& idx, const tensor& upd, tensor& out, const strix::scatter_desc& d) {
+            strix::scatter(in.view(), idx.view(), upd.view(), out.view(), d, opt);
+        }
+    };
+
+    /// Median seconds of one call of f, f(rec, k) called `inner` times per repetition (k counts
+    /// every call), after one warm-up repetition.
+    template <class F>
+    double time(int reps, int inner, F&& f) {
+        rec r{strix::cpu::options{threads}};
+        std::vector<double> t;
+        int k = 0;
+        for (int i = 0; i <= reps; ++i) {
+            const auto t0 = clk::now();
+            for (int j = 0; j < inner; ++j) f(r, k++);
+            const double s = std::chrono::duration<double>(clk::now() - t0).count() / inner;
+            if (i) t.push_back(s);
+        }
+        return median(t);
+    }
+
+    /// memcpy of bytes/2, split over the threads the operators would use for as many bytes.
+    double copy(std::int64_t bytes, int reps, int inner) {
+        const std::int64_t half = std::max<std::int64_t>(bytes / 2, 1);
+        const int n = copies_for(half);
+        std::vector<tensor> src;
+        for (int i = 0; i < n; ++i) src.emplace_back(dtype::uint8, shape{half});
+        tensor dst(dtype::uint8, {half});
+        const int t = static_cast<int>(std::min<std::int64_t>(threads, half / (256 << 10) + 1));
+        return time(reps, inner, [&](rec&, int k) {
+            const std::byte* s = src[static_cast<std::size_t>(k % n)].data();
+            std::byte* d = dst.data();
+            if (t <= 1) {
+                std::memcpy(d, s, static_cast<std::size_t>(half));
+                return;
+            }
+            std::vector<std::thread> pool;
+            auto part = [&](int i) {
+                const std::int64_t a = half * i / t, b = half * (i + 1) / t;
+                std::memcpy(d + a, s + a, static_cast<std::size_t>(b - a));
+            };
+            for (int i = 1; i < t; ++i) pool.emplace_back(part, i);
+            part(0);
+            for (auto& th : pool) th.join();
+        });
+    }
+
+    /// Calls per repetition for a sweep point: enough for about 8 MiB moved (timer resolution).
+    static int sweep_inner(std::int64_t bytes) { return static_cast<int>(std::clamp<std::int64_t>(8 * MiB / std::max<std::int64_t>(bytes, 1), 1, 1000)); }
+
+    std::string device() const {
+        std::ifstream f("/proc/cpuinfo");
+        std::string line, model = "unknown CPU";
+        while (std::getline(f, line))
+            if (line.rfind("model name", 0) == 0) {
+                model = line.substr(line.find(':') + 2);
+                break;
+            }
+        return model + ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+    }
+};
+
+#ifdef STRIX_HAVE_VULKAN
+namespace vk = strix::vulkan;
+
+struct vulkan_backend {
+    using tensor = vk::device_tensor;
+    vk::context* ctx = nullptr;
+    std::string copy_kind = "stream::join of one input (no dedicated copy shader yet)";
+
+    tensor make(dtype t, const shape& s) { return tensor(*ctx, t, s); } // contents undefined
+    tensor upload(const strix::host_tensor& h) { return vk::upload(*ctx, h.view()); }
+
+    struct rec {
+        vk::stream& s;
+        void gather(const tensor& in, const tensor& idx, const tensor& out, const strix::gather_desc& d) { s.gather(in.view(), idx.view(), out.view(), d); }
+        void gather_elements(const tensor& in, const tensor& idx, const tensor& out, const strix::gather_elements_desc& d) {
+            s.gather_elements(in.view(), idx.view(), out.view(), d);
+        }
+        void join(const std::vector<const tensor*>& ins, const tensor& out, const strix::join_desc& d) {
+            std::vector<vk::device_view> v;
+            for (const auto* t : ins) v.push_back(t->view());
+            s.join(v, out.view(), d);
+        }
+        void split(const tensor& in, const std::vector<tensor*>& outs, const strix::split_desc& d) {
+            std::vector<vk::device_view> v;
+            for (auto* t : outs) v.push_back(t->view());
+            s.split(in.view(), v, d);
+        }
+        void pad(const tensor& in, const tensor& out, const strix::pad_desc& d) { s.pad(in.view(), out.view(), d); }
+        void scatter(const tensor& in, const tensor& idx, const tensor& upd, const tensor& out, const strix::scatter_desc& d) {
+            s.scatter(in.view(), idx.view(), upd.view(), out.view(), d);
+        }
+    };
+
+    /// Median device seconds of one call of f; the `inner` calls of a repetition are recorded in
+    /// one stream. The warm-up repetition creates the pipelines.
+    template <class F>
+    double time(int reps, int inner, F&& f) {
+        std::vector<double> t;
+        int k = 0;
+        for (int i = 0; i <= reps; ++i) {
+            vk::stream s(*ctx);
+            rec r{s};
+            for (int j = 0; j < inner; ++j) f(r, k++);
+            const auto t0 = clk::now();
+            s.run();
+            double d = s.device_seconds();
+            if (d <= 0) d = std::chrono::duration<double>(clk::now() - t0).count(); // no timestamps: host time
+            if (i) t.push_back(d / inner);
+        }
+        return median(t);
+    }
+
+    /// A join of one float32 input of bytes/2 (a plain copy); `inner` copies go to distinct outputs.
+    double copy(std::int64_t bytes, int reps, int inner) {
+        const std::int64_t n = std::max<std::int64_t>(bytes / 2 / 4, 1);
+        const int c = copies_for(n * 4);
+        std::vector<tensor> src, dst;
+        for (int i = 0; i < c; ++i) src.push_back(make(dtype::float32, {n}));
+        for (int i = 0; i < std::min(inner, 100); ++i) dst.push_back(make(dtype::float32, {n}));
+        return time(reps, inner, [&](rec& r, int k) {
+            r.join({&src[static_cast<std::size_t>(k % c)]}, dst[static_cast<std::size_t>(k % static_cast<int>(dst.size()))], {0});
+        });
+    }
+
+    static int sweep_inner(std::int64_t) { return 1; }
+
+    std::string device() const { return ctx->device().name; }
+};
+#endif
+
+// ---------------------------------------------------------------------------------------------
+
+struct config {
+    bool quick = false;
+    int reps = 9;
+    std::string filter;
+};
+
+struct result {
+    std::string op, name;
+    double bytes = 0, op_s = 0, copy_s = 0;
+    bool sweep = false;
+    std::string copy_kind;
+};
+
+struct measured {
+    double bytes = 0;   ///< bytes moved by one operator
+    double seconds = 0; ///< median seconds of one operator
+    int inner = 1;      ///< operators per timed repetition (the copy baseline batches as many)
+};
+
+template <class B>
+class runner {
+public:
+    runner(B& be, const config& c) : be_(be), c_(c) {}
+
+    std::vector<result> results;
+
+    /// Runs one case unless filtered out; errors are reported and skipped.
+    void run(const std::string& op, const std::string& name, bool sweep, const std::function<measured()>& body) {
+        if (!c_.filter.empty() && (op + " " + name).find(c_.filter) == std::string::npos) return;
+        try {
+            measured m = body(); // the case's tensors are gone before the copy runs
+            m.seconds = std::max(m.seconds, 1e-12); // a timer that read 0 must not write inf into the JSON
+            const auto key = std::make_pair(static_cast<std::int64_t>(m.bytes), m.inner);
+            auto it = copy_cache_.find(key);
+            if (it == copy_cache_.end()) it = copy_cache_.emplace(key, std::max(be_.copy(key.first, c_.reps, m.inner), 1e-12)).first;
+            result r{op, name, m.bytes, m.seconds, it->second, sweep, be_.copy_kind};
+            print(r);
+            results.push_back(r);
+        } catch (const std::exception& e) {
+            std::printf("%-26s %-38s skipped: %s\n", op.c_str(), name.c_str(), e.what());
+            std::fflush(stdout);
+        }
+    }
+
+    static void header() {
+        std::printf("%-26s %-38s %10s %11s %9s %9s %7s\n", "op", "case", "MB", "median ms", "GB/s", "copy GB/s", "ratio");
+    }
+
+private:
+    static void print(const result& r) {
+        std::printf("%-26s %-38s %10.3f %11.4f %9.2f %9.2f %7.2f\n", r.op.c_str(), r.name.c_str(), r.bytes / 1e6, r.op_s * 1e3, r.bytes / r.op_s / 1e9,
+                    r.bytes / r.copy_s / 1e9, r.copy_s / r.op_s);
+        std::fflush(stdout);
+    }
+
+    B& be_;
+    const config& c_;
+    std::map<std::pair<std::int64_t, int>, double> copy_cache_;
+};
+
+struct sizes {
+    shape table;          ///< embedding table [rows, dim]
+    std::int64_t lookups; ///< embedding indices
+    shape matrix;         ///< [rows, cols] for inner gather, gather-elements, join, split
+    shape kv;             ///< KV cache before the append
+    shape image;          ///< pad input
+    std::int64_t updates; ///< scatter updates
+    std::int64_t sweep_max;
+};
+
+sizes pick_sizes(bool vulkan, bool quick) {
+    if (quick) return {{8192, 512}, 8192, {4096, 1024}, {2, 16, 1139, 128}, {1, 64, 256, 256}, 1 << 20, 64 * MiB};
+    if (vulkan) return {{131072, 4096}, 8192, {262144, 1024}, {16, 16, 1139, 128}, {16, 64, 256, 256}, 1 << 20, GiB};
+    return {{16384, 1024}, 8192, {16384, 1024}, {16, 16, 1139, 128}, {4, 64, 256, 256}, 1 << 20, GiB};
+}
+
+template <class B>
+std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
+    using tensor = typename B::tensor;
+    runner<B> R(be, c);
+    runner<B>::header();
+    const int reps = c.reps;
+    const dtype f32 = dtype::float32, f16 = dtype::float16;
+    auto ins = [&](dtype t, const shape& s, std::int64_t extra_bytes = 0) {
+        std::vector<tensor> v;
+        const int n = copies_for(bytes_of(t, s) + extra_bytes);
+        for (int i = 0; i < n; ++i) v.push_back(be.make(t, s));
+        return v;
+    };
+    auto at = [](auto& v, int k) -> auto& { return v[static_cast<std::size_t>(k) % v.size()]; };
+
+    // Embedding rows: 8192 random rows of a [rows, dim] table.
+    R.run("gather", "embedding rows " + shape_name(z.table), false, [&] {
+        const std::int64_t dim = z.table[1];
+        auto tab = ins(f32, z.table);
+        std::vector<tensor> idx;
+        for (std::size_t i = 0; i < tab.size(); ++i) idx.push_back(be.upload(random_indices({z.lookups}, z.table[0], 11 + i)));
+        tensor out = be.make(f32, {z.lookups, dim});
+        const double bytes = 2.0 * static_cast<double>(z.lookups * dim * 4) + static_cast<double>(z.lookups * 8);
+        return measured{bytes, be.time(reps, 1, [&](auto& r, int k) { r.gather(at(tab, k), at(idx, k), out, {0}); })};
+    });
+
+    // Gather along the last axis: a permutation of the columns.
+    R.run("gather", "last axis, permuted " + shape_name(z.matrix), false, [&] {
+        auto in = ins(f32, z.matrix);
+        tensor idx = be.upload(permutation(z.matrix[1], 5));
+        tensor out = be.make(f32, z.matrix);
+        const double bytes = 2.0 * static_cast<double>(bytes_of(f32, z.matrix)) + static_cast<double>(z.matrix[1] * 8);
+        return measured{bytes, be.time(reps, 1, [&](auto& r, int k) { r.gather(at(in, k), idx, out, {1}); })};
+    });
+
+    // Gather-elements along the last axis, random int64 indices of the input's shape.
+    R.run("gather_elements", "last axis " + shape_name(z.matrix), false, [&] {
+        const std::int64_t ib = z.matrix.count() * 8;
+        auto in = ins(f32, z.matrix, ib);
+        std::vector<tensor> idx;
+        for (std::size_t i = 0; i < in.size(); ++i) idx.push_back(be.upload(random_indices(z.matrix, z.matrix[1], 21 + i)));
+        tensor out = be.make(f32, z.matrix);
+        const double bytes = 2.0 * static_cast<double>(bytes_of(f32, z.matrix)) + static_cast<double>(ib);
+        return measured{bytes, be.time(reps, 1, [&](auto& r, int k) { r.gather_elements(at(in, k), at(idx, k), out, {1}); })};
+    });
+
+    // Join of 4 inputs, outer and innermost axis.
+    for (const int axis : {0, 1}) {
+        shape part = z.matrix;
+        part[axis] /= 4;
+        R.run("join", std::string(axis ? "4 inputs, innermost axis " : "4 inputs, outer axis ") + shape_name(z.matrix), false, [&] {
+            std::vector<std::vector<tensor>> in;
+            for (int i = 0; i < 4; ++i) in.push_back(ins(f32, part, 3 * bytes_of(f32, part)));
+            tensor out = be.make(f32, z.matrix);
+            const double bytes = 2.0 * static_cast<double>(bytes_of(f32, z.matrix));
+            return measured{bytes, be.time(reps, 1, [&](auto& r, int k) {
+                                r.join({&at(in[0], k), &at(in[1], k), &at(in[2], k), &at(in[3], k)}, out, {axis});
+                            })};
+        });
+    }
+
+    // KV-cache append: [b,h,t,d] + [b,h,1,d] float16 along axis 2.
+    R.run("join", "KV append f16 " + shape_name(z.kv) + "+1", false, [&] {
+        shape one = z.kv, whole = z.kv;
+        one[2] = 1;
+        whole[2] += 1;
+        auto cache = ins(f16, z.kv);
+        auto step = ins(f16, one);
+        tensor out = be.make(f16, whole);
+        const double bytes = static_cast<double>(bytes_of(f16, z.kv) + bytes_of(f16, one) + bytes_of(f16, whole));
+        return measured{bytes, be.time(reps, 1, [&](auto& r, int k) { r.join({&at(cache, k), &at(step, k)}, out, {2}); })};
+    });
+
+    // Split into 4, outer and innermost axis.
+    for (const int axis : {0, 1}) {
+        shape part = z.matrix;
+        part[axis] /= 4;
+        R.run("split", std::string(axis ? "4 outputs, innermost axis " : "4 outputs, outer axis ") + shape_name(z.matrix), false, [&] {
+            auto in = ins(f32, z.matrix);
+            std::vector<tensor> out;
+            for (int i = 0; i < 4; ++i) out.push_back(be.make(f32, part));
+            const double bytes = 2.0 * static_cast<double>(bytes_of(f32, z.matrix));
+            return measured{bytes, be.time(reps, 1, [&](auto& r, int k) { r.split(at(in, k), {&out[0], &out[1], &out[2], &out[3]}, {axis}); })};
+        });
+    }
+
+    // Pad by 3 on both sides of the two last axes, every mode.
+    const std::pair<strix::pad_mode, const char*> modes[] = {{strix::pad_mode::constant, "constant"},
+                                                            {strix::pad_mode::edge, "edge"},
+                                                            {strix::pad_mode::reflect, "reflect"},
+                                                            {strix::pad_mode::symmetric, "symmetric"},
+                                                            {strix::pad_mode::wrap, "wrap"}};
+    for (const auto& [mode, mname] : modes) {
+        R.run("pad", std::string(mname) + " 3 " + shape_name(z.image), false, [&, mode = mode] {
+            shape o = z.image;
+            o[2] += 6;
+            o[3] += 6;
+            auto in = ins(f32, z.image);
+            tensor out = be.make(f32, o);
+            const double bytes = static_cast<double>(bytes_of(f32, z.image) + bytes_of(f32, o));
+            const strix::pad_desc d{mode, {0, 0, 3, 3}, {0, 0, 3, 3}};
+            return measured{bytes, be.time(reps, 1, [&](auto& r, int k) { r.pad(at(in, k), out, d); })};
+        });
+    }
+
+    // Scatter of 1M float32 updates: unique targets (a permutation), and onto 64K targets with add.
+    struct scat {
+        const char* name;
+        std::int64_t targets;
+        strix::scatter_reduction red;
+    };
+    const std::int64_t n = z.updates;
+    for (const scat& s : {scat{"unique, none", n, strix::scatter_reduction::none}, scat{"unique, add", n, strix::scatter_reduction::add},
+                          scat{"onto 64K, add", 65536, strix::scatter_reduction::add}}) {
+        R.run("scatter", std::to_string(n >> 20) + "M " + s.name, false, [&] {
+            std::vector<tensor> idx;
+            for (int i = 0; i < 2; ++i) idx.push_back(be.upload(s.targets == n ? permutation(n, 31 + i) : random_indices({n}, s.targets, 41 + i)));
+            tensor upd = be.upload(strix::host_tensor(f32, {n})); // zeros
+            auto in = ins(f32, {s.targets});
+            tensor out = be.make(f32, {s.targets});
+            const double bytes = 2.0 * static_cast<double>(s.targets * 4) + static_cast<double>(n * (8 + 4));
+            const strix::scatter_desc d{0, strix::index_policy::error, s.red, false};
+            return measured{bytes, be.time(reps, 1, [&](auto& r, int k) { r.scatter(at(in, k), at(idx, k), upd, out, d); })};
+        });
+    }
+
+    // Size sweeps: a join of one (a copy) and a constant pad of 1 on the last axis of [n/4096, 1024].
+    for (std::int64_t b = 4 * KiB; b <= z.sweep_max; b *= 4) {
+        const shape s{b / 4096, 1024};
+        R.run("sweep: copy (join of one)", size_name(b), true, [&] {
+            auto in = ins(f32, s);
+            tensor out = be.make(f32, s);
+            const int inner = B::sweep_inner(2 * b);
+            return measured{2.0 * static_cast<double>(b), be.time(reps, inner, [&](auto& r, int k) { r.join({&at(in, k)}, out, {0}); }), inner};
+        });
+    }
+    for (std::int64_t b = 4 * KiB; b <= z.sweep_max; b *= 4) {
+        const shape s{b / 4096, 1024};
+        R.run("sweep: pad constant 1", size_name(b), true, [&] {
+            auto in = ins(f32, s);
+            tensor out = be.make(f32, {s[0], s[1] + 2});
+            const int inner = B::sweep_inner(2 * b);
+            const strix::pad_desc d{strix::pad_mode::constant, {0, 1}, {0, 1}};
+            const double bytes = static_cast<double>(b + s[0] * (s[1] + 2) * 4);
+            return measured{bytes, be.time(reps, inner, [&](auto& r, int k) { r.pad(at(in, k), out, d); }), inner};
+        });
+    }
+
+    // 100 small operators in one stream (CPU: one after the other): reflect pads of [64,64] by 3
+    // into 100 distinct outputs; the time reported is per operator.
+    R.run("small ops", "100 pads 64x64 reflect 3", false, [&] {
+        tensor in = be.make(f32, {64, 64});
+        std::vector<tensor> out;
+        for (int i = 0; i < 100; ++i) out.push_back(be.make(f32, {70, 70}));
+        const strix::pad_desc d{strix::pad_mode::reflect, {3, 3}, {3, 3}};
+        const double bytes = (64.0 * 64 + 70.0 * 70) * 4;
+        return measured{bytes, be.time(reps, 100, [&](auto& r, int k) { r.pad(in, out[static_cast<std::size_t>(k % 100)], d); }), 100};
+    });
+    return R.results;
+}
+
+std::string json_escape(const std::string& s) {
+    std::string r;
+    for (const char ch : s) {
+        if (ch == '"' || ch == '\\') r += '\\', r += ch;
+        else if (static_cast<unsigned char>(ch) < 0x20) {
+            char b[8];
+            std::snprintf(b, sizeof b, "\\u%04x", ch);
+            r += b;
+        } else r += ch;
+    }
+    return r;
+}
+
+void write_json(const std::string& file, const std::string& device, const std::string& backend, int threads, bool quick, const std::string& copy_kind,
+                const std::vector<result>& rs) {
+    std::ostringstream o;
+    o.precision(9);
+    o << "{\n  \"device\": \"" << json_escape(device) << "\",\n  \"backend\": \"" << backend << "\",\n  \"threads\": " << threads
+      << ",\n  \"quick\": " << (quick ? "true" : "false") << ",\n  \"copy_kind\": \"" << json_escape(copy_kind) << "\",\n  \"results\": [";
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+        const auto& r = rs[i];
+        o << (i ? ",\n" : "\n") << "    {\"op\": \"" << json_escape(r.op) << "\", \"case\": \"" << json_escape(r.name) << "\", \"bytes\": " << static_cast<std::int64_t>(r.bytes)
+          << ", \"median_s\": " << r.op_s << ", \"gbps\": " << r.bytes / r.op_s / 1e9 << ", \"copy_s\": " << r.copy_s
+          << ", \"copy_gbps\": " << r.bytes / r.copy_s / 1e9 << ", \"ratio\": " << r.copy_s / r.op_s << ", \"sweep\": " << (r.sweep ? "true" : "false")
+          << ", \"copy_kind\": \"" << json_escape(r.copy_kind) << "\"}";
+    }
+    o << "\n  ]\n}\n";
+    std::ofstream f(file);
+    f << o.str();
+    if (!f) throw std::runtime_error("cannot write " + file);
+}
+
+int usage(int rc) {
+    std::fprintf(rc ? stderr : stdout, "usage: strix-bench [--backend cpu|vulkan] [--quick] [--json FILE] [--threads N] [--filter TEXT]\n");
+    return rc;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::string backend = "cpu", json;
+    config c;
+    int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "strix-bench: %s needs a value\n", a.c_str());
+                std::exit(usage(2));
+            }
+            return argv[++i];
+        };
+        if (a == "--backend") backend = value();
+        else if (a == "--quick") c.quick = true;
+        else if (a == "--json") json = value();
+        else if (a == "--threads") threads = std::max(1, std::atoi(value().c_str()));
+        else if (a == "--filter") c.filter = value();
+        else if (a == "--help" || a == "-h") return usage(0);
+        else {
+            std::fprintf(stderr, "strix-bench: unknown argument %s\n", a.c_str());
+            return usage(2);
+        }
+    }
+    c.reps = c.quick ? 5 : 9;
+    try {
+        std::vector<result> rs;
+        std::string device, copy_kind;
+        int rc = 0;
+        if (backend == "cpu") {
+            cpu_backend be;
+            be.threads = threads;
+            device = be.device();
+            copy_kind = be.copy_kind;
+            std::printf("backend: cpu, device: %s%s\n", device.c_str(), c.quick ? ", quick" : "");
+            rs = run_cases(be, c, pick_sizes(false, c.quick));
+        } else if (backend == "vulkan") {
+#ifdef STRIX_HAVE_VULKAN
+            vk::context ctx;
+            vulkan_backend be;
+            be.ctx = &ctx;
+            device = be.device();
+            copy_kind = be.copy_kind;
+            threads = 0;
+            std::printf("backend: vulkan, device: %s%s\n", device.c_str(), c.quick ? ", quick" : "");
+            rs = run_cases(be, c, pick_sizes(true, c.quick));
+            rc = ctx.validation_messages() ? 1 : 0;
+#else
+            std::fprintf(stderr, "strix-bench: built without the Vulkan backend\n");
+            return 2;
+#endif
+        } else {
+            std::fprintf(stderr, "strix-bench: unknown backend %s\n", backend.c_str());
+            return usage(2);
+        }
+        if (!json.empty()) write_json(json, device, backend, threads, c.quick, copy_kind, rs);
+        return rc;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "strix-bench: %s\n", e.what());
+        return 1;
+    }
+}
