@@ -61,6 +61,22 @@ inline void check_disjoint(std::string_view op, const any_view& out, std::string
                                               std::string(role) + " " + to_string(in.sizes()) + " in memory (their address ranges intersect)");
 }
 
+/// The checks every gathering operator (an input, indices, an output) shares: the views, then
+/// `rules(operands)` — the operator's own shape and type rules — then aliasing. Returns the
+/// operands' description, for index messages.
+template <class Rules>
+std::string check_gathering(std::string_view op, const any_cview& input, const any_cview& indices, const any_view& output, Rules&& rules) {
+    const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()},
+                                {"output", output.sizes(), output.type()}};
+    check_view(op, "input", input, false);
+    check_view(op, "indices", indices, false);
+    check_view(op, "output", output, true);
+    rules(std::span<const operand_info>(ops));
+    check_disjoint(op, output, "input", input);
+    check_disjoint(op, output, "indices", indices);
+    return describe(ops);
+}
+
 /// A copy plan over `dst`'s shape: sizes from `dst`, strides from both (pad then maps the
 /// dimensions where the shapes differ). Same element size on both sides.
 inline plan::move_plan copy_plan(const any_cview& src, const any_view& dst) {

@@ -157,18 +157,12 @@ inline plan::move_plan lower_gather(const any_cview& input, const any_cview& ind
 /// Every run-time check of a gather (views, rules, types, output shape, aliasing). Returns the
 /// operands' description for index messages.
 inline std::string check_gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d) {
-    const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()},
-                                {"output", output.sizes(), output.type()}};
-    check_view("gather", "input", input, false);
-    check_view("gather", "indices", indices, false);
-    check_view("gather", "output", output, true);
-    const inferred r = gather_rule(input.sizes(), indices.sizes(), d);
-    enforce(r.v, ops);
-    enforce(gather_type_rule(input.type(), indices.type(), output.type()), ops);
-    if (r.out != output.sizes()) enforce({rule::gather_output_shape, 2}, ops);
-    check_disjoint("gather", output, "input", input);
-    check_disjoint("gather", output, "indices", indices);
-    return describe(ops);
+    return check_gathering("gather", input, indices, output, [&](std::span<const operand_info> ops) {
+        const inferred r = gather_rule(input.sizes(), indices.sizes(), d);
+        enforce(r.v, ops);
+        enforce(gather_type_rule(input.type(), indices.type(), output.type()), ops);
+        if (r.out != output.sizes()) enforce({rule::gather_output_shape, 2}, ops);
+    });
 }
 
 } // namespace detail

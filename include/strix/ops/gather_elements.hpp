@@ -101,18 +101,12 @@ inline plan::move_plan lower_gather_elements(const any_cview& input, const any_c
 /// Every run-time check of a gather-elements. Returns the operands' description.
 inline std::string check_gather_elements(const any_cview& input, const any_cview& indices, const any_view& output,
                                          const gather_elements_desc& d) {
-    const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()},
-                                {"output", output.sizes(), output.type()}};
-    check_view("gather-elements", "input", input, false);
-    check_view("gather-elements", "indices", indices, false);
-    check_view("gather-elements", "output", output, true);
-    const inferred r = gather_elements_rule(input.sizes(), indices.sizes(), d);
-    enforce(r.v, ops);
-    enforce(gather_elements_type_rule(input.type(), indices.type(), output.type()), ops);
-    if (r.out != output.sizes()) enforce({rule::gather_elements_output_shape, 2}, ops);
-    check_disjoint("gather-elements", output, "input", input);
-    check_disjoint("gather-elements", output, "indices", indices);
-    return describe(ops);
+    return check_gathering("gather-elements", input, indices, output, [&](std::span<const operand_info> ops) {
+        const inferred r = gather_elements_rule(input.sizes(), indices.sizes(), d);
+        enforce(r.v, ops);
+        enforce(gather_elements_type_rule(input.type(), indices.type(), output.type()), ops);
+        if (r.out != output.sizes()) enforce({rule::gather_elements_output_shape, 2}, ops);
+    });
 }
 
 } // namespace detail

@@ -155,18 +155,12 @@ inline plan::move_plan lower_gather_nd(const any_cview& input, const shape& indi
 
 /// Every run-time check of a gather-nd. Returns the operands' description.
 inline std::string check_gather_nd(const any_cview& input, const any_cview& indices, const any_view& output, const gather_nd_desc& d) {
-    const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()},
-                                {"output", output.sizes(), output.type()}};
-    check_view("gather-nd", "input", input, false);
-    check_view("gather-nd", "indices", indices, false);
-    check_view("gather-nd", "output", output, true);
-    const inferred r = gather_nd_rule(input.sizes(), indices.sizes(), d);
-    enforce(r.v, ops, ", batch dimensions " + std::to_string(d.batch_dimensions));
-    enforce(gather_nd_type_rule(input.type(), indices.type(), output.type()), ops);
-    if (r.out != output.sizes()) enforce({rule::gather_nd_output_shape, 2}, ops);
-    check_disjoint("gather-nd", output, "input", input);
-    check_disjoint("gather-nd", output, "indices", indices);
-    const std::string context = describe(ops);
+    const std::string context = check_gathering("gather-nd", input, indices, output, [&](std::span<const operand_info> ops) {
+        const inferred r = gather_nd_rule(input.sizes(), indices.sizes(), d);
+        enforce(r.v, ops, ", batch dimensions " + std::to_string(d.batch_dimensions));
+        enforce(gather_nd_type_rule(input.type(), indices.type(), output.type()), ops);
+        if (r.out != output.sizes()) enforce({rule::gather_nd_output_shape, 2}, ops);
+    });
     const int q = indices.rank();
     check_tuple_axes(tuple_axes_of(input, d.batch_dimensions, indices.size(q - 1)), indices.count() / indices.size(q - 1), rule::gather_nd_empty_axis,
                      context);

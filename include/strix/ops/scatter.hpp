@@ -203,25 +203,36 @@ struct scatter_checked {
     std::string context;
 };
 
-/// Every run-time check of a scatter (views, rules, types, output shape, aliasing).
-inline scatter_checked check_scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
-                                     const scatter_desc& d) {
+/// The checks scatter and scatter-nd share: the views, then `rules(operands)` — the operator's
+/// own shape and type rules — then whether it runs in place, and aliasing.
+template <class Rules>
+scatter_checked check_scattering(std::string_view op, const any_cview& input, const any_cview& indices, const any_cview& updates,
+                                 const any_view& output, Rules&& rules) {
     const operand_info ops[] = {{"input", input.sizes(), input.type()},
                                 {"indices", indices.sizes(), indices.type()},
                                 {"updates", updates.sizes(), updates.type()},
                                 {"output", output.sizes(), output.type()}};
-    check_view("scatter", "input", input, false);
-    check_view("scatter", "indices", indices, false);
-    check_view("scatter", "updates", updates, false);
-    check_view("scatter", "output", output, true);
-    const inferred r = scatter_rule(input.sizes(), indices.sizes(), updates.sizes(), d);
-    enforce(r.v, ops);
-    enforce(scatter_type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
-    if (output.sizes() != r.out) enforce({rule::scatter_output_shape, 3}, ops);
+    check_view(op, "input", input, false);
+    check_view(op, "indices", indices, false);
+    check_view(op, "updates", updates, false);
+    check_view(op, "output", output, true);
+    rules(std::span<const operand_info>(ops));
     scatter_checked c{same_view(input, output), describe(ops)};
-    if (!c.in_place) check_disjoint("scatter", output, "input", input);
-    check_disjoint("scatter", output, "indices", indices);
-    check_disjoint("scatter", output, "updates", updates);
+    if (!c.in_place) check_disjoint(op, output, "input", input);
+    check_disjoint(op, output, "indices", indices);
+    check_disjoint(op, output, "updates", updates);
+    return c;
+}
+
+/// Every run-time check of a scatter (views, rules, types, output shape, aliasing).
+inline scatter_checked check_scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+                                     const scatter_desc& d) {
+    const scatter_checked c = check_scattering("scatter", input, indices, updates, output, [&](std::span<const operand_info> ops) {
+        const inferred r = scatter_rule(input.sizes(), indices.sizes(), updates.sizes(), d);
+        enforce(r.v, ops);
+        enforce(scatter_type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
+        if (output.sizes() != r.out) enforce({rule::scatter_output_shape, 3}, ops);
+    });
     const int axis = normalize_axis(d.axis, input.rank());
     if (indices.count() > 0 && input.size(axis) == 0)
         throw error(error_code::rule_violation, "strix::" + std::string(rule_text(rule::scatter_empty_axis)) + " (axis " + std::to_string(axis) +

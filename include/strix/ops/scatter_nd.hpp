@@ -52,22 +52,12 @@ namespace detail {
 /// Every run-time check of a scatter-nd (views, rules, types, output shape, aliasing).
 inline scatter_checked check_scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
                                         const scatter_nd_desc& d) {
-    const operand_info ops[] = {{"input", input.sizes(), input.type()},
-                                {"indices", indices.sizes(), indices.type()},
-                                {"updates", updates.sizes(), updates.type()},
-                                {"output", output.sizes(), output.type()}};
-    check_view("scatter-nd", "input", input, false);
-    check_view("scatter-nd", "indices", indices, false);
-    check_view("scatter-nd", "updates", updates, false);
-    check_view("scatter-nd", "output", output, true);
-    const inferred r = scatter_nd_rule(input.sizes(), indices.sizes(), updates.sizes(), d);
-    enforce(r.v, ops);
-    enforce(scatter_nd_type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
-    if (output.sizes() != r.out) enforce({rule::scatter_nd_output_shape, 3}, ops);
-    scatter_checked c{same_view(input, output), describe(ops)};
-    if (!c.in_place) check_disjoint("scatter-nd", output, "input", input);
-    check_disjoint("scatter-nd", output, "indices", indices);
-    check_disjoint("scatter-nd", output, "updates", updates);
+    const scatter_checked c = check_scattering("scatter-nd", input, indices, updates, output, [&](std::span<const operand_info> ops) {
+        const inferred r = scatter_nd_rule(input.sizes(), indices.sizes(), updates.sizes(), d);
+        enforce(r.v, ops);
+        enforce(scatter_nd_type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
+        if (output.sizes() != r.out) enforce({rule::scatter_nd_output_shape, 3}, ops);
+    });
     const int q = indices.rank();
     check_tuple_axes(tuple_axes_of(output, 0, indices.size(q - 1)), indices.count() / indices.size(q - 1), rule::scatter_nd_empty_axis, c.context);
     return c;

@@ -3,7 +3,6 @@
 /// pieces of given sizes (zero sizes allowed). As views of the input where no copy is needed
 /// (`split_views`), or copied into outputs of any strides (`split`).
 
-#include <tuple>
 #include <vector>
 
 #include "strix/ops/common.hpp"
