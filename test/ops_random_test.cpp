@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +22,9 @@
 #include <limits>
 #include <random>
 #include <span>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -97,6 +100,7 @@ std::string mode_name(pad_mode m) {
     case pad_mode::edge: return "edge";
     case pad_mode::reflect: return "reflect";
     case pad_mode::symmetric: return "symmetric";
+    case pad_mode::wrap: return "wrap";
     }
     return "?";
 }
@@ -1754,4 +1758,184 @@ TEST_CASE("random: scatter-nd, every reduction, element and index type", "[rando
     for (dtype et : strix::all_dtypes)
         for (R red : {R::none, R::add, R::mul, R::min, R::max})
             for (int rep = 0; rep < 40; ++rep) scatter_nd_case(seeds(), et, strix::index_dtypes[rep % 4], red);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Threads: the executor splits by elements (a row may be shared by several threads), scatter
+// splits the output's addresses among workers, and index checks run on every thread. Operators
+// this small stay on one thread by default; min_bytes_per_thread = 1 splits them anyway, so
+// rows are fewer than threads, single rows are cut into pieces and pad's mapped rows and gather
+// tables are entered in the middle.
+
+TEST_CASE("random: every operator on 2, 3 and 7 threads, split below a row", "[random]") {
+    using R = strix::scatter_reduction;
+    rng_t seeds(0x73706c74'0000000eULL);
+    for (int threads : {2, 3, 7}) {
+        run_config split;
+        split.opt.threads = threads;
+        split.opt.min_bytes_per_thread = 1;
+        const config_scope scope(split);
+        INFO("threads " << threads);
+        for (int rep = 0; rep < 40; ++rep)
+            for (dtype et : {dtype::float32, dtype::int8, dtype::float16, dtype::float64}) {
+                const dtype it = strix::index_dtypes[rep % 4];
+                gather_natural_case(seeds(), et, it);
+                gather_directml_case(seeds(), et, it);
+                join_case(seeds(), et);
+                pad_case(seeds(), et, static_cast<pad_mode>(rep % 5));
+                scatter_case(seeds(), et, it, static_cast<R>(rep % 5));
+                gather_elements_case(seeds(), et, it);
+                gather_nd_case(seeds(), et, it);
+                split_case(seeds(), et);
+                scatter_nd_case(seeds(), et, it, static_cast<R>((rep + 2) % 5));
+            }
+    }
+}
+
+TEST_CASE("random: single long rows and short outer dimensions on 2, 3 and 7 threads", "[random]") {
+    rng_t g(0x6c6f6e67'0000000fULL);
+    for (int threads : {2, 3, 7}) {
+        INFO("threads " << threads);
+        const strix::cpu::options opt{threads, 1};
+        // join and split along the outer axis: every input's plan is one contiguous row
+        const shape part{1, 1001}, whole{3, 1001};
+        std::vector<strided> parts;
+        for (int i = 0; i < 3; ++i) {
+            parts.push_back(make_c_order(dtype::float32, part));
+            fill_random(g, parts.back().buf);
+        }
+        const any_cview views[] = {parts[0].cview(), parts[1].cview(), parts[2].cview()};
+        const bytes joined = join_ref({parts[0].ref(), parts[1].ref(), parts[2].ref()}, 0, whole);
+        check_tensor(strix::join(views, strix::join_desc{0}, opt), dtype::float32, whole, joined);
+        strided all = make_c_order(dtype::float32, whole);
+        all.buf = joined;
+        std::vector<host_tensor> outs;
+        for (int i = 0; i < 3; ++i) outs.emplace_back(dtype::float32, part);
+        std::vector<any_view> out_views;
+        for (auto& t : outs) out_views.push_back(t.view());
+        strix::split(all.cview(), out_views, strix::split_desc{0}, opt);
+        for (int i = 0; i < 3; ++i) check_tensor(outs[static_cast<std::size_t>(i)], dtype::float32, part, read_view(parts[static_cast<std::size_t>(i)]));
+
+        // pad of a [2, 997] input: two mapped rows (fills, mirrored elements and runs) and fill rows
+        strided in = make_c_order(dtype::int16, shape{2, 997});
+        fill_random(g, in.buf);
+        for (pad_mode mode : {pad_mode::constant, pad_mode::edge, pad_mode::reflect, pad_mode::symmetric, pad_mode::wrap}) {
+            INFO("pad mode " << static_cast<int>(mode));
+            strix::pad_desc d;
+            d.mode = mode;
+            d.start = shape{1, 300};
+            d.end = shape{1, 301};
+            d.value = strix::scalar(7);
+            const std::int16_t fill = 7;
+            if (mode == pad_mode::reflect || mode == pad_mode::symmetric || mode == pad_mode::wrap) {
+                d.start = shape{1, 5};
+                d.end = shape{1, 6};
+            }
+            const shape o{4, 997 + d.start[1] + d.end[1]};
+            const bytes expect = pad_ref(in.ref(), mode, d.start, reinterpret_cast<const std::byte*>(&fill), o);
+            check_tensor(strix::pad(in.cview(), d, opt), dtype::int16, o, expect);
+        }
+
+        // gather along the last axis and gather-elements: one row, per-element indices
+        strided src = make_c_order(dtype::float64, shape{1, 3001});
+        fill_random(g, src.buf);
+        for (dtype it : strix::index_dtypes) {
+            INFO("index type " << type_name(it));
+            strided idx = make_c_order(it, shape{2999});
+            fill_indices(g, idx, 3001);
+            const ref_result ref = gather_ref(src.ref(), idx.ref(), 1, shape{1, 2999});
+            REQUIRE_FALSE(ref.bad);
+            check_tensor(strix::gather(src.cview(), idx.cview(), strix::gather_desc{1}, opt), dtype::float64, shape{1, 2999}, ref.data);
+            strided eidx = make_c_order(it, shape{1, 2500});
+            fill_indices(g, eidx, 3001);
+            const ref_result eref = gather_elements_ref(src.ref(), eidx.ref(), 1);
+            REQUIRE_FALSE(eref.bad);
+            check_tensor(strix::gather_elements(src.cview(), eidx.cview(), strix::gather_elements_desc{-1}, opt), dtype::float64, shape{1, 2500},
+                         eref.data);
+            // scatter of one row with collisions: the last update in C order wins, and adds combine in order
+            strided upd = make_c_order(dtype::float64, shape{1, 2500});
+            fill_random(g, upd.buf);
+            strided cidx = make_c_order(it, shape{1, 2500});
+            fill_colliding_indices(g, cidx, 3001);
+            for (auto red : {strix::scatter_reduction::none, strix::scatter_reduction::add}) {
+                const ref_result sref = scatter_ref(src.ref(), cidx.ref(), upd.ref(), 1, red);
+                check_tensor(strix::scatter(src.cview(), cidx.cview(), upd.cview(), strix::scatter_desc{1, index_policy::error, red}, opt),
+                             dtype::float64, shape{1, 3001}, sref.data);
+            }
+        }
+    }
+}
+
+TEST_CASE("random: out-of-range indices name the first bad one whatever the number of threads", "[random]") {
+    rng_t g(0x62616469'00000010ULL);
+    auto message = [](auto&& f) {
+        try {
+            f();
+        } catch (const strix::error& e) {
+            CHECK(e.code() == error_code::index_out_of_range);
+            return std::string(e.what());
+        }
+        FAIL("no error");
+        return std::string();
+    };
+    for (dtype it : strix::index_dtypes) {
+        INFO("index type " << type_name(it));
+        strided in = make_c_order(dtype::float32, shape{40, 50});
+        fill_random(g, in.buf);
+        strided idx = make_c_order(it, shape{40, 50});
+        fill_indices(g, idx, 50);
+        // two bad indices: the first in C order lies in the first thread's part, the second in
+        // the last one's (which would finish first if the check stopped at any bad index)
+        const bool is_signed = it == dtype::int32 || it == dtype::int64;
+        store_index(idx.at(coords{3, 7}), it, static_cast<std::uint64_t>(is_signed ? -51 : 50));
+        store_index(idx.at(coords{39, 1}), it, 77);
+        strided out = make_c_order(dtype::float32, shape{40, 50});
+        const bytes before = out.buf;
+        strided upd = make_c_order(dtype::float32, shape{40, 50});
+        std::string first;
+        for (int threads : {1, 2, 3, 7}) {
+            INFO("threads " << threads);
+            const strix::cpu::options opt{threads, 1};
+            const std::string ge =
+                message([&] { strix::gather_elements(in.cview(), idx.cview(), out.view(), strix::gather_elements_desc{1}, opt); });
+            CHECK(out.buf == before);
+            const std::string ga = message([&] { (void)strix::gather(in.cview(), idx.cview(), strix::gather_desc{1}, opt); });
+            const std::string sc = message([&] { strix::scatter(in.cview(), idx.cview(), upd.cview(), out.view(), strix::scatter_desc{1}, opt); });
+            CHECK(out.buf == before);
+            CHECK(ge.find(std::string("index ") + (is_signed ? "-51" : "50") + " at position [3,7]") != std::string::npos);
+            CHECK(ga.find("at position [3,7]") != std::string::npos);
+            CHECK(sc.find("at position [3,7]") != std::string::npos);
+            const std::string all = ge + "|" + ga + "|" + sc;
+            if (threads == 1) first = all;
+            else CHECK(all == first);
+        }
+    }
+}
+
+TEST_CASE("random: the pool runs many small jobs, nested and concurrent callers and throwing tasks", "[random]") {
+    // nested use from inside a task and callers on several threads fall back to threads of their own
+    std::atomic<int> sum{0};
+    strix::cpu::parallel_tasks(4, [&](int i) {
+        strix::cpu::parallel_tasks(3, [&](int j) { sum += i * 10 + j; });
+    });
+    CHECK(sum == (0 + 10 + 20 + 30) * 3 + 4 * 3);
+    std::vector<std::thread> callers;
+    std::atomic<int> count{0};
+    for (int c = 0; c < 4; ++c)
+        callers.emplace_back([&] {
+            for (int k = 0; k < 200; ++k) strix::cpu::parallel_tasks(3, [&](int) { ++count; });
+        });
+    for (auto& t : callers) t.join();
+    CHECK(count == 4 * 200 * 3);
+    // an exception from a task reaches the caller once every task has finished
+    std::atomic<int> ran{0};
+    CHECK_THROWS_WITH(strix::cpu::parallel_tasks(5,
+                                                 [&](int i) {
+                                                     ++ran;
+                                                     if (i == 3) throw std::runtime_error("task 3");
+                                                 }),
+                      "task 3");
+    CHECK(ran == 5);
+    CHECK(strix::cpu::thread_count(0) >= 1);
+    CHECK(strix::cpu::thread_count(-3) == 1);
 }

@@ -1,22 +1,63 @@
 #pragma once
-/// The CPU executor: runs move plans row by row. Per output row it does a handful of additions
-/// (no division or modulo); the innermost dimension runs as one memcpy when it is contiguous on
-/// both sides, as a precomputed list of copy/fill segments when it is mapped (pad), and as a
-/// fixed-size element loop otherwise.
+/// The CPU executor: runs move plans over ranges of output elements. Per output row it does a
+/// handful of additions (no division or modulo); the innermost dimension runs as one memcpy when
+/// it is contiguous on both sides, as a precomputed list of copy/fill segments when it is mapped
+/// (pad), and as an element loop of the element's own size otherwise (a memcpy of a constant
+/// size compiles to one load and one store; a call per element was most of the time of pads and
+/// gathers). Work is split over threads by elements, not rows, so that a plan of one long row
+/// (a join or split along the outer axis) uses every thread too.
 
 #include <cstring>
-#include <thread>
+#include <type_traits>
 #include <vector>
 
+#include "strix/cpu/thread_pool.hpp"
+#include "strix/dtype.hpp"
 #include "strix/plan/move_plan.hpp"
 
 namespace strix::cpu {
 
+/// Options of the CPU executor.
+struct options {
+    /// Threads for one operator: 1 runs on the calling thread only, N > 1 on up to N threads
+    /// (the caller and a pool's workers, started on first use), 0 on every hardware thread.
+    /// Work is split by output elements, so one long row is shared too.
+    int threads = 1;
+    /// Bytes (one side of the copy) each thread should have at least: smaller operators use
+    /// fewer threads, and under this size stay on the calling thread, where handing work over
+    /// would cost more than it saves. Tests set 1 to split even tiny operators.
+    std::int64_t min_bytes_per_thread = 256 << 10;
+};
+
 namespace detail {
+
+/// How many of `opt`'s threads an operator moving `bytes` bytes in `items` pieces uses.
+inline int threads_for(const options& opt, std::int64_t bytes, std::int64_t items) {
+    const std::int64_t grain = std::max<std::int64_t>(opt.min_bytes_per_thread, 1);
+    const std::int64_t t = std::min<std::int64_t>({thread_count(opt.threads), bytes / grain + 1, items});
+    return static_cast<int>(std::max<std::int64_t>(t, 1));
+}
+
+/// Splits [0, n) into `t` near-equal parts and runs f(begin, end) for each, in parallel.
+template <class F>
+void parallel_ranges(int t, std::int64_t n, const F& f) {
+    if (t <= 1) {
+        f(std::int64_t{0}, n);
+        return;
+    }
+    parallel_tasks(t, [&](int i) { f(n * i / t, n * (i + 1) / t); });
+}
 
 template <std::size_t E>
 inline void copy_elems(std::byte* dst, std::int64_t ds, const std::byte* src, std::int64_t ss, std::int64_t n) {
     for (std::int64_t i = 0; i < n; ++i, dst += ds, src += ss) std::memcpy(dst, src, E);
+}
+
+template <std::size_t E>
+inline void fill_elems(std::byte* dst, std::int64_t ds, const std::byte* fill, std::int64_t n) {
+    std::byte f[E];
+    std::memcpy(f, fill, E);
+    for (std::int64_t i = 0; i < n; ++i, dst += ds) std::memcpy(dst, f, E);
 }
 
 /// Copies `n` elements of `elem` bytes between strided rows.
@@ -32,11 +73,6 @@ inline void copy_strided(std::size_t elem, std::byte* dst, std::int64_t ds, cons
     case 8: copy_elems<8>(dst, ds, src, ss, n); break;
     default: copy_elems<16>(dst, ds, src, ss, n); break;
     }
-}
-
-/// Writes the fill element `n` times along a strided row.
-inline void fill_strided(std::size_t elem, std::byte* dst, std::int64_t ds, const std::byte* fill, std::int64_t n) {
-    for (std::int64_t i = 0; i < n; ++i, dst += ds) std::memcpy(dst, fill, elem);
 }
 
 /// A piece of a mapped innermost row: `len` elements from output position `begin`, either
@@ -73,18 +109,78 @@ inline std::vector<segment> segments_of(const plan::move_dim& d, std::int64_t el
     return s;
 }
 
-} // namespace detail
+/// Reads an index of type I at `p` and maps it into [0, n): negatives count from the end, and
+/// under `Clamp` anything outside is clamped. Without `Clamp` the index must be valid (the
+/// operators check every index before running a plan), and the mapping has no branch.
+template <class I, bool Clamp>
+inline std::int64_t read_index(const std::byte* p, std::int64_t n) {
+    I v;
+    std::memcpy(&v, p, sizeof(I));
+    if constexpr (std::is_signed_v<I>) {
+        std::int64_t x = v;
+        if constexpr (Clamp) {
+            if (x < 0) x += n;
+            return x < 0 ? 0 : (x >= n ? n - 1 : x);
+        } else {
+            return x + ((x >> 63) & n);
+        }
+    } else {
+        const std::uint64_t x = v;
+        if constexpr (Clamp) return x >= static_cast<std::uint64_t>(n) ? n - 1 : static_cast<std::int64_t>(x);
+        else return static_cast<std::int64_t>(x);
+    }
+}
 
-/// Runs output rows [row_begin, row_end) of a collapsed plan (a row is one coordinate of all
-/// dimensions but the innermost).
-inline void run_rows(const plan::move_plan& p, std::int64_t row_begin, std::int64_t row_end,
-                     const std::vector<detail::segment>& inner_segments) {
+template <class I>
+inline std::int64_t read_index(const std::byte* p, std::int64_t n, bool clamp) {
+    return clamp ? read_index<I, true>(p, n) : read_index<I, false>(p, n);
+}
+
+/// Gathers output elements [a, b) of one row whose source is keyed per element: out[i] =
+/// base[i * ss + resolve(index at ix + i * ks) * astride].
+template <std::size_t E, class I, bool Clamp>
+inline void gather_row(std::byte* out, std::int64_t ds, const std::byte* base, std::int64_t ss, const std::byte* ix, std::int64_t ks,
+                       std::int64_t n, std::int64_t astride, std::int64_t a, std::int64_t b) {
+    out += a * ds;
+    base += a * ss;
+    ix += a * ks;
+    if (ds == static_cast<std::int64_t>(E) && ks == static_cast<std::int64_t>(sizeof(I)) && ss == 0) { // the common layout: pointers step by constants
+        for (std::int64_t i = a; i < b; ++i, out += E, ix += sizeof(I)) std::memcpy(out, base + read_index<I, Clamp>(ix, n) * astride, E);
+        return;
+    }
+    for (std::int64_t i = a; i < b; ++i, out += ds, base += ss, ix += ks) std::memcpy(out, base + read_index<I, Clamp>(ix, n) * astride, E);
+}
+
+/// Calls f(type_tag-like I{}) with the C++ type of an index dtype.
+template <class F>
+inline decltype(auto) with_index_type(dtype t, F&& f) {
+    switch (t) {
+    case dtype::int32: return f(std::int32_t{});
+    case dtype::uint32: return f(std::uint32_t{});
+    case dtype::uint64: return f(std::uint64_t{});
+    default: return f(std::int64_t{});
+    }
+}
+
+/// What a worker needs besides the plan.
+struct run_state {
+    const plan::move_plan* p;
+    std::vector<segment> segs; ///< the innermost dimension's segments when it is mapped
+};
+
+/// Runs output elements [e0, e1) (C order of the collapsed plan's dimensions), with elements of
+/// E bytes and indices (plans that read indices themselves) of type I.
+template <std::size_t E, class I>
+void run_elements(const run_state& st, std::int64_t e0, std::int64_t e1) {
     using plan::no_source;
+    const plan::move_plan& p = *st.p;
     const int outer = p.rank - 1;
     const auto& in = p.dims[static_cast<std::size_t>(outer)];
+    const std::int64_t inner = in.size;
     std::array<std::int64_t, max_rank> c{};
-    // coordinates of row_begin (one division per dimension, once per call)
-    std::int64_t r = row_begin;
+    std::int64_t r = e0 / inner;
+    std::int64_t col = e0 - r * inner;
+    // coordinates of the first row (one division per dimension, once per call)
     for (int d = outer - 1; d >= 0; --d) {
         const auto sz = p.dims[static_cast<std::size_t>(d)].size;
         c[static_cast<std::size_t>(d)] = r % sz;
@@ -93,17 +189,31 @@ inline void run_rows(const plan::move_plan& p, std::int64_t row_begin, std::int6
     std::int64_t dst = 0, src = 0, key = 0;
     // the affine source step of each outer dimension (a mapped one adds its term per row)
     std::array<std::int64_t, max_rank> step{};
+    bool has_map = false;
     for (int d = 0; d < outer; ++d) {
         const auto& dd = p.dims[static_cast<std::size_t>(d)];
         step[static_cast<std::size_t>(d)] = dd.is_affine() ? dd.src : 0;
         dst += c[static_cast<std::size_t>(d)] * dd.dst;
         src += c[static_cast<std::size_t>(d)] * step[static_cast<std::size_t>(d)];
         key += c[static_cast<std::size_t>(d)] * dd.key;
+        has_map |= !dd.is_affine();
     }
-    bool has_map = false;
-    for (int d = 0; d < outer; ++d) has_map |= !p.dims[static_cast<std::size_t>(d)].is_affine();
+    const bool table = !p.table.empty();
+    const bool reads = !table && p.index != nullptr;
+    const std::int64_t n_axis = p.axis_size, a_stride = p.axis_stride;
+    const bool clamp = p.clamp;
+    const std::int64_t ds = in.dst, ss = in.src;
+    // prefetching for rows gathered element by element: the span of a contiguous axis (up to
+    // 16 KiB) at the next row's source, when the last outer dimension steps the source affinely
+    std::int64_t pf_span = 0, pf_step = 0;
+    if (reads && in.key != 0 && outer > 0 && a_stride == static_cast<std::int64_t>(E) && ss == 0 &&
+        p.dims[static_cast<std::size_t>(outer - 1)].is_affine()) {
+        pf_step = step[static_cast<std::size_t>(outer - 1)];
+        pf_span = n_axis * a_stride <= (16 << 10) ? n_axis * a_stride : 0;
+    }
 
-    for (std::int64_t row = row_begin; row < row_end; ++row) {
+    for (std::int64_t left = e1 - e0; left > 0;) {
+        const std::int64_t a = col, b = std::min(inner, col + left);
         std::byte* out = p.dst + dst;
         std::int64_t s = src;
         bool fill_row = false;
@@ -117,28 +227,48 @@ inline void run_rows(const plan::move_plan& p, std::int64_t row_begin, std::int6
             }
         }
         if (fill_row) {
-            detail::fill_strided(p.elem, out, in.dst, p.fill.data(), in.size);
-        } else if (!p.table.empty() && in.key != 0) {
+            fill_elems<E>(out + a * ds, ds, p.fill.data(), b - a);
+        } else if (in.key != 0 && table) {
             // gather along the innermost output dimension: one table lookup per element (plus an
             // affine term for gather-elements, whose indices walk the input's other axes too)
             const std::int64_t* t = p.table.data() + key;
             const std::byte* base = p.src + s;
-            for (std::int64_t i = 0; i < in.size; ++i, out += in.dst, base += in.src)
-                std::memcpy(out, base + t[i * in.key], p.elem); // elem is 1..16
+            for (std::int64_t i = a; i < b; ++i) std::memcpy(out + i * ds, base + i * ss + t[i * in.key], E);
+        } else if (in.key != 0 && reads) {
+            // the same, resolving each index where it lies instead of through a table
+            // the row's source is read in the indices' order, which defeats the hardware
+            // prefetcher: fetch the next row's axis (the likely next source) ahead of time
+            if (pf_span > 0) {
+                const std::byte* next = p.src + s + pf_step;
+                for (std::int64_t q = 0; q < pf_span; q += 64) __builtin_prefetch(next + q);
+            }
+            if (clamp) gather_row<E, I, true>(out, ds, p.src + s, ss, p.index + key, in.key, n_axis, a_stride, a, b);
+            else gather_row<E, I, false>(out, ds, p.src + s, ss, p.index + key, in.key, n_axis, a_stride, a, b);
         } else {
-            if (!p.table.empty()) s += p.table[static_cast<std::size_t>(key)];
+            if (table) s += p.table[static_cast<std::size_t>(key)];
+            else if (reads) s += read_index<I>(p.index + key, n_axis, clamp) * a_stride;
             if (in.is_affine()) {
-                detail::copy_strided(p.elem, out, in.dst, p.src + s, in.src, in.size);
+                if (ds == static_cast<std::int64_t>(E) && ss == ds) std::memcpy(out + a * E, p.src + s + a * E, static_cast<std::size_t>(b - a) * E);
+                else copy_elems<E>(out + a * ds, ds, p.src + s + a * ss, ss, b - a);
             } else {
-                for (const auto& seg : inner_segments) {
-                    std::byte* o = out + seg.begin * in.dst;
-                    if (seg.kind == detail::segment::fill) detail::fill_strided(p.elem, o, in.dst, p.fill.data(), seg.len);
-                    else if (seg.kind == detail::segment::run) detail::copy_strided(p.elem, o, in.dst, p.src + s + seg.src, seg.step, seg.len);
-                    else for (std::int64_t i = seg.begin; i < seg.begin + seg.len; ++i, o += in.dst)
-                        std::memcpy(o, p.src + s + in.source(i), p.elem);
+                for (const auto& seg : st.segs) {
+                    const std::int64_t lo = std::max(a, seg.begin), hi = std::min(b, seg.begin + seg.len);
+                    if (lo >= hi) continue;
+                    std::byte* o = out + lo * ds;
+                    if (seg.kind == segment::fill) fill_elems<E>(o, ds, p.fill.data(), hi - lo);
+                    else if (seg.kind == segment::run) {
+                        const std::byte* from = p.src + s + seg.src + (lo - seg.begin) * seg.step;
+                        if (ds == static_cast<std::int64_t>(E) && seg.step == ds) std::memcpy(o, from, static_cast<std::size_t>(hi - lo) * E);
+                        else copy_elems<E>(o, ds, from, seg.step, hi - lo);
+                    } else {
+                        for (std::int64_t i = lo; i < hi; ++i, o += ds) std::memcpy(o, p.src + s + in.source(i), E);
+                    }
                 }
             }
         }
+        left -= b - a;
+        col = 0;
+        if (left == 0) break;
         // next row
         for (int d = outer - 1; d >= 0; --d) {
             const auto& dd = p.dims[static_cast<std::size_t>(d)];
@@ -156,29 +286,47 @@ inline void run_rows(const plan::move_plan& p, std::int64_t row_begin, std::int6
     }
 }
 
-/// Options of the CPU executor.
-struct options {
-    /// Worker threads for one operator (1: the calling thread only). Work is split by output
-    /// rows; small operators always run on the calling thread.
-    int threads = 1;
-};
+/// run_elements for the plan's element size and index type.
+inline void run_elements_any(const run_state& st, std::int64_t e0, std::int64_t e1) {
+    const plan::move_plan& p = *st.p;
+    auto by_size = [&](auto idx) {
+        using I = decltype(idx);
+        switch (p.elem) {
+        case 1: run_elements<1, I>(st, e0, e1); break;
+        case 2: run_elements<2, I>(st, e0, e1); break;
+        case 4: run_elements<4, I>(st, e0, e1); break;
+        case 8: run_elements<8, I>(st, e0, e1); break;
+        default: run_elements<16, I>(st, e0, e1); break;
+        }
+    };
+    // the index type matters only to plans that read indices; the others take one instantiation
+    if (p.index != nullptr && p.table.empty()) with_index_type(p.index_type, by_size);
+    else by_size(std::int64_t{});
+}
+
+} // namespace detail
+
+/// Runs output rows [row_begin, row_end) of a collapsed plan (a row is one coordinate of all
+/// dimensions but the innermost); `inner_segments` are the innermost dimension's segments when
+/// it is mapped.
+inline void run_rows(const plan::move_plan& p, std::int64_t row_begin, std::int64_t row_end,
+                     const std::vector<detail::segment>& inner_segments) {
+    if (p.rank == 0 || row_end <= row_begin) return;
+    const std::int64_t inner = p.dims[static_cast<std::size_t>(p.rank - 1)].size;
+    const detail::run_state st{&p, inner_segments};
+    detail::run_elements_any(st, row_begin * inner, row_end * inner);
+}
 
 /// Runs a collapsed move plan.
 inline void execute(const plan::move_plan& p, const options& opt = {}) {
-    if (p.rank == 0 || p.count() == 0) return;
+    if (p.rank == 0) return;
+    const std::int64_t n = p.count();
+    if (n == 0) return;
     const auto& in = p.dims[static_cast<std::size_t>(p.rank - 1)];
-    const auto segs = in.is_affine() ? std::vector<detail::segment>{} : detail::segments_of(in, static_cast<std::int64_t>(p.elem));
-    const std::int64_t rows = p.count() / in.size;
-    const std::int64_t bytes = p.count() * static_cast<std::int64_t>(p.elem);
-    const int t = static_cast<int>(std::min<std::int64_t>({opt.threads, rows, bytes / (256 << 10) + 1}));
-    if (t <= 1) {
-        run_rows(p, 0, rows, segs);
-        return;
-    }
-    std::vector<std::thread> pool;
-    for (int i = 1; i < t; ++i) pool.emplace_back([&, i] { run_rows(p, rows * i / t, rows * (i + 1) / t, segs); });
-    run_rows(p, 0, rows / t, segs);
-    for (auto& th : pool) th.join();
+    detail::run_state st{&p, in.is_affine() ? std::vector<detail::segment>{} : detail::segments_of(in, static_cast<std::int64_t>(p.elem))};
+    // the split is by elements, so that one long row uses every thread too
+    const int t = detail::threads_for(opt, n * static_cast<std::int64_t>(p.elem), n);
+    detail::parallel_ranges(t, n, [&](std::int64_t a, std::int64_t b) { detail::run_elements_any(st, a, b); });
 }
 
 } // namespace strix::cpu

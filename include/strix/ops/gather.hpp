@@ -174,7 +174,12 @@ inline std::string check_gather(const any_cview& input, const any_cview& indices
 inline void gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d = {},
                    const cpu::options& opt = {}) {
     const std::string context = detail::check_gather(input, indices, output, d);
-    cpu::execute(detail::lower_gather(input, indices, output, d, context), opt);
+    // The executor reads and resolves each index where it lies: building a table of resolved
+    // offsets first cost a pass that writes as many bytes as it reads (and a fresh allocation).
+    const plan::move_plan p = detail::lower_gather(input, indices, output, d, context, detail::index_reading::device);
+    if (p.rank > 0 && d.policy == index_policy::error && !detail::indices_in_range(indices, p.axis_size, opt))
+        detail::lower_gather(input, indices, output, d, context); // finds the first bad index in C order and throws
+    cpu::execute(p, opt);
 }
 
 /// Gathers into a new C-order host tensor of the inferred shape.

@@ -117,7 +117,11 @@ inline std::string check_gather_elements(const any_cview& input, const any_cview
 inline void gather_elements(const any_cview& input, const any_cview& indices, const any_view& output, const gather_elements_desc& d = {},
                             const cpu::options& opt = {}) {
     const std::string context = detail::check_gather_elements(input, indices, output, d);
-    cpu::execute(detail::lower_gather_elements(input, indices, output, d, context), opt);
+    // The executor reads and resolves each index where it lies (see gather)
+    const plan::move_plan p = detail::lower_gather_elements(input, indices, output, d, context, detail::index_reading::device);
+    if (p.rank > 0 && d.policy == index_policy::error && !detail::indices_in_range(indices, p.axis_size, opt))
+        detail::lower_gather_elements(input, indices, output, d, context); // finds the first bad index in C order and throws
+    cpu::execute(p, opt);
 }
 
 /// Gathers elements into a new C-order host tensor of the indices' shape.

@@ -142,52 +142,140 @@ struct update_walk {
     std::array<std::int64_t, max_rank> dst{}, key{};
 };
 
-/// Applies the updates one by one, in C order of the updates: update u goes to the output element
-/// at (sum of coordinate times dst) + offsets[sum of coordinate times key].
-template <class T>
-void apply_updates(const any_cview& updates, const any_view& output, const update_walk& w, const std::vector<std::int64_t>& offsets,
-                   scatter_reduction red) {
+/// One application of updates: the updates' walk, and where each one's target offset comes from
+/// — a table of resolved offsets (scatter-nd), or the index itself, read and resolved in place
+/// (scatter: a table would cost a pass writing as many bytes as the indices and an allocation).
+struct update_source {
+    const std::int64_t* table = nullptr; ///< offsets[key] (key strides in elements of the table)
+    const std::byte* index = nullptr;    ///< else: the index at index + key (key strides in bytes)
+    dtype index_type = dtype::int64;
+    std::int64_t axis_size = 0, axis_stride = 0; ///< the index's axis and its output byte stride
+    bool clamp = false;
+};
+
+/// Applies the updates whose target lies at output byte offsets [lo, hi), in C order of the
+/// updates: update u goes to the output element at (sum of coordinate times dst) + its target
+/// offset. Every worker walks all updates and applies only its own targets, so each element
+/// still sees its updates in C order, whatever the number of workers: the results are the
+/// single-threaded ones bit for bit, duplicates and reductions included.
+template <class T, class I>
+void apply_updates_range(const any_cview& updates, const any_view& output, const update_walk& w, const update_source& src,
+                         scatter_reduction red, std::int64_t lo, std::int64_t hi) {
     const int r = updates.rank();
     const std::int64_t n = updates.count();
     if (n == 0) return;
     std::array<std::int64_t, max_rank> c{};
     const auto* ub = static_cast<const std::byte*>(updates.data());
     auto* ob = static_cast<std::byte*>(output.data());
+    constexpr auto es = static_cast<std::int64_t>(sizeof(T));
     std::int64_t uo = 0, oo = 0, key = 0;
     const std::int64_t inner = r ? updates.size(r - 1) : 1;
-    const std::int64_t us = r ? updates.stride(r - 1) * static_cast<std::int64_t>(sizeof(T)) : 0;
+    const std::int64_t us = r ? updates.stride(r - 1) * es : 0;
     const std::int64_t os = r ? w.dst[static_cast<std::size_t>(r - 1)] : 0, ks = r ? w.key[static_cast<std::size_t>(r - 1)] : 0;
-    for (std::int64_t k = 0; k < n;) {
-        std::int64_t u = uo, o = oo, kk = key;
-        for (std::int64_t i = 0; i < inner; ++i, ++k, u += us, o += os, kk += ks) {
-            std::byte* target = ob + o + offsets[static_cast<std::size_t>(kk)];
-            T v;
-            std::memcpy(&v, ub + u, sizeof(T));
-            if (red != scatter_reduction::none) {
-                T a;
-                std::memcpy(&a, target, sizeof(T));
-                v = combine(a, v, red);
+    const std::int64_t* table = src.table;
+    const std::int64_t an = src.axis_size, ast = src.axis_stride;
+    const bool clamp = src.clamp;
+    auto target = [&](std::int64_t o, std::int64_t kk) {
+        return o + (table ? table[kk] : cpu::detail::read_index<I>(src.index + kk, an, clamp) * ast);
+    };
+    // Targets are random addresses: each block's targets are computed and prefetched one block
+    // before they are written, so that many cache misses are in flight instead of one or two.
+    constexpr std::int64_t block = 32;
+    std::int64_t tg[2][block];
+    const std::byte* us_at[2] = {nullptr, nullptr};
+    std::int64_t len[2] = {0, 0};
+    auto apply_block = [&](int slot) {
+        const std::byte* u = us_at[slot];
+        const std::int64_t* t = tg[slot];
+        if (red == scatter_reduction::none) {
+            for (std::int64_t j = 0; j < len[slot]; ++j, u += us)
+                if (t[j] >= lo && t[j] < hi) std::memcpy(ob + t[j], u, sizeof(T));
+        } else {
+            for (std::int64_t j = 0; j < len[slot]; ++j, u += us) {
+                if (t[j] < lo || t[j] >= hi) continue;
+                T v, a;
+                std::memcpy(&v, u, sizeof(T));
+                std::memcpy(&a, ob + t[j], sizeof(T));
+                a = combine(a, v, red);
+                std::memcpy(ob + t[j], &a, sizeof(T));
             }
-            std::memcpy(target, &v, sizeof(T));
         }
+        len[slot] = 0;
+    };
+    int cur = 0;
+    for (std::int64_t k = 0; k < n;) {
+        const std::byte* u = ub + uo;
+        std::int64_t o = oo, kk = key;
+        for (std::int64_t i0 = 0; i0 < inner; i0 += block) {
+            const std::int64_t m = std::min(block, inner - i0);
+            std::int64_t* t = tg[cur];
+            for (std::int64_t j = 0; j < m; ++j, o += os, kk += ks) {
+                t[j] = target(o, kk);
+                // only this worker's targets: a prefetch for writing takes the line from the
+                // cache of the worker that owns it
+                if (t[j] >= lo && t[j] < hi) __builtin_prefetch(ob + t[j], 1);
+            }
+            us_at[cur] = u;
+            len[cur] = m;
+            u += m * us;
+            cur ^= 1;
+            if (len[cur]) apply_block(cur); // the previous block, in order
+        }
+        k += inner;
         for (int d = r - 2; d >= 0; --d) {
             const auto du = static_cast<std::size_t>(d);
             auto& cd = c[du];
-            uo += updates.stride(d) * static_cast<std::int64_t>(sizeof(T));
+            uo += updates.stride(d) * es;
             oo += w.dst[du];
             key += w.key[du];
             if (++cd < updates.size(d)) break;
-            uo -= updates.size(d) * updates.stride(d) * static_cast<std::int64_t>(sizeof(T));
+            uo -= updates.size(d) * updates.stride(d) * es;
             oo -= updates.size(d) * w.dst[du];
             key -= updates.size(d) * w.key[du];
             cd = 0;
         }
     }
+    cur ^= 1;
+    if (len[cur]) apply_block(cur);
 }
 
+/// Applies the updates in C order. The walk can split the output's addresses among workers (see
+/// apply_updates_range), but measured on a 2-core host two workers ran 4-8 times slower than
+/// one: each random write then moves its cache line between the cores' caches (the pool does
+/// not pin a part to a core, and the copy before splits the output differently). So the
+/// updates apply on the calling thread; `max_workers` is kept for hosts where that pays.
+inline void apply_updates(const any_cview& updates, const any_view& output, const update_walk& w, const update_source& src,
+                          scatter_reduction red, const cpu::options& opt = {}) {
+    const std::int64_t n = updates.count();
+    if (n == 0) return;
+    // the output's byte offsets span [omin, omax] (its strides may be negative)
+    const auto es = static_cast<std::int64_t>(output.element_size());
+    std::int64_t omin = 0, omax = 0;
+    for (int i = 0; i < output.rank(); ++i) {
+        const std::int64_t span = (output.size(i) - 1) * output.stride(i) * es;
+        (span < 0 ? omin : omax) += span;
+    }
+    constexpr int max_workers = 1;
+    const int t = std::min(cpu::detail::threads_for(opt, n * static_cast<std::int64_t>(updates.element_size()), n), max_workers);
+    const std::int64_t range = omax + es - omin;
+    visit(updates.type(), [&]<class T>(type_tag<T>) {
+        cpu::detail::with_index_type(src.table ? dtype::int64 : src.index_type, [&](auto tag) {
+            using I = decltype(tag);
+            cpu::parallel_tasks(t, [&](int k) {
+                // owners' ranges: element-aligned pieces of [omin, omax + es)
+                const std::int64_t a = omin + range / es * k / t * es, b = k + 1 == t ? omax + es : omin + range / es * (k + 1) / t * es;
+                apply_updates_range<T, I>(updates, output, w, src, red, a, b);
+            });
+        });
+    });
+}
+
+/// Applies the updates with target offsets from a table (scatter-nd), in C order of the updates.
 inline void apply_updates(const any_cview& updates, const any_view& output, const update_walk& w, const std::vector<std::int64_t>& offsets,
-                          scatter_reduction red) {
-    visit(updates.type(), [&]<class T>(type_tag<T>) { apply_updates<T>(updates, output, w, offsets, red); });
+                          scatter_reduction red, const cpu::options& opt = {}) {
+    update_source src;
+    src.table = offsets.data();
+    apply_updates(updates, output, w, src, red, opt);
 }
 
 inline bool same_view(const any_cview& a, const any_view& b) {
@@ -253,22 +341,30 @@ inline void scatter(const any_cview& input, const any_cview& indices, const any_
                     const scatter_desc& d = {}, const cpu::options& opt = {}) {
     const auto c = detail::check_scatter(input, indices, updates, output, d);
     const int axis = detail::normalize_axis(d.axis, input.rank());
-    std::vector<std::int64_t> offsets;
-    if (indices.count() > 0)
-        offsets = detail::resolve_indices(indices, input.size(axis), output.stride(axis) * static_cast<std::int64_t>(output.element_size()),
-                                          d.policy, "scatter", axis, c.context);
+    const auto oes = static_cast<std::int64_t>(output.element_size());
+    // every index is checked before anything is written; the first bad one (C order) is named
+    // by resolve_indices, whatever the number of threads
+    if (indices.count() > 0 && d.policy == index_policy::error && !detail::indices_in_range(indices, input.size(axis), opt))
+        detail::resolve_indices(indices, input.size(axis), 1, d.policy, "scatter", axis, c.context);
     if (!c.in_place) {
         auto p = detail::copy_plan(input, output);
         plan::collapse(p);
         cpu::execute(p, opt);
     }
+    if (indices.count() == 0) return;
     detail::update_walk w;
-    const auto kst = c_strides(updates.sizes());
+    const auto ies = static_cast<std::int64_t>(indices.element_size());
     for (int i = 0; i < updates.rank(); ++i) {
-        w.dst[static_cast<std::size_t>(i)] = i == axis ? 0 : output.stride(i) * static_cast<std::int64_t>(output.element_size());
-        w.key[static_cast<std::size_t>(i)] = kst[static_cast<std::size_t>(i)];
+        w.dst[static_cast<std::size_t>(i)] = i == axis ? 0 : output.stride(i) * oes;
+        w.key[static_cast<std::size_t>(i)] = indices.stride(i) * ies; // updates and indices share a shape
     }
-    detail::apply_updates(updates, output, w, offsets, d.reduction);
+    detail::update_source src;
+    src.index = static_cast<const std::byte*>(indices.data());
+    src.index_type = indices.type();
+    src.axis_size = input.size(axis);
+    src.axis_stride = output.stride(axis) * oes;
+    src.clamp = d.policy == index_policy::clamp;
+    detail::apply_updates(updates, output, w, src, d.reduction, opt);
 }
 
 /// Scatters into a new C-order host tensor (a copy of `input` with the updates written).

@@ -97,7 +97,7 @@ inline void scatter_nd(const any_cview& input, const any_cview& indices, const a
         plan::collapse(p);
         cpu::execute(p, opt);
     }
-    detail::apply_updates(updates, output, detail::scatter_nd_walk(indices.sizes(), output, 1), offsets, d.reduction);
+    detail::apply_updates(updates, output, detail::scatter_nd_walk(indices.sizes(), output, 1), offsets, d.reduction, opt);
 }
 
 /// Scatters into a new C-order host tensor (a copy of `input` with the updates applied).

@@ -2,13 +2,17 @@
 /// Reading index tensors: every index is checked once, made non-negative, and either rejected
 /// (policy `error`) or clamped (policy `clamp`) before any output is written.
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "strix/cpu/executor.hpp"
 #include "strix/tensor_view.hpp"
 
 namespace strix {
@@ -116,6 +120,86 @@ inline std::vector<std::int64_t> resolve_indices(const any_cview& idx, std::int6
         }
     }
     return out;
+}
+
+/// Calls f(first, step, len) for the runs of elements [e0, e1) of `v` (C order of its shape):
+/// each run is a piece of one innermost row, `first` its first element's address and `step` the
+/// byte stride between its elements.
+template <class F>
+void for_each_run(const any_cview& v, std::int64_t e0, std::int64_t e1, F&& f) {
+    if (e1 <= e0) return;
+    const int r = v.rank();
+    const auto es = static_cast<std::int64_t>(v.element_size());
+    const auto* base = static_cast<const std::byte*>(v.data());
+    if (r == 0) {
+        f(base, std::int64_t{0}, std::int64_t{1});
+        return;
+    }
+    const std::int64_t inner = v.size(r - 1), step = v.stride(r - 1) * es;
+    std::array<std::int64_t, max_rank> c{};
+    std::int64_t row = e0 / inner, col = e0 - row * inner, off = 0;
+    for (int d = r - 2; d >= 0; --d) {
+        c[static_cast<std::size_t>(d)] = row % v.size(d);
+        row /= v.size(d);
+        off += c[static_cast<std::size_t>(d)] * v.stride(d) * es;
+    }
+    for (std::int64_t left = e1 - e0; left > 0;) {
+        const std::int64_t len = std::min(inner - col, left);
+        f(base + off + col * step, step, len);
+        left -= len;
+        col = 0;
+        for (int d = r - 2; d >= 0; --d) {
+            auto& cd = c[static_cast<std::size_t>(d)];
+            off += v.stride(d) * es;
+            if (++cd < v.size(d)) break;
+            off -= v.size(d) * v.stride(d) * es;
+            cd = 0;
+        }
+    }
+}
+
+/// Whether every index of `idx` lies in [-n, n) ([0, n) unsigned), checked on up to `opt`'s
+/// threads. The check only says yes or no: when it says no, resolve_indices (one thread, C
+/// order) finds the first bad index and throws its message, so messages do not depend on the
+/// number of threads.
+inline bool indices_in_range(const any_cview& idx, std::int64_t n, const cpu::options& opt = {}) {
+    const std::int64_t count = idx.count();
+    if (count == 0) return true;
+    const int t = cpu::detail::threads_for(opt, count * static_cast<std::int64_t>(idx.element_size()), count);
+    std::vector<unsigned char> bad(static_cast<std::size_t>(t), 0);
+    cpu::detail::with_index_type(idx.type(), [&](auto tag) {
+        using I = decltype(tag);
+        cpu::parallel_tasks(t, [&](int k) {
+            bool b = false;
+            for_each_run(idx, count * k / t, count * (k + 1) / t, [&](const std::byte* p, std::int64_t step, std::int64_t len) {
+                // no early exit: a branch-free loop runs at the speed of memory
+                auto out_of_range = [n](I v) {
+                    if constexpr (std::is_signed_v<I>)
+                        return static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) + static_cast<std::uint64_t>(n) >= 2 * static_cast<std::uint64_t>(n);
+                    else return static_cast<std::uint64_t>(v) >= static_cast<std::uint64_t>(n);
+                };
+                bool any = false;
+                if (step == static_cast<std::int64_t>(sizeof(I))) { // contiguous: a loop the compiler vectorizes
+                    for (std::int64_t i = 0; i < len; ++i) {
+                        I v;
+                        std::memcpy(&v, p + i * static_cast<std::int64_t>(sizeof(I)), sizeof(I));
+                        any |= out_of_range(v);
+                    }
+                } else {
+                    for (std::int64_t i = 0; i < len; ++i, p += step) {
+                        I v;
+                        std::memcpy(&v, p, sizeof(I));
+                        any |= out_of_range(v);
+                    }
+                }
+                b |= any;
+            });
+            bad[static_cast<std::size_t>(k)] = b;
+        });
+    });
+    for (const auto b : bad)
+        if (b) return false;
+    return true;
 }
 
 /// Index tuples (gather-nd, scatter-nd): the last dimension of `idx` holds k indices into axes
