@@ -1,5 +1,5 @@
 // Shared by every strix shader: 64-bit buffer device addresses, element moves by size only, and
-// index resolution. Included by move.comp, scatter.comp, reduce.comp, tuples.comp and scan.comp.
+// index resolution. Included by every shader.
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #if SMALL_STORAGE
@@ -21,6 +21,7 @@ layout(constant_id = 3) const uint POLICY = 0;
 layout(constant_id = 5) const uint WIDE = 1;
 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Words { uint w[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer Chunks { uvec4 v[]; };
 #if SMALL_STORAGE
 layout(buffer_reference, std430, buffer_reference_align = 1) buffer Bytes { uint8_t b[]; };
 layout(buffer_reference, std430, buffer_reference_align = 2) buffer Halves { uint16_t h[]; };
@@ -84,11 +85,8 @@ void copy_element(uint64_t d, uint64_t s) {
     } else if (ELEM == 8) {
         Words(d).w[0] = Words(s).w[0];
         Words(d).w[1] = Words(s).w[1];
-    } else if (ELEM == 16) {
-        Words(d).w[0] = Words(s).w[0];
-        Words(d).w[1] = Words(s).w[1];
-        Words(d).w[2] = Words(s).w[2];
-        Words(d).w[3] = Words(s).w[3];
+    } else if (ELEM == 16) { // only plans widened to 16-byte elements, whose addresses are 16-byte aligned
+        Chunks(d).v[0] = Chunks(s).v[0];
     } else {
 #if SMALL_STORAGE
         if (ELEM == 1) Bytes(d).b[0] = Bytes(s).b[0];
@@ -113,10 +111,7 @@ void fill_element(uint64_t d) {
         Words(d).w[0] = pc.fill[0];
         Words(d).w[1] = pc.fill[1];
     } else if (ELEM == 16) {
-        Words(d).w[0] = pc.fill[0];
-        Words(d).w[1] = pc.fill[1];
-        Words(d).w[2] = pc.fill[2];
-        Words(d).w[3] = pc.fill[3];
+        Chunks(d).v[0] = uvec4(pc.fill[0], pc.fill[1], pc.fill[2], pc.fill[3]);
     } else {
 #if SMALL_STORAGE
         if (ELEM == 1) Bytes(d).b[0] = uint8_t(pc.fill[0] & 0xffu);

@@ -1451,6 +1451,86 @@ TEST_CASE("vulkan: the parts of one join need no barrier between them", "[vulkan
     CHECK(ctx.validation_messages() == 0);
 }
 
+TEST_CASE("vulkan: contiguous rows move in 16-byte elements, contiguous outputs in 16-byte chunks", "[vulkan]") {
+    const bool small = GENERATE(true, false);
+    vk::context ctx(storage_options(small));
+    INFO("device " << ctx.device().name << ", small storage " << ctx.small_storage());
+    rng_t g(0xc0a1e5ceull);
+    for (const dtype type : all_types) {
+        const std::int64_t e = static_cast<std::int64_t>(strix::size_of(type));
+        INFO(strix::name(type));
+        // a join of rows of 64 bytes along the outer axis: each input's plan is widened
+        const host_tensor a = random_tensor(g, type, {5, 64 / e}), b = random_tensor(g, type, {3, 64 / e});
+        const vk::device_tensor da = vk::upload(ctx, a.view()), db = vk::upload(ctx, b.view());
+        const vk::device_tensor joined(ctx, type, {8, 64 / e});
+        // a pad whose output ([4, 12, 16]) is a whole number of 16-byte chunks
+        const host_tensor x = random_tensor(g, type, {4, 6, 10});
+        const vk::device_tensor dx = vk::upload(ctx, x.view());
+        const strix::pad_desc pd{strix::pad_mode::reflect, {0, 3, 3}, {0, 3, 3}, {}};
+        const vk::device_tensor padded(ctx, type, {4, 12, 16});
+        // a gather along the last axis (indices read per element) into a chunked output
+        const host_tensor idx = index_tensor(g, dtype::int32, {8}, 10);
+        const vk::device_tensor didx = vk::upload(ctx, idx.view());
+        const vk::device_tensor gathered(ctx, type, {4, 6, 8});
+        // a pad whose output ([3, 7, 11], an odd count) is not: one element per invocation
+        const vk::device_tensor odd(ctx, type, {3, 7, 11});
+        const strix::pad_desc od{strix::pad_mode::edge, {-1, 1, 0}, {0, 0, 1}, {}};
+        vk::stream s(ctx);
+        const vk::device_view parts[] = {da.view(), db.view()};
+        s.join(parts, joined.view(), {0});
+        CHECK(s.widened_ == 2);
+        s.pad(dx.view(), padded.view(), pd);
+        s.gather(dx.view(), didx.view(), gathered.view(), {2});
+        CHECK(s.chunked_ == 2);
+        s.pad(dx.view(), odd.view(), od);
+        CHECK(s.chunked_ == 2);
+        CHECK(s.widened_ == 2);
+        s.run();
+        const any_cview hparts[] = {a.view(), b.view()};
+        CHECK(same_bytes(read_back(ctx, joined), strix::join(hparts, {0})));
+        CHECK(same_bytes(read_back(ctx, padded), strix::pad(x.view(), pd)));
+        CHECK(same_bytes(read_back(ctx, gathered), strix::gather(x.view(), idx.view(), {2})));
+        CHECK(same_bytes(read_back(ctx, odd), strix::pad(x.view(), od)));
+    }
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: stream::copy runs contiguous views as the 16-byte copy shader and any others as a move", "[vulkan]") {
+    vk::context ctx;
+    rng_t g(0xc0b1ull);
+    const host_tensor x = random_tensor(g, dtype::float16, {6, 40});
+    const vk::device_tensor dx = vk::upload(ctx, x.view());
+    const vk::device_tensor plain(ctx, dtype::float16, {6, 40});
+    const vk::device_tensor transposed(ctx, dtype::float16, {40, 6});
+    vk::device_view tv = transposed.view(); // the same shape as x, written in Fortran order
+    tv.sizes = {6, 40};
+    tv.strides = {1, 6};
+    vk::stream s(ctx);
+    s.copy(dx.view(), plain.view());
+    CHECK(s.plain_copies_ == 1);
+    s.copy(dx.view(), tv);
+    CHECK(s.plain_copies_ == 1);
+    s.run();
+    CHECK(same_bytes(read_back(ctx, plain), x));
+    host_tensor expect(dtype::float16, {40, 6});
+    for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 40; ++j) std::memcpy(expect.data() + (j * 6 + i) * 2, x.data() + (i * 40 + j) * 2, 2);
+    CHECK(same_bytes(read_back(ctx, transposed), expect));
+    // the rules: same shape and type, no overlap
+    vk::stream bad(ctx);
+    const vk::device_tensor other(ctx, dtype::float32, {6, 40});
+    CHECK_THROWS_WITH(bad.copy(dx.view(), other.view()), Catch::Contains("strix::copy") && Catch::Contains("[6,40] float16") &&
+                                                              Catch::Contains("[6,40] float32"));
+    vk::device_view shifted = dx.view();
+    shifted.address += 2;
+    shifted.sizes = {6, 39};
+    vk::device_view head = dx.view();
+    head.sizes = {6, 39};
+    CHECK_THROWS_WITH(bad.copy(head, shifted), Catch::Contains("strix::copy") && Catch::Contains("overlap"));
+    CHECK(bad.dispatches_ == 0);
+    CHECK(ctx.validation_messages() == 0);
+}
+
 TEST_CASE("vulkan: an out-of-range index in a stream of several operators names the offending call", "[vulkan]") {
     vk::context ctx;
     rng_t g(0xbad1ull);

@@ -39,6 +39,7 @@
 #include "strix/vulkan/spirv/reduce_01d.h"
 #include "strix/vulkan/spirv/reduce_10d.h"
 #include "strix/vulkan/spirv/reduce_11d.h"
+#include "strix/vulkan/spirv/copy_0.h"
 
 namespace strix::vulkan {
 
@@ -339,11 +340,15 @@ private:
 /// Where a buffer lives.
 enum class memory : std::uint8_t {
     device, ///< device-local (host-visible too when the device has such memory, e.g. lavapipe)
-    host,   ///< host-visible and coherent (staging, small metadata)
+    host,   ///< host-visible and coherent (staging, read-backs)
+    /// written by the host, read by the device (plan metadata): device-local and host-visible
+    /// where the device has such memory (resizable BAR), else host memory, so that shaders do
+    /// not fetch it across the bus
+    upload,
 };
 
 /// The shaders strix runs.
-enum class shader : std::uint8_t { move, scatter, tuples, scan, reduce };
+enum class shader : std::uint8_t { move, scatter, tuples, scan, reduce, copy };
 
 /// Specialization constants of a pipeline.
 struct pipeline_key {
@@ -351,6 +356,7 @@ struct pipeline_key {
     std::uint32_t elem = 4, rank = 1, index_type = 0, policy = 0, phase = 0;
     std::uint32_t wide = 1; ///< 64-bit coordinate arithmetic (more than 2^32 invocations)
     std::uint32_t type = 0, reduction = 0; ///< reduce.comp: element type (dtype order) and reduction
+    std::uint32_t vec = 1; ///< move.comp: elements per invocation (1, or 16/elem for a 16-byte chunk)
     auto operator<=>(const pipeline_key&) const = default;
 };
 
@@ -463,6 +469,20 @@ public:
     [[nodiscard]] float timestamp_period_ns() const { return timestamp_period_; }
     [[nodiscard]] std::uint32_t timestamp_bits() const { return timestamp_bits_; }
 
+    /// Device memory of `bytes` of memory type `type` that buffers can take the address of, or
+    /// VK_NULL_HANDLE (and the reason in `*result`) when it cannot be had.
+    VkDeviceMemory try_allocate(VkDeviceSize bytes, std::uint32_t type, VkResult* result = nullptr) const {
+        auto flags = make<VkMemoryAllocateFlagsInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO);
+        flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+        auto mai = make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags);
+        mai.allocationSize = bytes;
+        mai.memoryTypeIndex = type;
+        VkDeviceMemory m = VK_NULL_HANDLE;
+        const VkResult r = table_.vkAllocateMemory(device_, &mai, nullptr, &m);
+        if (result) *result = r;
+        return r == VK_SUCCESS ? m : VK_NULL_HANDLE;
+    }
+
     /// A buffer of `bytes` (rounded up to 16) in `where`. Throws strix::error naming the size
     /// when the device is out of memory.
     buffer create_buffer(std::uint64_t bytes, memory where) const {
@@ -480,7 +500,17 @@ public:
         table_.vkGetBufferMemoryRequirements(device_, b.buf_, &req);
         const auto hv = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
         std::optional<std::uint32_t> type;
-        if (where == memory::device) {
+        if (where == memory::upload) {
+            // the host-visible device-local heap may be small (a 256 MiB window): host memory
+            // when it is full
+            if (const auto t = find_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | hv)) {
+                b.mem_ = try_allocate(req.size, *t);
+                if (b.mem_) type = t;
+            }
+            if (!type) where = memory::host;
+        }
+        if (type) {
+        } else if (where == memory::device) {
             // host-visible device memory on devices that share memory with the host: no staging
             if (info_.type == VK_PHYSICAL_DEVICE_TYPE_CPU || info_.type == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU)
                 type = find_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | hv);
@@ -490,13 +520,9 @@ public:
             if (!type) type = find_type(req.memoryTypeBits, hv);
         }
         if (!type) throw error(error_code::unsupported, "strix::vulkan: " + info_.name + " has no suitable memory type for a buffer");
-        auto flags = make<VkMemoryAllocateFlagsInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO);
-        flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
-        auto mai = make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags);
-        mai.allocationSize = req.size;
-        mai.memoryTypeIndex = *type;
-        if (const VkResult r = table_.vkAllocateMemory(device_, &mai, nullptr, &b.mem_); r != VK_SUCCESS) {
-            b.mem_ = VK_NULL_HANDLE;
+        VkResult r = VK_SUCCESS;
+        if (!b.mem_) b.mem_ = try_allocate(req.size, *type, &r);
+        if (!b.mem_) {
             throw error(r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY ? error_code::io : error_code::unsupported,
                         "strix::vulkan: cannot allocate " + std::to_string(req.size) + " bytes of " +
                             (where == memory::device ? "device" : "host-visible") + " memory on " + info_.name + " (vkAllocateMemory: " +
@@ -523,7 +549,7 @@ public:
             {move_0, sizeof move_0},       {move_1, sizeof move_1},       {scatter_0, sizeof scatter_0}, {scatter_1, sizeof scatter_1},
             {tuples_0, sizeof tuples_0},   {scan_0, sizeof scan_0},       {reduce_00, sizeof reduce_00}, {reduce_01, sizeof reduce_01},
             {reduce_10, sizeof reduce_10}, {reduce_11, sizeof reduce_11}, {reduce_00d, sizeof reduce_00d}, {reduce_01d, sizeof reduce_01d},
-            {reduce_10d, sizeof reduce_10d}, {reduce_11d, sizeof reduce_11d}};
+            {reduce_10d, sizeof reduce_10d}, {reduce_11d, sizeof reduce_11d}, {copy_0, sizeof copy_0}};
         std::size_t m = 0;
         switch (key.which) {
         case shader::move: m = small_storage_ ? 1 : 0; break;
@@ -531,6 +557,7 @@ public:
         case shader::tuples: m = 4; break;
         case shader::scan: m = 5; break;
         case shader::reduce: m = (info_.denorm_preserve32 ? 10 : 6) + (float64_ ? 2 : 0) + (int64_atomics_ ? 1 : 0); break;
+        case shader::copy: m = 14; break;
         }
         if (!modules_[m]) {
             auto sci = make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
@@ -538,11 +565,12 @@ public:
             sci.pCode = code[m].first;
             check(table_.vkCreateShaderModule(device_, &sci, nullptr, &modules_[m]), "vkCreateShaderModule");
         }
-        // constant ids 0..7 (an entry for an id a shader lacks is ignored)
-        const std::uint32_t values[] = {key.elem, key.rank, key.index_type, key.policy, key.phase, key.wide, key.type, key.reduction};
-        VkSpecializationMapEntry entries[8];
-        for (std::uint32_t i = 0; i < 8; ++i) entries[i] = {i, i * 4, 4};
-        VkSpecializationInfo spec{8u, entries, sizeof values, values};
+        // constant ids 0..8 (an entry for an id a shader lacks is ignored)
+        const std::uint32_t values[] = {key.elem, key.rank, key.index_type, key.policy, key.phase, key.wide, key.type, key.reduction, key.vec};
+        constexpr std::uint32_t n_values = sizeof values / sizeof values[0];
+        VkSpecializationMapEntry entries[n_values];
+        for (std::uint32_t i = 0; i < n_values; ++i) entries[i] = {i, i * 4, 4};
+        VkSpecializationInfo spec{n_values, entries, sizeof values, values};
         auto cci = make<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
         cci.stage = make<VkPipelineShaderStageCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
         cci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
@@ -602,7 +630,7 @@ private:
     VkPhysicalDeviceMemoryProperties memory_{};
     VkPipelineCache cache_ = VK_NULL_HANDLE;
     VkPipelineLayout layout_ = VK_NULL_HANDLE;
-    std::array<VkShaderModule, 14> modules_{};
+    std::array<VkShaderModule, 15> modules_{};
     std::map<pipeline_key, VkPipeline> pipelines_;
     mutable std::mutex mutex_;
     bool small_storage_ = false;

@@ -55,6 +55,59 @@ inline std::vector<device_view> split_views(const device_view& input, std::span<
     return out;
 }
 
+namespace detail {
+
+/// The plan with whole rows moved in w-byte elements (w = 16, else 8, else 4 bytes), when its
+/// innermost dimension copies a contiguous row on both sides and every address, stride and
+/// offset of the plan is a multiple of w (so are the rows' lengths in bytes); nullopt otherwise.
+/// A join, split or row gather of float32 rows then moves 16 bytes per invocation.
+inline std::optional<plan::move_plan> widened(const plan::move_plan& p) {
+    const auto e = static_cast<std::int64_t>(p.elem);
+    const auto& in = p.dims[static_cast<std::size_t>(p.rank - 1)];
+    if (p.rank == 0 || e >= 16 || !in.is_affine() || in.key != 0 || in.dst != e || in.src != e) return std::nullopt;
+    const auto fits = [&](std::int64_t w) {
+        const auto ok = [w](std::int64_t v) { return v % w == 0; };
+        if (!ok(in.size * e) || !ok(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(p.src))) ||
+            !ok(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(p.dst))) || (p.index && !ok(p.axis_stride)))
+            return false;
+        for (int k = 0; k + 1 < p.rank; ++k) {
+            const auto& d = p.dims[static_cast<std::size_t>(k)];
+            if (!ok(d.dst) || !ok(d.src)) return false;
+            for (const auto m : d.map)
+                if (m != plan::no_source && !ok(m)) return false;
+        }
+        return true;
+    };
+    std::int64_t w = 16;
+    while (w > e && !fits(w)) w /= 2;
+    if (w <= e) return std::nullopt;
+    plan::move_plan q = p;
+    auto& qi = q.dims[static_cast<std::size_t>(q.rank - 1)];
+    qi.size = in.size * e / w;
+    qi.dst = qi.src = w;
+    q.elem = static_cast<std::size_t>(w);
+    for (std::int64_t b = e; b < w; b += e) // the fill element, repeated across the wider one
+        std::memcpy(q.fill.data() + b, p.fill.data(), static_cast<std::size_t>(e));
+    return q;
+}
+
+/// Elements per invocation of a move: 16 / elem when the output is contiguous in plan order,
+/// 16-byte aligned and a whole number of 16-byte chunks (each invocation then writes one
+/// chunk), else 1.
+inline std::uint32_t chunk_elements(const plan::move_plan& p) {
+    const auto e = static_cast<std::int64_t>(p.elem);
+    if (e >= 16 || reinterpret_cast<std::uintptr_t>(p.dst) % 16 != 0 || p.count() * e % 16 != 0) return 1;
+    std::int64_t expect = e;
+    for (int k = p.rank - 1; k >= 0; --k) {
+        const auto& d = p.dims[static_cast<std::size_t>(k)];
+        if (d.dst != expect) return 1;
+        expect *= d.size;
+    }
+    return static_cast<std::uint32_t>(16 / e);
+}
+
+} // namespace detail
+
 /// A C-order tensor that owns a device buffer.
 class device_tensor {
 public:
@@ -221,6 +274,39 @@ public:
         strix::detail::check_split(input.as_any(), views, d);
         const auto plans = strix::detail::lower_split(input.as_any(), views, d);
         for (std::size_t k = 0; k < plans.size(); ++k) record_move(plans[k], {input.range()}, outputs[k].range());
+    }
+
+    /// Records a copy of `input` into `output`: the same type and shape, any strides, no
+    /// overlap. Views that are contiguous and 16-byte aligned run as the plain 16-byte copy
+    /// shader; others as a move plan.
+    void copy(const device_view& input, const device_view& output) {
+        ensure_recording();
+        const any_view out = output.as_any();
+        strix::detail::check_view("copy", "input", input.as_any(), false);
+        strix::detail::check_view("copy", "output", out, true);
+        if (input.type != output.type || input.sizes != output.sizes)
+            throw error(error_code::rule_violation, "strix::copy: the input " + to_string(input.sizes) + " " + std::string(name(input.type)) +
+                                                        " and the output " + to_string(output.sizes) + " " + std::string(name(output.type)) +
+                                                        " differ in shape or type");
+        strix::detail::check_disjoint("copy", out, "input", input.as_any());
+        if (output.sizes.count() == 0) return;
+        auto p = strix::detail::copy_plan(input.as_any(), out);
+        plan::collapse(p);
+        const auto e = static_cast<std::int64_t>(p.elem);
+        const auto& d = p.dims[0];
+        const std::uint64_t bytes = static_cast<std::uint64_t>(p.count()) * p.elem;
+        if (p.rank == 1 && d.dst == e && d.src == e && bytes % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.src) % 16 == 0 &&
+            reinterpret_cast<std::uintptr_t>(p.dst) % 16 == 0) {
+            push pc{};
+            pc.src = reinterpret_cast<std::uintptr_t>(p.src);
+            pc.dst = reinterpret_cast<std::uintptr_t>(p.dst);
+            pc.count = bytes / 16;
+            barrier_for({input.range()}, output.range());
+            dispatch({shader::copy, 16, 1, 0, 0, 0}, pc);
+            ++plain_copies_;
+            return;
+        }
+        record_move(p, {input.range()}, output.range());
     }
 
     /// Records a scatter-nd (same rules and messages as strix::scatter_nd); in place when
@@ -497,10 +583,29 @@ private:
         return kept_.back();
     }
 
+    /// Plan metadata (Dim records, pad maps, scratch records): 16-byte aligned pieces of chunks
+    /// in memory::upload, so that a stream of many small operators allocates a few buffers, not
+    /// one per operator, and the shaders read the metadata from device memory.
+    struct meta_block {
+        VkDeviceAddress address;
+        std::byte* host;
+    };
+    meta_block meta_alloc(std::size_t bytes) {
+        bytes = std::max<std::size_t>((bytes + 15) / 16 * 16, 16);
+        if (!meta_ || meta_used_ + bytes > meta_->size()) {
+            meta_ = &keep(ctx_->create_buffer(std::max<std::size_t>(bytes, meta_chunk_bytes), memory::upload));
+            meta_used_ = 0;
+        }
+        const meta_block b{meta_->address() + meta_used_, meta_->mapped() + meta_used_};
+        meta_used_ += bytes;
+        return b;
+    }
+    static constexpr std::size_t meta_chunk_bytes = 64 << 10;
+
     VkDeviceAddress upload_meta(const std::vector<std::int64_t>& words) {
-        auto& b = keep(ctx_->create_buffer(words.size() * 8, memory::host)); // rank 0: no words, a minimal buffer
-        if (!words.empty()) std::memcpy(b.mapped(), words.data(), words.size() * 8);
-        return b.address();
+        const meta_block b = meta_alloc(words.size() * 8); // rank 0: no words, a minimal piece
+        if (!words.empty()) std::memcpy(b.host, words.data(), words.size() * 8);
+        return b.address;
     }
 
     using range = std::pair<std::uint64_t, std::uint64_t>; // device addresses [first, last)
@@ -566,7 +671,7 @@ private:
 
     /// Dispatches `groups` work groups of 256 (0: enough for p.count invocations).
     void dispatch(pipeline_key key, const push& p, std::uint64_t groups = 0) {
-        key.wide = wide(p.count) ? 1u : 0u;
+        key.wide = wide(p.count * key.vec) ? 1u : 0u; // coordinates run over count * vec elements
         if (groups == 0) groups = (p.count + 255) / 256;
         const std::uint64_t gx = std::min<std::uint64_t>(groups, ctx_->max_groups_x());
         const std::uint64_t gy = (groups + gx - 1) / gx;
@@ -579,9 +684,14 @@ private:
     }
 
     /// Records one move plan; `hazards` false when the caller has already placed the barrier.
-    void record_move(const plan::move_plan& p, const std::vector<range>& reads, range write, bool hazards = true) {
+    /// Contiguous rows move in 16-byte (or 8-, 4-byte) elements where the plan's alignment
+    /// allows (widen), and a contiguous output is written 16 bytes per invocation (chunk_elements).
+    void record_move(const plan::move_plan& original, const std::vector<range>& reads, range write, bool hazards = true) {
         ensure_recording();
-        if (p.rank == 0 || p.count() == 0) return;
+        if (original.rank == 0 || original.count() == 0) return;
+        std::optional<plan::move_plan> wide_plan = detail::widened(original);
+        const plan::move_plan& p = wide_plan ? *wide_plan : original;
+        const std::uint32_t vec = detail::chunk_elements(p);
         std::vector<std::int64_t> words;
         std::vector<std::size_t> map_at(static_cast<std::size_t>(p.rank), 0);
         for (int i = 0; i < p.rank; ++i) {
@@ -595,24 +705,26 @@ private:
             map_at[static_cast<std::size_t>(i)] = words.size();
             words.insert(words.end(), d.map.begin(), d.map.end());
         }
-        const VkDeviceAddress meta = upload_meta(words);
-        for (int i = 0; i < p.rank; ++i) // patch in the maps' addresses
-            if (map_at[static_cast<std::size_t>(i)]) {
-                const std::int64_t a = static_cast<std::int64_t>(meta + map_at[static_cast<std::size_t>(i)] * 8);
-                std::memcpy(kept_.back().mapped() + (static_cast<std::size_t>(i) * dim_words + 4) * 8, &a, 8);
-            }
+        const meta_block meta = meta_alloc(words.size() * 8);
+        for (int i = 0; i < p.rank; ++i) // the maps' addresses, now that the metadata's own is known
+            if (const auto at = map_at[static_cast<std::size_t>(i)])
+                words[static_cast<std::size_t>(i) * dim_words + 4] = static_cast<std::int64_t>(meta.address + at * 8);
+        std::memcpy(meta.host, words.data(), words.size() * 8);
         push pc{};
         pc.src = reinterpret_cast<std::uintptr_t>(p.src);
         pc.dst = reinterpret_cast<std::uintptr_t>(p.dst);
-        pc.dims = meta;
+        pc.dims = meta.address;
         pc.indices = reinterpret_cast<std::uintptr_t>(p.index);
-        pc.count = static_cast<std::uint64_t>(p.count());
+        pc.count = static_cast<std::uint64_t>(p.count()) / vec;
         pc.flag = flag_.address();
         pc.axis_size = p.axis_size;
         pc.axis_stride = p.axis_stride;
         std::memcpy(pc.fill, p.fill.data(), 16);
-        const pipeline_key key{shader::move, static_cast<std::uint32_t>(p.elem), static_cast<std::uint32_t>(p.rank),
-                               p.index ? index_code(p.index_type) : 0u, p.clamp ? 1u : 0u, 0};
+        pipeline_key key{shader::move, static_cast<std::uint32_t>(p.elem), static_cast<std::uint32_t>(p.rank),
+                         p.index ? index_code(p.index_type) : 0u, p.clamp ? 1u : 0u, 0};
+        key.vec = vec;
+        widened_ += wide_plan ? 1 : 0;
+        chunked_ += vec > 1 ? 1 : 0;
         if (hazards) barrier_for(reads, write);
         dispatch(key, pc);
     }
@@ -624,6 +736,8 @@ private:
     VkQueryPool queries_ = VK_NULL_HANDLE;
     buffer flag_;
     std::deque<buffer> kept_; // metadata and scratch, alive until the stream is destroyed (stable references)
+    buffer* meta_ = nullptr;  // the metadata chunk being filled (in kept_)
+    std::size_t meta_used_ = 0;
     std::deque<index_check> checks_;
     std::vector<range> written_, read_;
     bool submitted_ = false, done_ = false;
@@ -631,6 +745,9 @@ private:
 public:
     /// Barriers and dispatches recorded so far (for tests and benchmarks).
     int barriers_ = 0, dispatches_ = 0;
+    /// Moves recorded with wider elements (widened) and with 16-byte output chunks, and copies
+    /// run by the plain copy shader (for tests and benchmarks).
+    int widened_ = 0, chunked_ = 0, plain_copies_ = 0;
 };
 
 namespace detail {
