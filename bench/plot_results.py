@@ -3,6 +3,8 @@
 against bytes moved, a solid line per results file and a dashed line for its copy baseline.
 
     plot_results.py OUT_DIR results1.json [results2.json ...]
+
+bench/report.py draws the same sweeps as one PNG per backend, beside the results tables.
 """
 import json
 import os
