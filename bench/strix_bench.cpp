@@ -21,6 +21,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <sstream>
 #include <string>
@@ -220,8 +221,28 @@ struct vulkan_backend {
 
     /// Median device seconds of one call of f; the `inner` calls of a repetition are recorded in
     /// one stream. The warm-up repetition creates the pipelines.
+    /// Keeps a GPU busy for ~0.3 s of back-to-back copies before a measurement. Measured on the
+    /// H200 (bench/copy_probe): after a few seconds with no work — while a case builds its
+    /// inputs on the host — it runs copies at 1.3 instead of 3.3 TB/s until about 250 ms of
+    /// sustained work brings it back. CPU devices (lavapipe) need no warm-up.
+    void warm_up() {
+        if (ctx->device().type == VK_PHYSICAL_DEVICE_TYPE_CPU) return;
+        if (!warm_a) {
+            warm_a = std::make_unique<tensor>(make(dtype::float32, {64 << 20}));
+            warm_b = std::make_unique<tensor>(make(dtype::float32, {64 << 20}));
+        }
+        const auto t0 = clk::now();
+        while (std::chrono::duration<double>(clk::now() - t0).count() < 0.3) {
+            vk::stream s(*ctx);
+            for (int i = 0; i < 100; ++i) s.copy(warm_a->view(), warm_b->view());
+            s.run();
+        }
+    }
+    std::unique_ptr<tensor> warm_a, warm_b;
+
     template <class F>
     double time(int reps, int inner, F&& f) {
+        warm_up();
         std::vector<double> t;
         int k = 0;
         for (int i = 0; i <= reps; ++i) {

@@ -126,8 +126,8 @@ void fill_element(uint64_t d) {
 }
 
 // Reads the index at byte address a and resolves it into [0, n): negatives count from the end,
-// anything outside is clamped and, under the error policy, raises the flag.
-int64_t resolve_index(uint64_t a, int64_t n) {
+// anything outside is clamped (bad: it was outside).
+int64_t resolve_index_only(uint64_t a, int64_t n, out bool bad) {
     int64_t v;
     if (INDEX_TYPE == 1) {
         // sign-extend by arithmetic (no 32-to-64-bit signed conversion, which some compilers get wrong)
@@ -143,9 +143,16 @@ int64_t resolve_index(uint64_t a, int64_t n) {
         const uint64_t u = uint64_t(Words(a).w[0]) | (uint64_t(Words(a).w[1]) << 32);
         v = u >= uint64_t(n) ? n : int64_t(u);
     }
-    const bool bad = v < 0 || v >= n;
-    if (bad && POLICY == 0) atomicOr(Flag(pc.flag).raised, 1u);
+    bad = v < 0 || v >= n;
     return v < 0 ? 0 : (v >= n ? n - 1 : v);
+}
+
+// The same, raising the flag for an index outside [0, n) under the error policy.
+int64_t resolve_index(uint64_t a, int64_t n) {
+    bool bad;
+    const int64_t v = resolve_index_only(a, n, bad);
+    if (bad && POLICY == 0) atomicOr(Flag(pc.flag).raised, 1u);
+    return v;
 }
 
 // Scatter and reduce: where update i (C order of the updates) goes and where it comes from. Dim

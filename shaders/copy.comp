@@ -1,11 +1,23 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-// A plain copy, 16 bytes per invocation: the bandwidth every other shader is measured against,
-// and what a copy between contiguous, 16-byte aligned views runs as.
+#extension GL_EXT_control_flow_attributes : require
+// A plain copy, 16 bytes per load: the bandwidth every other shader is measured against, and
+// what a copy between contiguous, 16-byte aligned views runs as. Each invocation moves UNROLL
+// chunks, 256 chunks apart (so every load instruction of a work group stays coalesced), and
+// issues all its loads before its stores.
 #include "common.glsl"
 
+layout(constant_id = 9) const uint UNROLL = 1;
+
 void main() {
-    const uint64_t i = invocation();
-    if (i >= pc.count) return;
-    Chunks(pc.dst + i * 16ul).v[0] = Chunks(pc.src + i * 16ul).v[0];
+    const uint64_t first = (invocation() >> 8) * 256ul * UNROLL + gl_LocalInvocationID.x;
+    uvec4 v[UNROLL];
+    [[unroll]] for (uint k = 0; k < UNROLL; ++k) {
+        const uint64_t i = first + k * 256u;
+        if (i < pc.count) v[k] = Chunks(pc.src + i * 16ul).v[0];
+    }
+    [[unroll]] for (uint k = 0; k < UNROLL; ++k) {
+        const uint64_t i = first + k * 256u;
+        if (i < pc.count) Chunks(pc.dst + i * 16ul).v[0] = v[k];
+    }
 }

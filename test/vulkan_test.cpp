@@ -1495,6 +1495,42 @@ TEST_CASE("vulkan: contiguous rows move in 16-byte elements, contiguous outputs 
     CHECK(ctx.validation_messages() == 0);
 }
 
+TEST_CASE("vulkan: many work groups of unrolled 16-byte moves, chunks and copies, with ragged ends", "[vulkan]") {
+    vk::context ctx;
+    rng_t g(0x5eed16ull);
+    // sizes that leave a partial group and a partial unroll at the end
+    const host_tensor x = random_tensor(g, dtype::float32, {3, 1001, 37});
+    const vk::device_tensor dx = vk::upload(ctx, x.view());
+    const host_tensor y = random_tensor(g, dtype::float32, {5, 1001, 37});
+    const vk::device_tensor dy = vk::upload(ctx, y.view());
+    const vk::device_tensor copied(ctx, dtype::float32, {3, 1001, 37});   // 111111 elements: not whole chunks, a move
+    const vk::device_tensor joined(ctx, dtype::float32, {8, 1001, 37});   // rows of 148 bytes: widened to 4 bytes only
+    const host_tensor z = random_tensor(g, dtype::float16, {3, 700, 96});
+    const vk::device_tensor dz = vk::upload(ctx, z.view());
+    const vk::device_tensor zcopy(ctx, dtype::float16, {3, 700, 96});     // 16-byte copy shader, 25200 chunks
+    const vk::device_tensor zjoin(ctx, dtype::float16, {6, 700, 96});     // widened to 16 bytes
+    const strix::pad_desc pd{strix::pad_mode::wrap, {0, 5, 3}, {0, 4, 5}, {}};
+    const vk::device_tensor zpad(ctx, dtype::float16, {3, 709, 104});     // chunks of 8 halves
+    vk::stream s(ctx);
+    s.copy(dx.view(), copied.view());
+    const vk::device_view xy[] = {dx.view(), dy.view()};
+    s.join(xy, joined.view(), {0});
+    s.copy(dz.view(), zcopy.view());
+    const vk::device_view zz[] = {dz.view(), dz.view()};
+    s.join(zz, zjoin.view(), {0});
+    s.pad(dz.view(), zpad.view(), pd);
+    CHECK(s.plain_copies_ == 1);
+    s.run();
+    CHECK(same_bytes(read_back(ctx, copied), x));
+    const any_cview hxy[] = {x.view(), y.view()};
+    CHECK(same_bytes(read_back(ctx, joined), strix::join(hxy, {0})));
+    CHECK(same_bytes(read_back(ctx, zcopy), z));
+    const any_cview hzz[] = {z.view(), z.view()};
+    CHECK(same_bytes(read_back(ctx, zjoin), strix::join(hzz, {0})));
+    CHECK(same_bytes(read_back(ctx, zpad), strix::pad(z.view(), pd)));
+    CHECK(ctx.validation_messages() == 0);
+}
+
 TEST_CASE("vulkan: stream::copy runs contiguous views as the 16-byte copy shader and any others as a move", "[vulkan]") {
     vk::context ctx;
     rng_t g(0xc0b1ull);

@@ -8,6 +8,7 @@
 /// (a join or split along the outer axis) uses every thread too.
 
 #include <cstring>
+#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -327,6 +328,32 @@ inline void execute(const plan::move_plan& p, const options& opt = {}) {
     // the split is by elements, so that one long row uses every thread too
     const int t = detail::threads_for(opt, n * static_cast<std::int64_t>(p.elem), n);
     detail::parallel_ranges(t, n, [&](std::int64_t a, std::int64_t b) { detail::run_elements_any(st, a, b); });
+}
+
+/// Runs the collapsed plans of one join or split (disjoint outputs) together, in blocks of about
+/// 256 KiB that each hold the same fraction of every plan. A join along an inner axis then
+/// writes each stretch of output rows once, all inputs in turn, where plan after plan would
+/// sweep the whole output once per input (measured on one core of a Xeon: 0.46 of memcpy for 4
+/// inputs along the innermost axis).
+inline void execute_together(std::span<const plan::move_plan> plans, const options& opt = {}) {
+    std::vector<detail::run_state> states;
+    std::int64_t bytes = 0;
+    for (const auto& p : plans) {
+        if (p.rank == 0 || p.count() == 0) continue;
+        const auto& in = p.dims[static_cast<std::size_t>(p.rank - 1)];
+        states.push_back({&p, in.is_affine() ? std::vector<detail::segment>{} : detail::segments_of(in, static_cast<std::int64_t>(p.elem))});
+        bytes += p.count() * static_cast<std::int64_t>(p.elem);
+    }
+    if (states.empty()) return;
+    const std::int64_t blocks = std::max<std::int64_t>(bytes / (256 << 10), 1);
+    const int t = detail::threads_for(opt, bytes, blocks);
+    detail::parallel_ranges(t, blocks, [&](std::int64_t a, std::int64_t b) {
+        for (std::int64_t k = a; k < b; ++k)
+            for (const auto& st : states) {
+                const std::int64_t n = st.p->count();
+                if (n * k / blocks < n * (k + 1) / blocks) detail::run_elements_any(st, n * k / blocks, n * (k + 1) / blocks);
+            }
+    });
 }
 
 } // namespace strix::cpu

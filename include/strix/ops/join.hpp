@@ -135,7 +135,7 @@ inline std::vector<plan::move_plan> lower_join(std::span<const any_cview> inputs
 /// operand, axis and shapes when a rule breaks or the output overlaps itself or an input.
 inline void join(std::span<const any_cview> inputs, const any_view& output, const join_desc& d = {}, const cpu::options& opt = {}) {
     detail::check_join(inputs, output, d);
-    for (const auto& p : detail::lower_join(inputs, output, d)) cpu::execute(p, opt);
+    cpu::execute_together(detail::lower_join(inputs, output, d), opt);
 }
 
 /// Joins into a new C-order host tensor.

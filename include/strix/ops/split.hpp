@@ -135,7 +135,7 @@ std::vector<basic_any_view<M>> split_views(const basic_any_view<M>& input, std::
 /// rule breaks or an output overlaps itself, another output or the input.
 inline void split(const any_cview& input, std::span<const any_view> outputs, const split_desc& d = {}, const cpu::options& opt = {}) {
     detail::check_split(input, outputs, d);
-    for (const auto& p : detail::lower_split(input, outputs, d)) cpu::execute(p, opt);
+    cpu::execute_together(detail::lower_split(input, outputs, d), opt);
 }
 
 /// Copies the pieces of `input` into new C-order host tensors of the given sizes on the axis.

@@ -356,7 +356,8 @@ struct pipeline_key {
     std::uint32_t elem = 4, rank = 1, index_type = 0, policy = 0, phase = 0;
     std::uint32_t wide = 1; ///< 64-bit coordinate arithmetic (more than 2^32 invocations)
     std::uint32_t type = 0, reduction = 0; ///< reduce.comp: element type (dtype order) and reduction
-    std::uint32_t vec = 1; ///< move.comp: elements per invocation (1, or 16/elem for a 16-byte chunk)
+    std::uint32_t vec = 1; ///< move.comp: elements per chunk (1, or 16/elem for a 16-byte chunk)
+    std::uint32_t unroll = 1; ///< move.comp, copy.comp: 16-byte moves per invocation
     auto operator<=>(const pipeline_key&) const = default;
 };
 
@@ -565,8 +566,9 @@ public:
             sci.pCode = code[m].first;
             check(table_.vkCreateShaderModule(device_, &sci, nullptr, &modules_[m]), "vkCreateShaderModule");
         }
-        // constant ids 0..8 (an entry for an id a shader lacks is ignored)
-        const std::uint32_t values[] = {key.elem, key.rank, key.index_type, key.policy, key.phase, key.wide, key.type, key.reduction, key.vec};
+        // constant ids 0..9 (an entry for an id a shader lacks is ignored)
+        const std::uint32_t values[] = {key.elem,  key.rank,      key.index_type, key.policy, key.phase,
+                                        key.wide,  key.type,      key.reduction,  key.vec,    key.unroll};
         constexpr std::uint32_t n_values = sizeof values / sizeof values[0];
         VkSpecializationMapEntry entries[n_values];
         for (std::uint32_t i = 0; i < n_values; ++i) entries[i] = {i, i * 4, 4};
