@@ -259,7 +259,9 @@ void run_elements(const run_state& st, std::int64_t e0, std::int64_t e1) {
                     if (seg.kind == segment::fill) fill_elems<E>(o, ds, p.fill.data(), hi - lo);
                     else if (seg.kind == segment::run) {
                         const std::byte* from = p.src + s + seg.src + (lo - seg.begin) * seg.step;
-                        if (ds == static_cast<std::int64_t>(E) && seg.step == ds) std::memcpy(o, from, static_cast<std::size_t>(hi - lo) * E);
+                        // short runs (the pads of wrap mode) inline: a library call costs more than the copy
+                        if (ds == static_cast<std::int64_t>(E) && seg.step == ds && (hi - lo) * static_cast<std::int64_t>(E) >= 64)
+                            std::memcpy(o, from, static_cast<std::size_t>(hi - lo) * E);
                         else copy_elems<E>(o, ds, from, seg.step, hi - lo);
                     } else {
                         for (std::int64_t i = lo; i < hi; ++i, o += ds) std::memcpy(o, p.src + s + in.source(i), E);
