@@ -1472,6 +1472,11 @@ TEST_CASE("vulkan: contiguous rows move in 16-byte elements, contiguous outputs 
         const host_tensor idx = index_tensor(g, dtype::int32, {8}, 10);
         const vk::device_tensor didx = vk::upload(ctx, idx.view());
         const vk::device_tensor gathered(ctx, type, {4, 6, 8});
+        // long rows whose middle is copied from a run at every misalignment (the shifted loads)
+        const host_tensor w = random_tensor(g, type, {3, 5, 67});
+        const vk::device_tensor dw = vk::upload(ctx, w.view());
+        const strix::pad_desc wd{strix::pad_mode::symmetric, {0, 1, 5}, {0, 2, 8}, {}};
+        const vk::device_tensor wide_pad(ctx, type, {3, 8, 80});
         // a pad whose output ([3, 7, 11], an odd count) is not: one element per invocation
         const vk::device_tensor odd(ctx, type, {3, 7, 11});
         const strix::pad_desc od{strix::pad_mode::edge, {-1, 1, 0}, {0, 0, 1}, {}};
@@ -1485,12 +1490,15 @@ TEST_CASE("vulkan: contiguous rows move in 16-byte elements, contiguous outputs 
         s.pad(dx.view(), odd.view(), od);
         CHECK(s.chunked_ == 2);
         CHECK(s.widened_ == 2);
+        s.pad(dw.view(), wide_pad.view(), wd);
+        CHECK(s.chunked_ == 3);
         s.run();
         const any_cview hparts[] = {a.view(), b.view()};
         CHECK(same_bytes(read_back(ctx, joined), strix::join(hparts, {0})));
         CHECK(same_bytes(read_back(ctx, padded), strix::pad(x.view(), pd)));
         CHECK(same_bytes(read_back(ctx, gathered), strix::gather(x.view(), idx.view(), {2})));
         CHECK(same_bytes(read_back(ctx, odd), strix::pad(x.view(), od)));
+        CHECK(same_bytes(read_back(ctx, wide_pad), strix::pad(w.view(), wd)));
     }
     CHECK(ctx.validation_messages() == 0);
 }
