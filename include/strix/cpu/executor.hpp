@@ -309,46 +309,25 @@ inline void run_elements_any(const run_state& st, std::int64_t e0, std::int64_t 
 
 } // namespace detail
 
-/// Runs output rows [row_begin, row_end) of a collapsed plan (a row is one coordinate of all
-/// dimensions but the innermost); `inner_segments` are the innermost dimension's segments when
-/// it is mapped.
-inline void run_rows(const plan::move_plan& p, std::int64_t row_begin, std::int64_t row_end,
-                     const std::vector<detail::segment>& inner_segments) {
-    if (p.rank == 0 || row_end <= row_begin) return;
-    const std::int64_t inner = p.dims[static_cast<std::size_t>(p.rank - 1)].size;
-    const detail::run_state st{&p, inner_segments};
-    detail::run_elements_any(st, row_begin * inner, row_end * inner);
-}
-
-/// Runs a collapsed move plan.
-inline void execute(const plan::move_plan& p, const options& opt = {}) {
-    if (p.rank == 0) return;
-    const std::int64_t n = p.count();
-    if (n == 0) return;
-    const auto& in = p.dims[static_cast<std::size_t>(p.rank - 1)];
-    detail::run_state st{&p, in.is_affine() ? std::vector<detail::segment>{} : detail::segments_of(in, static_cast<std::int64_t>(p.elem))};
-    // the split is by elements, so that one long row uses every thread too
-    const int t = detail::threads_for(opt, n * static_cast<std::int64_t>(p.elem), n);
-    detail::parallel_ranges(t, n, [&](std::int64_t a, std::int64_t b) { detail::run_elements_any(st, a, b); });
-}
-
 /// Runs the collapsed plans of one join or split (disjoint outputs) together, in blocks of about
 /// 256 KiB that each hold the same fraction of every plan. A join along an inner axis then
 /// writes each stretch of output rows once, all inputs in turn, where plan after plan would
 /// sweep the whole output once per input (measured on one core of a Xeon: 0.46 of memcpy for 4
-/// inputs along the innermost axis).
+/// inputs along the innermost axis). Threads take contiguous runs of blocks; there are at least
+/// as many blocks as threads, so a single long row is split too.
 inline void execute_together(std::span<const plan::move_plan> plans, const options& opt = {}) {
     std::vector<detail::run_state> states;
-    std::int64_t bytes = 0;
+    std::int64_t bytes = 0, most = 0;
     for (const auto& p : plans) {
         if (p.rank == 0 || p.count() == 0) continue;
         const auto& in = p.dims[static_cast<std::size_t>(p.rank - 1)];
         states.push_back({&p, in.is_affine() ? std::vector<detail::segment>{} : detail::segments_of(in, static_cast<std::int64_t>(p.elem))});
         bytes += p.count() * static_cast<std::int64_t>(p.elem);
+        most = std::max(most, p.count());
     }
     if (states.empty()) return;
-    const std::int64_t blocks = std::max<std::int64_t>(bytes / (256 << 10), 1);
-    const int t = detail::threads_for(opt, bytes, blocks);
+    const int t = detail::threads_for(opt, bytes, most);
+    const std::int64_t blocks = std::max<std::int64_t>(bytes / (256 << 10), t);
     detail::parallel_ranges(t, blocks, [&](std::int64_t a, std::int64_t b) {
         for (std::int64_t k = a; k < b; ++k)
             for (const auto& st : states) {
@@ -357,5 +336,8 @@ inline void execute_together(std::span<const plan::move_plan> plans, const optio
             }
     });
 }
+
+/// Runs a collapsed move plan (split by elements, so that one long row uses every thread too).
+inline void execute(const plan::move_plan& p, const options& opt = {}) { execute_together(std::span<const plan::move_plan>(&p, 1), opt); }
 
 } // namespace strix::cpu
