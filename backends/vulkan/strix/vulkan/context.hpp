@@ -510,13 +510,12 @@ public:
             }
             if (!type) where = memory::host;
         }
-        if (type) {
-        } else if (where == memory::device) {
+        if (where == memory::device) {
             // host-visible device memory on devices that share memory with the host: no staging
             if (info_.type == VK_PHYSICAL_DEVICE_TYPE_CPU || info_.type == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU)
                 type = find_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | hv);
             if (!type) type = find_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-        } else {
+        } else if (where == memory::host) {
             type = find_type(req.memoryTypeBits, hv | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
             if (!type) type = find_type(req.memoryTypeBits, hv);
         }
