@@ -12,7 +12,6 @@ NumPy runs on one thread. Times: time.perf_counter, the median of several repeti
 warm-up; inputs rotate between two copies (one beyond 512 MiB).
 """
 import argparse
-import json
 import platform
 import statistics
 import sys
@@ -20,23 +19,7 @@ import time
 
 import numpy as np
 
-KiB, MiB, GiB = 1024, 1024 ** 2, 1024 ** 3
-
-
-def copies_for(nbytes):
-    return 1 if nbytes > 512 * MiB else 2
-
-
-def size_name(b):
-    if b >= GiB:
-        return f"{b // GiB} GiB"
-    if b >= MiB:
-        return f"{b // MiB} MiB"
-    return f"{b // KiB} KiB"
-
-
-def shape_name(s):
-    return "x".join(str(d) for d in s)
+from peer_common import GiB, KiB, MiB, copies_for, print_header, record, shape_name, size_name, write_json
 
 
 def timed(reps, inner, f):
@@ -71,7 +54,7 @@ def cpu_name():
 class Runner:
     def __init__(self, reps, filt):
         self.reps, self.filter, self.results, self.copy_cache = reps, filt, [], {}
-        print(f"{'op':26s} {'case':38s} {'MB':>10s} {'median ms':>11s} {'GB/s':>9s} {'copy GB/s':>9s} {'ratio':>7s}")
+        print_header()
 
     def copy(self, nbytes, inner):
         half = max(nbytes // 2, 1)
@@ -90,12 +73,7 @@ class Runner:
         key = (int(nbytes), inner)
         if key not in self.copy_cache:
             self.copy_cache[key] = self.copy(int(nbytes), inner)
-        c = self.copy_cache[key]
-        r = {"op": op, "case": name, "bytes": int(nbytes), "median_s": secs, "gbps": nbytes / secs / 1e9, "copy_s": c,
-             "copy_gbps": nbytes / c / 1e9, "ratio": c / secs, "sweep": sweep, "copy_kind": "np.copyto"}
-        print(f"{op:26s} {name:38s} {nbytes / 1e6:10.3f} {secs * 1e3:11.4f} {r['gbps']:9.2f} {r['copy_gbps']:9.2f} {r['ratio']:7.2f}",
-              flush=True)
-        self.results.append(r)
+        record(self.results, op, name, nbytes, secs, self.copy_cache[key], sweep, "np.copyto")
 
 
 def sizes(quick):
@@ -228,9 +206,7 @@ def main():
 
     if a.json:
         doc = {"device": device, "backend": "numpy", "threads": 1, "quick": a.quick, "copy_kind": "np.copyto", "results": R.results}
-        with open(a.json, "w") as f:
-            json.dump(doc, f, indent=1)
-            f.write("\n")
+        write_json(a.json, doc)
     return 0
 
 

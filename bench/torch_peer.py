@@ -42,33 +42,16 @@ copies (one beyond 512 MiB); since the L2 is cleared before every timed call any
 are timed with a cold L2 here, where strix-bench's two rotating copies may still be in the L2.
 """
 import argparse
-import json
 import statistics
 import sys
 
 import torch
 import torch.nn.functional as F
 
-KiB, MiB, GiB = 1024, 1024 ** 2, 1024 ** 3
+from peer_common import GiB, KiB, MiB, copies_for, print_header, record, shape_name, size_name, write_json
+
 COPY_KIND = "torch copy_ (device to device)"
 DEV = "cuda"
-
-
-def copies_for(nbytes):
-    """How many copies of an input set to rotate between: two, one beyond 512 MiB (as strix-bench)."""
-    return 1 if nbytes > 512 * MiB else 2
-
-
-def size_name(b):
-    if b >= GiB:
-        return f"{b // GiB} GiB"
-    if b >= MiB:
-        return f"{b // MiB} MiB"
-    return f"{b // KiB} KiB"
-
-
-def shape_name(s):
-    return "x".join(str(d) for d in s)
 
 
 def numel(s):
@@ -180,7 +163,7 @@ graphed.kept = []
 class Runner:
     def __init__(self, timer, filt):
         self.timer, self.filter, self.results, self.copy_cache = timer, filt, [], {}
-        print(f"{'op':26s} {'case':38s} {'MB':>10s} {'median ms':>11s} {'GB/s':>9s} {'copy GB/s':>9s} {'ratio':>7s}")
+        print_header()
 
     def copy(self, nbytes, inner, graph):
         """dst.copy_(src) of float32 bytes/2, `inner` copies per timed call into distinct outputs."""
@@ -211,13 +194,7 @@ class Runner:
         if key not in self.copy_cache:
             self.copy_cache[key] = max(self.copy(int(nbytes), inner, graph), 1e-12)
             torch.cuda.empty_cache()
-        c = self.copy_cache[key]
-        r = {"op": op, "case": name, "bytes": int(nbytes), "median_s": secs, "gbps": nbytes / secs / 1e9, "copy_s": c,
-             "copy_gbps": nbytes / c / 1e9, "ratio": c / secs, "sweep": sweep, "copy_kind": COPY_KIND + (", CUDA graph" if graph else ""),
-             "peer": peer}
-        print(f"{op:26s} {name:38s} {nbytes / 1e6:10.3f} {secs * 1e3:11.4f} {r['gbps']:9.2f} {r['copy_gbps']:9.2f} {r['ratio']:7.2f}",
-              flush=True)
-        self.results.append(r)
+        record(self.results, op, name, nbytes, secs, self.copy_cache[key], sweep, COPY_KIND + (", CUDA graph" if graph else ""), peer=peer)
 
     def unsupported(self, op, name, nbytes, why):
         if self.filter and self.filter not in f"{op} {name}":
@@ -408,9 +385,7 @@ def main():
     if a.json:
         doc = {"device": device, "backend": "torch", "threads": 0, "quick": a.quick, "copy_kind": COPY_KIND, "timer": timer.name,
                "results": R.results}
-        with open(a.json, "w") as f:
-            json.dump(doc, f, indent=1)
-            f.write("\n")
+        write_json(a.json, doc)
     return 0
 
 
