@@ -8,9 +8,11 @@
 // warm-up; the CPU's from std::chrono::steady_clock, the device's from timestamp queries around
 // the stream (vk::stream::device_seconds()). Inputs rotate between two copies (one beyond 512
 // MiB) so that repeated runs do not find them in a cache. The copy baseline moves the same bytes:
-// on the CPU a memcpy of bytes/2 (read + write = bytes) on as many threads as the operators use;
-// on Vulkan stream::copy of contiguous tensors, which runs the plain copy shader (16 bytes per
-// invocation). Ratio = copy time / operator time (above 1: faster than a copy).
+// on the CPU a memcpy of bytes/2 (read + write = bytes) on as many threads as the operators use,
+// timed in turns with the operator (repetition by repetition, so both see the same load on a
+// shared machine); on Vulkan stream::copy of contiguous tensors, which runs the plain copy shader
+// (16 bytes per invocation), after the case. Ratio = copy time / operator time (above 1: faster
+// than a copy).
 
 #include <algorithm>
 #include <chrono>
@@ -95,6 +97,14 @@ std::string shape_name(const shape& s) {
     return r;
 }
 
+/// One case's timing: what one operator moves and how long it took.
+struct measured {
+    double bytes = 0;   ///< bytes moved by one operator
+    double seconds = 0; ///< median seconds of one operator
+    int inner = 1;      ///< operators per timed repetition (the copy baseline batches as many)
+    double copy_s = 0;  ///< median seconds of the copy baseline, when measured beside it; 0: not yet
+};
+
 // ---------------------------------------------------------------------------------------------
 // Backends: the same cases run through either; each gives tensors, a recorder of operators and a
 // timer, and measures its copy baseline.
@@ -129,47 +139,61 @@ struct cpu_backend {
         }
     };
 
-    /// Median seconds of one call of f, f(rec, k) called `inner` times per repetition (k counts
-    /// every call), after one warm-up repetition.
+    /// Median seconds of one call of f (f(rec, k) called `inner` times per repetition, k counting
+    /// every call) and of a memcpy of the same bytes, measured alternately, repetition by
+    /// repetition, after one warm-up of each. A shared machine's load changes within seconds: a
+    /// copy measured apart from the operator moved its ratio by +-0.2 between runs.
     template <class F>
-    double time(int reps, int inner, F&& f) {
+    measured measure(double bytes, int reps, int inner, F&& f) {
         rec r{strix::cpu::options{threads}};
-        std::vector<double> t;
-        int k = 0;
-        for (int i = 0; i <= reps; ++i) {
+        copier c(*this, static_cast<std::int64_t>(bytes));
+        std::vector<double> op_t, copy_t;
+        int k = 0, kc = 0;
+        auto timed = [&](auto&& g) {
             const auto t0 = clk::now();
-            for (int j = 0; j < inner; ++j) f(r, k++);
-            const double s = std::chrono::duration<double>(clk::now() - t0).count() / inner;
-            if (i) t.push_back(s);
+            for (int j = 0; j < inner; ++j) g();
+            return std::chrono::duration<double>(clk::now() - t0).count() / inner;
+        };
+        for (int i = 0; i <= reps; ++i) {
+            // alternate which goes first, so that neither always follows the other's cache state
+            double o = 0, cp = 0;
+            if (i % 2) {
+                o = timed([&] { f(r, k++); });
+                cp = timed([&] { c(kc++); });
+            } else {
+                cp = timed([&] { c(kc++); });
+                o = timed([&] { f(r, k++); });
+            }
+            if (i) op_t.push_back(o), copy_t.push_back(cp);
         }
-        return median(t);
+        return {bytes, median(op_t), inner, median(copy_t)};
     }
 
-    /// memcpy of bytes/2, split over the threads the operators would use for as many bytes.
-    double copy(std::int64_t bytes, int reps, int inner) {
-        const std::int64_t half = std::max<std::int64_t>(bytes / 2, 1);
-        const int n = copies_for(half);
+    /// memcpy of bytes/2 from rotating sources, split over the threads the operators would use
+    /// for as many bytes, on the same thread pool.
+    struct copier {
+        std::int64_t half;
+        int n, t;
         std::vector<tensor> src;
-        for (int i = 0; i < n; ++i) src.emplace_back(dtype::uint8, shape{half});
-        tensor dst(dtype::uint8, {half});
-        const int t = static_cast<int>(std::min<std::int64_t>(threads, half / (256 << 10) + 1));
-        return time(reps, inner, [&](rec&, int k) {
+        tensor dst;
+        copier(const cpu_backend& be, std::int64_t bytes)
+            : half(std::max<std::int64_t>(bytes / 2, 1)), n(copies_for(half)),
+              t(static_cast<int>(std::min<std::int64_t>(strix::cpu::thread_count(be.threads), half / (256 << 10) + 1))), dst(dtype::uint8, {half}) {
+            for (int i = 0; i < n; ++i) src.emplace_back(dtype::uint8, shape{half});
+        }
+        void operator()(int k) {
             const std::byte* s = src[static_cast<std::size_t>(k % n)].data();
             std::byte* d = dst.data();
             if (t <= 1) {
                 std::memcpy(d, s, static_cast<std::size_t>(half));
                 return;
             }
-            std::vector<std::thread> pool;
-            auto part = [&](int i) {
+            strix::cpu::parallel_tasks(t, [&](int i) {
                 const std::int64_t a = half * i / t, b = half * (i + 1) / t;
                 std::memcpy(d + a, s + a, static_cast<std::size_t>(b - a));
-            };
-            for (int i = 1; i < t; ++i) pool.emplace_back(part, i);
-            part(0);
-            for (auto& th : pool) th.join();
-        });
-    }
+            });
+        }
+    };
 
     /// Calls per repetition for a sweep point: enough for about 8 MiB moved (timer resolution).
     static int sweep_inner(std::int64_t bytes) { return static_cast<int>(std::clamp<std::int64_t>(8 * MiB / std::max<std::int64_t>(bytes, 1), 1, 1000)); }
@@ -258,6 +282,13 @@ struct vulkan_backend {
         return median(t);
     }
 
+    /// The operator's time; its copy baseline is measured after the case's tensors are freed
+    /// (the large GPU cases would not fit twice), on warmed buffers, by the runner.
+    template <class F>
+    measured measure(double bytes, int reps, int inner, F&& f) {
+        return {bytes, time(reps, inner, std::forward<F>(f)), inner, 0};
+    }
+
     /// A plain copy of bytes/2 (stream::copy of contiguous tensors: the 16-byte copy shader);
     /// `inner` copies go to distinct outputs.
     double copy(std::int64_t bytes, int reps, int inner) {
@@ -292,12 +323,6 @@ struct result {
     std::string copy_kind;
 };
 
-struct measured {
-    double bytes = 0;   ///< bytes moved by one operator
-    double seconds = 0; ///< median seconds of one operator
-    int inner = 1;      ///< operators per timed repetition (the copy baseline batches as many)
-};
-
 template <class B>
 class runner {
 public:
@@ -309,12 +334,17 @@ public:
     void run(const std::string& op, const std::string& name, bool sweep, const std::function<measured()>& body) {
         if (!c_.filter.empty() && (op + " " + name).find(c_.filter) == std::string::npos) return;
         try {
-            measured m = body(); // the case's tensors are gone before the copy runs
+            measured m = body(); // the case's tensors are gone before a separate copy runs
             m.seconds = std::max(m.seconds, 1e-12); // a timer that read 0 must not write inf into the JSON
-            const auto key = std::make_pair(static_cast<std::int64_t>(m.bytes), m.inner);
-            auto it = copy_cache_.find(key);
-            if (it == copy_cache_.end()) it = copy_cache_.emplace(key, std::max(be_.copy(key.first, c_.reps, m.inner), 1e-12)).first;
-            result r{op, name, m.bytes, m.seconds, it->second, sweep, be_.copy_kind};
+            if constexpr (requires { be_.copy(std::int64_t{}, 0, 0); })
+                if (m.copy_s <= 0) {
+                    const auto key = std::make_pair(static_cast<std::int64_t>(m.bytes), m.inner);
+                    auto it = copy_cache_.find(key);
+                    if (it == copy_cache_.end()) it = copy_cache_.emplace(key, be_.copy(key.first, c_.reps, m.inner)).first;
+                    m.copy_s = it->second;
+                }
+            m.copy_s = std::max(m.copy_s, 1e-12);
+            result r{op, name, m.bytes, m.seconds, m.copy_s, sweep, be_.copy_kind};
             print(r);
             results.push_back(r);
         } catch (const std::exception& e) {
@@ -378,7 +408,7 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
         for (std::size_t i = 0; i < tab.size(); ++i) idx.push_back(be.upload(random_indices({z.lookups}, z.table[0], 11 + i)));
         tensor out = be.make(f32, {z.lookups, dim});
         const double bytes = 2.0 * static_cast<double>(z.lookups * dim * 4) + static_cast<double>(z.lookups * 8);
-        return measured{bytes, be.time(reps, 1, [&](auto& r, int k) { r.gather(at(tab, k), at(idx, k), out, {0}); })};
+        return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.gather(at(tab, k), at(idx, k), out, {0}); });
     });
 
     // Gather along the last axis: a permutation of the columns.
@@ -387,7 +417,7 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
         tensor idx = be.upload(permutation(z.matrix[1], 5));
         tensor out = be.make(f32, z.matrix);
         const double bytes = 2.0 * static_cast<double>(bytes_of(f32, z.matrix)) + static_cast<double>(z.matrix[1] * 8);
-        return measured{bytes, be.time(reps, 1, [&](auto& r, int k) { r.gather(at(in, k), idx, out, {1}); })};
+        return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.gather(at(in, k), idx, out, {1}); });
     });
 
     // Gather-elements along the last axis, random int64 indices of the input's shape.
@@ -398,7 +428,7 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
         for (std::size_t i = 0; i < in.size(); ++i) idx.push_back(be.upload(random_indices(z.matrix, z.matrix[1], 21 + i)));
         tensor out = be.make(f32, z.matrix);
         const double bytes = 2.0 * static_cast<double>(bytes_of(f32, z.matrix)) + static_cast<double>(ib);
-        return measured{bytes, be.time(reps, 1, [&](auto& r, int k) { r.gather_elements(at(in, k), at(idx, k), out, {1}); })};
+        return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.gather_elements(at(in, k), at(idx, k), out, {1}); });
     });
 
     // Join of 4 inputs, outer and innermost axis.
@@ -410,9 +440,9 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
             for (int i = 0; i < 4; ++i) in.push_back(ins(f32, part, 3 * bytes_of(f32, part)));
             tensor out = be.make(f32, z.matrix);
             const double bytes = 2.0 * static_cast<double>(bytes_of(f32, z.matrix));
-            return measured{bytes, be.time(reps, 1, [&](auto& r, int k) {
+            return be.measure(bytes, reps, 1, [&](auto& r, int k) {
                                 r.join({&at(in[0], k), &at(in[1], k), &at(in[2], k), &at(in[3], k)}, out, {axis});
-                            })};
+                            });
         });
     }
 
@@ -425,7 +455,7 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
         auto step = ins(f16, one);
         tensor out = be.make(f16, whole);
         const double bytes = static_cast<double>(bytes_of(f16, z.kv) + bytes_of(f16, one) + bytes_of(f16, whole));
-        return measured{bytes, be.time(reps, 1, [&](auto& r, int k) { r.join({&at(cache, k), &at(step, k)}, out, {2}); })};
+        return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.join({&at(cache, k), &at(step, k)}, out, {2}); });
     });
 
     // Split into 4, outer and innermost axis.
@@ -437,7 +467,7 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
             std::vector<tensor> out;
             for (int i = 0; i < 4; ++i) out.push_back(be.make(f32, part));
             const double bytes = 2.0 * static_cast<double>(bytes_of(f32, z.matrix));
-            return measured{bytes, be.time(reps, 1, [&](auto& r, int k) { r.split(at(in, k), {&out[0], &out[1], &out[2], &out[3]}, {axis}); })};
+            return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.split(at(in, k), {&out[0], &out[1], &out[2], &out[3]}, {axis}); });
         });
     }
 
@@ -456,7 +486,7 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
             tensor out = be.make(f32, o);
             const double bytes = static_cast<double>(bytes_of(f32, z.image) + bytes_of(f32, o));
             const strix::pad_desc d{mode, {0, 0, 3, 3}, {0, 0, 3, 3}};
-            return measured{bytes, be.time(reps, 1, [&](auto& r, int k) { r.pad(at(in, k), out, d); })};
+            return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.pad(at(in, k), out, d); });
         });
     }
 
@@ -477,7 +507,7 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
             tensor out = be.make(f32, {s.targets});
             const double bytes = 2.0 * static_cast<double>(s.targets * 4) + static_cast<double>(n * (8 + 4));
             const strix::scatter_desc d{0, strix::index_policy::error, s.red, false};
-            return measured{bytes, be.time(reps, 1, [&](auto& r, int k) { r.scatter(at(in, k), at(idx, k), upd, out, d); })};
+            return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.scatter(at(in, k), at(idx, k), upd, out, d); });
         });
     }
 
@@ -488,7 +518,7 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
             auto in = ins(f32, s);
             tensor out = be.make(f32, s);
             const int inner = B::sweep_inner(2 * b);
-            return measured{2.0 * static_cast<double>(b), be.time(reps, inner, [&](auto& r, int k) { r.join({&at(in, k)}, out, {0}); }), inner};
+            return be.measure(2.0 * static_cast<double>(b), reps, inner, [&](auto& r, int k) { r.join({&at(in, k)}, out, {0}); });
         });
     }
     for (std::int64_t b = 4 * KiB; b <= z.sweep_max; b *= 4) {
@@ -499,7 +529,7 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
             const int inner = B::sweep_inner(2 * b);
             const strix::pad_desc d{strix::pad_mode::constant, {0, 1}, {0, 1}};
             const double bytes = static_cast<double>(b + s[0] * (s[1] + 2) * 4);
-            return measured{bytes, be.time(reps, inner, [&](auto& r, int k) { r.pad(at(in, k), out, d); }), inner};
+            return be.measure(bytes, reps, inner, [&](auto& r, int k) { r.pad(at(in, k), out, d); });
         });
     }
 
@@ -511,7 +541,7 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
         for (int i = 0; i < 100; ++i) out.push_back(be.make(f32, {70, 70}));
         const strix::pad_desc d{strix::pad_mode::reflect, {3, 3}, {3, 3}};
         const double bytes = (64.0 * 64 + 70.0 * 70) * 4;
-        return measured{bytes, be.time(reps, 100, [&](auto& r, int k) { r.pad(in, out[static_cast<std::size_t>(k % 100)], d); }), 100};
+        return be.measure(bytes, reps, 100, [&](auto& r, int k) { r.pad(in, out[static_cast<std::size_t>(k % 100)], d); });
     });
     return R.results;
 }
@@ -579,7 +609,7 @@ int main(int argc, char** argv) {
             return usage(2);
         }
     }
-    c.reps = c.quick ? 5 : 9;
+    c.reps = 9;
     try {
         std::vector<result> rs;
         std::string device, copy_kind;
