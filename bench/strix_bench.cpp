@@ -2,7 +2,10 @@
 // measured in the same run. Not a test: it prints timings and never fails on speed.
 //
 //   strix-bench [--backend cpu|vulkan] [--quick] [--json FILE] [--threads N] [--filter TEXT]
+//               [--stream-min BYTES]
 //
+// --stream-min sets cpu::options::stream_min_bytes (bytes written per thread from which runs are
+// streamed past the caches; 0 always, -1 never), to measure where streaming pays on a machine.
 // Bytes moved: each input read once, each output written once, indices counted (a gather counts
 // the rows it reads, not the whole table). Times: the median of several repetitions after a
 // warm-up; the CPU's from std::chrono::steady_clock, the device's from timestamp queries around
@@ -112,6 +115,7 @@ struct measured {
 struct cpu_backend {
     using tensor = strix::host_tensor;
     int threads = 1;
+    std::int64_t stream_min = strix::cpu::options{}.stream_min_bytes;
     std::string copy_kind = "memcpy";
 
     tensor make(dtype t, const shape& s) { return tensor(t, s); } // zeroed: every page touched
@@ -145,7 +149,10 @@ struct cpu_backend {
     /// copy measured apart from the operator moved its ratio by +-0.2 between runs.
     template <class F>
     measured measure(double bytes, int reps, int inner, F&& f) {
-        rec r{strix::cpu::options{threads}};
+        strix::cpu::options opt;
+        opt.threads = threads;
+        opt.stream_min_bytes = stream_min;
+        rec r{opt};
         copier c(*this, static_cast<std::int64_t>(bytes));
         std::vector<double> op_t, copy_t;
         int k = 0, kc = 0;
@@ -579,7 +586,7 @@ void write_json(const std::string& file, const std::string& device, const std::s
 }
 
 int usage(int rc) {
-    std::fprintf(rc ? stderr : stdout, "usage: strix-bench [--backend cpu|vulkan] [--quick] [--json FILE] [--threads N] [--filter TEXT]\n");
+    std::fprintf(rc ? stderr : stdout, "usage: strix-bench [--backend cpu|vulkan] [--quick] [--json FILE] [--threads N] [--filter TEXT] [--stream-min BYTES]\n");
     return rc;
 }
 
@@ -589,6 +596,7 @@ int main(int argc, char** argv) {
     std::string backend = "cpu", json;
     config c;
     int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    std::int64_t stream_min = strix::cpu::options{}.stream_min_bytes;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto value = [&]() -> std::string {
@@ -603,6 +611,7 @@ int main(int argc, char** argv) {
         else if (a == "--json") json = value();
         else if (a == "--threads") threads = std::max(1, std::atoi(value().c_str()));
         else if (a == "--filter") c.filter = value();
+        else if (a == "--stream-min") stream_min = std::atoll(value().c_str());
         else if (a == "--help" || a == "-h") return usage(0);
         else {
             std::fprintf(stderr, "strix-bench: unknown argument %s\n", a.c_str());
@@ -617,6 +626,7 @@ int main(int argc, char** argv) {
         if (backend == "cpu") {
             cpu_backend be;
             be.threads = threads;
+            be.stream_min = stream_min;
             device = be.device();
             copy_kind = be.copy_kind;
             std::printf("backend: cpu, device: %s%s\n", device.c_str(), c.quick ? ", quick" : "");
