@@ -4,7 +4,7 @@
 //   strix-bench [--backend cpu|vulkan] [--quick] [--json FILE] [--threads N] [--filter TEXT]
 //               [--stream-min BYTES]
 //
-// --stream-min sets cpu::options::stream_min_bytes (bytes written per thread from which runs are
+// --stream-min sets cpu::options::stream_min_bytes (bytes an operator writes from which runs are
 // streamed past the caches; 0 always, -1 never), to measure where streaming pays on a machine.
 // Bytes moved: each input read once, each output written once, indices counted (a gather counts
 // the rows it reads, not the whole table). Times: the median of several repetitions after a

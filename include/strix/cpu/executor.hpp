@@ -33,13 +33,14 @@ struct options {
     /// fewer threads, and under this size stay on the calling thread, where handing work over
     /// would cost more than it saves. Tests set 1 to split even tiny operators.
     std::int64_t min_bytes_per_thread = 256 << 10;
-    /// Operators that write at least this many bytes per thread write the whole cache lines of
-    /// their contiguous runs with non-temporal stores (no read of each line before it is written, and
-    /// the output does not evict the caches' contents). Smaller outputs stay in the caches for
-    /// whatever reads them next. 0 streams always; a negative value never. Measured on one core
-    /// of a 2-core Xeon VM (`strix-bench` sweep, copies of [n, 1024] float32): streaming lost
-    /// at 8 MiB written (0.86-0.91 of memcpy against 0.96-1.01) and won from 16 MiB (pads of
-    /// 17.6 MB 0.82-0.96 against 0.75-0.80; 32 MiB 1.29 against 0.93).
+    /// Operators that write at least this many bytes (all threads together) write the whole
+    /// cache lines of their contiguous runs with non-temporal stores: no read of each line before
+    /// it is written, and the output does not evict the caches' contents. Smaller outputs stay in
+    /// the caches for whatever reads them next. 0 streams always; a negative value never.
+    /// Measured (`strix-bench`, NOTES.md): on one core of a 2-core Xeon VM streaming lost at
+    /// 8 MiB written (0.86-0.91 of memcpy against 0.96-1.01) and won from 16 MiB (pads of 17.6 MB
+    /// 0.82-0.96 against 0.75-0.80); on a 16-thread Xeon, pads of 137 MB on one thread 0.81-1.11
+    /// against 0.69-0.78, and on 16 threads (4.3 MB each) 0.92-1.11 against 0.82-0.94.
     std::int64_t stream_min_bytes = 16 << 20;
 };
 
@@ -384,7 +385,7 @@ inline void execute_together(std::span<const plan::move_plan> plans, const optio
     }
     if (states.empty()) return;
     const int t = detail::threads_for(opt, bytes, most);
-    const bool stream = opt.stream_min_bytes >= 0 && bytes / t >= opt.stream_min_bytes;
+    const bool stream = opt.stream_min_bytes >= 0 && bytes >= opt.stream_min_bytes;
     for (auto& st : states) st.stream = stream;
     const std::int64_t blocks = std::max<std::int64_t>(bytes / (256 << 10), t);
     detail::parallel_ranges(t, blocks, [&](std::int64_t a, std::int64_t b) {
