@@ -1,15 +1,15 @@
 #!/usr/bin/python3
 """The NumPy peer of strix-bench's CPU cases: the same cases on the same sizes, the same bytes
 formulas and the same JSON, beside a copy of the same bytes (np.copyto of bytes/2) measured in the
-same run. Ratio = copy time / operator time (above 1: faster than a copy).
+same run, in turns with the operator. Ratio = copy time / operator time (above 1: faster than a copy).
 
     numpy_peer.py [--quick] [--json FILE] [--filter TEXT]
 
 NumPy calls: np.take (gather), np.take_along_axis (gather_elements), np.concatenate with out=
 (join), [a.copy() for a in np.split(...)] (split: np.split makes views), np.pad (every mode),
 out = x.copy() then np.put_along_axis (scatter, no reduction) or np.add.at (scatter add).
-NumPy runs on one thread. Times: time.perf_counter, the median of several repetitions after a
-warm-up; inputs rotate between two copies (one beyond 512 MiB).
+NumPy runs on one thread. Times: time.perf_counter, the median of 9 repetitions after a warm-up,
+the copy timed in turns with the operator; inputs rotate between two copies (one beyond 512 MiB).
 """
 import argparse
 import platform
@@ -20,20 +20,6 @@ import time
 import numpy as np
 
 from peer_common import GiB, KiB, MiB, copies_for, print_header, record, shape_name, size_name, write_json
-
-
-def timed(reps, inner, f):
-    """Median seconds of one call of f(k), f called `inner` times per repetition, after a warm-up."""
-    t, k = [], 0
-    for i in range(reps + 1):
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            f(k)
-            k += 1
-        s = (time.perf_counter() - t0) / inner
-        if i:
-            t.append(s)
-    return statistics.median(t)
 
 
 def sweep_inner(nbytes):
@@ -51,29 +37,57 @@ def cpu_name():
     return platform.processor() or "unknown CPU"
 
 
-class Runner:
-    def __init__(self, reps, filt):
-        self.reps, self.filter, self.results, self.copy_cache = reps, filt, [], {}
-        print_header()
+class Copier:
+    """np.copyto of bytes/2 from rotating sources: the copy baseline of one case."""
 
-    def copy(self, nbytes, inner):
-        half = max(nbytes // 2, 1)
-        src = [np.ones(half, np.uint8) for _ in range(copies_for(half))]
-        dst = np.zeros(half, np.uint8)
-        return timed(self.reps, inner, lambda k: np.copyto(dst, src[k % len(src)]))
+    def __init__(self, nbytes):
+        half = max(int(nbytes) // 2, 1)
+        self.src = [np.ones(half, np.uint8) for _ in range(copies_for(half))]
+        self.dst = np.zeros(half, np.uint8)
+
+    def __call__(self, k):
+        np.copyto(self.dst, self.src[k % len(self.src)])
+
+
+REPS = 9
+
+
+def measure(nbytes, inner, f):
+    """(nbytes, median seconds of one call of f(k), inner, median seconds of the copy baseline):
+    the operator and a copy of the same bytes timed in turns, repetition by repetition, after a
+    warm-up of each, as strix-bench does on the CPU (both see the same load on a shared machine)."""
+    c = Copier(nbytes)
+    op_t, copy_t, k, kc = [], [], 0, 0
+    for i in range(REPS + 1):
+        for which in ((0, 1) if i % 2 else (1, 0)):
+            t0 = time.perf_counter()
+            for _ in range(inner):
+                if which == 0:
+                    f(k)
+                    k += 1
+                else:
+                    c(kc)
+                    kc += 1
+            s = (time.perf_counter() - t0) / inner
+            if i:
+                (op_t if which == 0 else copy_t).append(s)
+    return nbytes, statistics.median(op_t), inner, statistics.median(copy_t)
+
+
+class Runner:
+    def __init__(self, filt):
+        self.filter, self.results = filt, []
+        print_header()
 
     def run(self, op, name, sweep, body):
         if self.filter and self.filter not in f"{op} {name}":
             return
         try:
-            nbytes, secs, inner = body()  # the case's arrays are gone before the copy runs
+            nbytes, secs, inner, copy_s = body()
         except Exception as e:  # noqa: BLE001 - report and go on, as strix-bench does
             print(f"{op:26s} {name:38s} skipped: {e}", flush=True)
             return
-        key = (int(nbytes), inner)
-        if key not in self.copy_cache:
-            self.copy_cache[key] = self.copy(int(nbytes), inner)
-        record(self.results, op, name, nbytes, secs, self.copy_cache[key], sweep, "np.copyto")
+        record(self.results, op, name, nbytes, secs, copy_s, sweep, "np.copyto")
 
 
 def sizes(quick):
@@ -91,12 +105,11 @@ def main():
     ap.add_argument("--filter", default="")
     a = ap.parse_args()
     z = sizes(a.quick)
-    reps = 5 if a.quick else 9
     rng = np.random.default_rng(7)
     f32, f16 = np.float32, np.float16
     device = f"{cpu_name()}, numpy {np.__version__}, 1 thread"
     print(f"backend: numpy, device: {device}{', quick' if a.quick else ''}")
-    R = Runner(reps, a.filter)
+    R = Runner(a.filter)
 
     def ins(dtype, shape, extra=0):
         n = copies_for(int(np.prod(shape)) * np.dtype(dtype).itemsize + extra)
@@ -109,7 +122,7 @@ def main():
         tab = ins(f32, z["table"])
         idx = [rng.integers(0, rows, z["lookups"], dtype=np.int64) for _ in tab]
         nbytes = 2 * z["lookups"] * dim * 4 + z["lookups"] * 8
-        return nbytes, timed(reps, 1, lambda k: np.take(tab[k % len(tab)], idx[k % len(idx)], axis=0)), 1
+        return measure(nbytes, 1, lambda k: np.take(tab[k % len(tab)], idx[k % len(idx)], axis=0))
     R.run("gather", "embedding rows " + shape_name(z["table"]), False, embedding)
 
     m = z["matrix"]
@@ -118,13 +131,13 @@ def main():
     def gather_last():
         x = ins(f32, m)
         perm = rng.permutation(m[1]).astype(np.int64)
-        return 2 * mbytes + m[1] * 8, timed(reps, 1, lambda k: np.take(x[k % len(x)], perm, axis=1)), 1
+        return measure(2 * mbytes + m[1] * 8, 1, lambda k: np.take(x[k % len(x)], perm, axis=1))
     R.run("gather", "last axis, permuted " + shape_name(m), False, gather_last)
 
     def gather_elements():
         x = ins(f32, m, m[0] * m[1] * 8)
         idx = [rng.integers(0, m[1], m, dtype=np.int64) for _ in x]
-        return 2 * mbytes + m[0] * m[1] * 8, timed(reps, 1, lambda k: np.take_along_axis(x[k % len(x)], idx[k % len(idx)], axis=1)), 1
+        return measure(2 * mbytes + m[0] * m[1] * 8, 1, lambda k: np.take_along_axis(x[k % len(x)], idx[k % len(idx)], axis=1))
     R.run("gather_elements", "last axis " + shape_name(m), False, gather_elements)
 
     for axis in (0, 1):
@@ -134,7 +147,7 @@ def main():
         def join(axis=axis, part=tuple(part)):
             xs = [ins(f32, part, 3 * part[0] * part[1] * 4) for _ in range(4)]
             out = np.empty(m, f32)
-            return 2 * mbytes, timed(reps, 1, lambda k: np.concatenate([p[k % len(p)] for p in xs], axis=axis, out=out)), 1
+            return measure(2 * mbytes, 1, lambda k: np.concatenate([p[k % len(p)] for p in xs], axis=axis, out=out))
         R.run("join", ("4 inputs, innermost axis " if axis else "4 inputs, outer axis ") + shape_name(m), False, join)
 
     def kv():
@@ -143,13 +156,13 @@ def main():
         cache, step = ins(f16, s), ins(f16, one)
         out = np.empty(whole, f16)
         nbytes = 2 * (np.prod(s) + np.prod(one) + np.prod(whole))
-        return int(nbytes), timed(reps, 1, lambda k: np.concatenate([cache[k % len(cache)], step[k % len(step)]], axis=2, out=out)), 1
+        return measure(int(nbytes), 1, lambda k: np.concatenate([cache[k % len(cache)], step[k % len(step)]], axis=2, out=out))
     R.run("join", "KV append f16 " + shape_name(z["kv"]) + "+1", False, kv)
 
     for axis in (0, 1):
         def split(axis=axis):
             x = ins(f32, m)
-            return 2 * mbytes, timed(reps, 1, lambda k: [p.copy() for p in np.split(x[k % len(x)], 4, axis=axis)]), 1
+            return measure(2 * mbytes, 1, lambda k: [p.copy() for p in np.split(x[k % len(x)], 4, axis=axis)])
         R.run("split", ("4 outputs, innermost axis " if axis else "4 outputs, outer axis ") + shape_name(m), False, split)
 
     img = z["image"]
@@ -159,7 +172,7 @@ def main():
             o = (img[0], img[1], img[2] + 6, img[3] + 6)
             nbytes = 4 * (np.prod(img) + np.prod(o))
             widths = ((0, 0), (0, 0), (3, 3), (3, 3))
-            return int(nbytes), timed(reps, 1, lambda k: np.pad(x[k % len(x)], widths, mode=mode)), 1
+            return measure(int(nbytes), 1, lambda k: np.pad(x[k % len(x)], widths, mode=mode))
         R.run("pad", f"{mode} 3 " + shape_name(img), False, pad)
 
     n = z["updates"]
@@ -175,7 +188,7 @@ def main():
                     np.put_along_axis(out, idx[k % 2], upd, axis=0)
                 else:
                     np.add.at(out, idx[k % 2], upd)
-            return 2 * targets * 4 + n * (8 + 4), timed(reps, 1, f), 1
+            return measure(2 * targets * 4 + n * (8 + 4), 1, f)
         R.run("scatter", f"{n >> 20}M {name}", False, scatter)
 
     def sweep_sizes():
@@ -189,19 +202,19 @@ def main():
             s = (b // 4096, 1024)
             x, out = ins(f32, s), np.empty(s, f32)
             inner = sweep_inner(2 * b)
-            return 2 * b, timed(reps, inner, lambda k: np.concatenate([x[k % len(x)]], axis=0, out=out)), inner
+            return measure(2 * b, inner, lambda k: np.concatenate([x[k % len(x)]], axis=0, out=out))
         R.run("sweep: copy (join of one)", size_name(b), True, copy)
     for b in sweep_sizes():
         def padc(b=b):
             s = (b // 4096, 1024)
             x = ins(f32, s)
             inner = sweep_inner(2 * b)
-            return b + s[0] * (s[1] + 2) * 4, timed(reps, inner, lambda k: np.pad(x[k % len(x)], ((0, 0), (1, 1)))), inner
+            return measure(b + s[0] * (s[1] + 2) * 4, inner, lambda k: np.pad(x[k % len(x)], ((0, 0), (1, 1))))
         R.run("sweep: pad constant 1", size_name(b), True, padc)
 
     def small():
         x = np.ones((64, 64), f32)
-        return (64 * 64 + 70 * 70) * 4, timed(reps, 100, lambda k: np.pad(x, 3, mode="reflect")), 100
+        return measure((64 * 64 + 70 * 70) * 4, 100, lambda k: np.pad(x, 3, mode="reflect"))
     R.run("small ops", "100 pads 64x64 reflect 3", False, small)
 
     if a.json:
