@@ -1539,6 +1539,67 @@ TEST_CASE("vulkan: many work groups of unrolled 16-byte moves, chunks and copies
     CHECK(ctx.validation_messages() == 0);
 }
 
+TEST_CASE("vulkan: long rows of 16-byte elements, located once per row", "[vulkan]") {
+    // an invocation's unrolled 16-byte elements lie 256 apart: in one row when the row is long
+    // enough (its terms and per-row index found once), past the row's end otherwise
+    vk::context ctx;
+    rng_t g(0x10ca7edull);
+    // row gathers: rows of 4400 bytes (275 elements: the unrolled ones straddle rows) and of 16 KiB
+    for (const std::int64_t cols : {1100, 4096}) {
+        INFO("columns " << cols);
+        const host_tensor table = random_tensor(g, dtype::float32, {40, cols});
+        const vk::device_tensor dtable = vk::upload(ctx, table.view());
+        for (const dtype it : {dtype::int32, dtype::int64}) {
+            host_tensor idx = index_tensor(g, it, {37}, 40);
+            write_index(idx.view(), coords{5}, static_cast<std::uint64_t>(-3)); // a negative index counts from the end
+            const vk::device_tensor didx = vk::upload(ctx, idx.view());
+            const vk::device_tensor out(ctx, dtype::float32, {37, cols});
+            vk::stream s(ctx);
+            s.gather(dtable.view(), didx.view(), out.view(), {0});
+            CHECK(s.widened_ == 1);
+            s.run();
+            CHECK(same_bytes(read_back(ctx, out), strix::gather(table.view(), idx.view(), {0})));
+        }
+        // an index out of range in the middle of the rows is still reported
+        host_tensor bad = index_tensor(g, dtype::int64, {37}, 40);
+        write_index(bad.view(), coords{30}, 40);
+        const vk::device_tensor dbad = vk::upload(ctx, bad.view());
+        const vk::device_tensor out(ctx, dtype::float32, {37, cols});
+        const auto cpu = capture([&] { (void)strix::gather(table.view(), bad.view(), {0}); });
+        REQUIRE(cpu.threw);
+        vk::stream s(ctx);
+        s.gather(dtable.view(), dbad.view(), out.view(), {0});
+        const auto gpu = capture([&] { s.run(); });
+        CHECK(gpu.threw);
+        CHECK(gpu.what == cpu.what);
+    }
+    // pads of the outer axes over rows of exactly 256 elements: mapped outer terms and fill rows
+    const host_tensor x = random_tensor(g, dtype::float32, {3, 4, 1024});
+    const vk::device_tensor dx = vk::upload(ctx, x.view());
+    for (const pad_mode mode : {pad_mode::constant, pad_mode::reflect, pad_mode::wrap}) {
+        INFO("pad mode " << static_cast<int>(mode));
+        const strix::pad_desc pd{mode, {1, 2, 0}, {2, 1, 0}, strix::scalar(2.5)};
+        const vk::device_tensor padded(ctx, dtype::float32, {6, 7, 1024});
+        vk::stream s(ctx);
+        s.pad(dx.view(), padded.view(), pd);
+        CHECK(s.widened_ == 1);
+        s.run();
+        CHECK(same_bytes(read_back(ctx, padded), strix::pad(x.view(), pd)));
+    }
+    // a join along the innermost axis of rows of 8 KiB per input
+    const host_tensor a = random_tensor(g, dtype::float32, {3, 2048}), b = random_tensor(g, dtype::float32, {3, 2048});
+    const vk::device_tensor da = vk::upload(ctx, a.view()), db = vk::upload(ctx, b.view());
+    const vk::device_tensor joined(ctx, dtype::float32, {3, 4096});
+    vk::stream s(ctx);
+    const vk::device_view parts[] = {da.view(), db.view()};
+    s.join(parts, joined.view(), {1});
+    CHECK(s.widened_ == 2);
+    s.run();
+    const any_cview hparts[] = {a.view(), b.view()};
+    CHECK(same_bytes(read_back(ctx, joined), strix::join(hparts, {1})));
+    CHECK(ctx.validation_messages() == 0);
+}
+
 TEST_CASE("vulkan: stream::copy runs contiguous views as the 16-byte copy shader and any others as a move", "[vulkan]") {
     vk::context ctx;
     rng_t g(0xc0b1ull);
