@@ -305,7 +305,18 @@ void run_elements(const run_state& st, std::int64_t e0, std::int64_t e1) {
             else gather_row<E, I, false>(out, ds, p.src + s, ss, p.index + key, in.key, n_axis, a_stride, a, b);
         } else {
             if (table) s += p.table[static_cast<std::size_t>(key)];
-            else if (reads) s += read_index<I>(p.index + key, n_axis, clamp) * a_stride;
+            else if (reads) {
+                s += read_index<I>(p.index + key, n_axis, clamp) * a_stride;
+                // rows gathered whole (an embedding lookup): the next row starts at a random
+                // place the hardware prefetcher cannot guess; fetch its first lines now
+                if (!has_map && outer > 0 && b - a == inner && c[static_cast<std::size_t>(outer - 1)] + 1 < p.dims[static_cast<std::size_t>(outer - 1)].size) {
+                    const auto& od = p.dims[static_cast<std::size_t>(outer - 1)];
+                    const std::byte* next = p.src + src + step[static_cast<std::size_t>(outer - 1)] +
+                                            read_index<I>(p.index + key + od.key, n_axis, clamp) * a_stride + a * ss;
+                    const std::int64_t span = std::min<std::int64_t>(inner * E, 1024);
+                    for (std::int64_t q = 0; q < span; q += 64) __builtin_prefetch(next + q);
+                }
+            }
             if (in.is_affine()) {
                 if (ds == static_cast<std::int64_t>(E) && ss == ds) copy_run(out + a * E, p.src + s + a * E, static_cast<std::size_t>(b - a) * E, st.stream);
                 else copy_elems<E>(out + a * ds, ds, p.src + s + a * ss, ss, b - a);
