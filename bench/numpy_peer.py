@@ -91,11 +91,9 @@ class Runner:
 
 
 def sizes(quick):
-    if quick:
-        return dict(table=(8192, 512), lookups=8192, matrix=(4096, 1024), kv=(2, 16, 1139, 128), image=(1, 64, 256, 256),
-                    updates=1 << 20, sweep_max=64 * MiB)
+    """strix-bench's pick_sizes(vulkan=false, quick): --quick only shortens the sweep."""
     return dict(table=(16384, 1024), lookups=8192, matrix=(16384, 1024), kv=(16, 16, 1139, 128), image=(4, 64, 256, 256),
-                updates=1 << 20, sweep_max=GiB)
+                updates=1 << 20, sweep_max=64 * MiB if quick else GiB)
 
 
 def main():
