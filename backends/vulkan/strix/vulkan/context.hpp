@@ -471,9 +471,16 @@ public:
     [[nodiscard]] std::uint32_t timestamp_bits() const { return timestamp_bits_; }
 
     /// Device memory of `bytes` of memory type `type` that buffers can take the address of, or
-    /// VK_NULL_HANDLE (and the reason in `*result`) when it cannot be had.
-    VkDeviceMemory try_allocate(VkDeviceSize bytes, std::uint32_t type, VkResult* result = nullptr) const {
-        auto flags = make<VkMemoryAllocateFlagsInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO);
+    /// VK_NULL_HANDLE (and the reason in `*result`) when it cannot be had. With `dedicated`, the
+    /// memory is that buffer's alone (`bytes` must be its requirement's size). Measured on an
+    /// NVIDIA H200: 8192 random 16 KiB rows gathered from a 2 GiB table ran at 0.56 of a copy in
+    /// plain allocations and 0.81 in dedicated ones (4 GiB: 0.43 and 0.80), as if the driver
+    /// mapped dedicated memory with larger pages. Every buffer here has its own allocation
+    /// anyway, so dedicating it costs nothing.
+    VkDeviceMemory try_allocate(VkDeviceSize bytes, std::uint32_t type, VkResult* result = nullptr, VkBuffer dedicated = VK_NULL_HANDLE) const {
+        auto ded = make<VkMemoryDedicatedAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO);
+        ded.buffer = dedicated;
+        auto flags = make<VkMemoryAllocateFlagsInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO, dedicated != VK_NULL_HANDLE ? &ded : nullptr);
         flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
         auto mai = make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags);
         mai.allocationSize = bytes;
@@ -505,7 +512,7 @@ public:
             // the host-visible device-local heap may be small (a 256 MiB window): host memory
             // when it is full
             if (const auto t = find_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | hv)) {
-                b.mem_ = try_allocate(req.size, *t);
+                b.mem_ = try_allocate(req.size, *t, nullptr, b.buf_);
                 if (b.mem_) type = t;
             }
             if (!type) where = memory::host;
@@ -521,7 +528,7 @@ public:
         }
         if (!type) throw error(error_code::unsupported, "strix::vulkan: " + info_.name + " has no suitable memory type for a buffer");
         VkResult r = VK_SUCCESS;
-        if (!b.mem_) b.mem_ = try_allocate(req.size, *type, &r);
+        if (!b.mem_) b.mem_ = try_allocate(req.size, *type, &r, b.buf_);
         if (!b.mem_) {
             throw error(r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY ? error_code::io : error_code::unsupported,
                         "strix::vulkan: cannot allocate " + std::to_string(req.size) + " bytes of " +
