@@ -176,8 +176,8 @@ struct cpu_backend {
         return {bytes, median(op_t), inner, median(copy_t)};
     }
 
-    /// memcpy of bytes/2 from rotating sources, split over the threads the operators would use
-    /// for as many bytes, on the same thread pool.
+    /// memcpy of bytes/2 from rotating sources, split over the threads the executor would use
+    /// for as many bytes (its own threads_for and parallel_ranges, on the same pool).
     struct copier {
         std::int64_t half;
         int n, t;
@@ -185,20 +185,13 @@ struct cpu_backend {
         tensor dst;
         copier(const cpu_backend& be, std::int64_t bytes)
             : half(std::max<std::int64_t>(bytes / 2, 1)), n(copies_for(half)),
-              t(static_cast<int>(std::min<std::int64_t>(strix::cpu::thread_count(be.threads), half / (256 << 10) + 1))), dst(dtype::uint8, {half}) {
+              t(strix::cpu::detail::threads_for(strix::cpu::options{be.threads}, half, half)), dst(dtype::uint8, {half}) {
             for (int i = 0; i < n; ++i) src.emplace_back(dtype::uint8, shape{half});
         }
         void operator()(int k) {
             const std::byte* s = src[static_cast<std::size_t>(k % n)].data();
             std::byte* d = dst.data();
-            if (t <= 1) {
-                std::memcpy(d, s, static_cast<std::size_t>(half));
-                return;
-            }
-            strix::cpu::parallel_tasks(t, [&](int i) {
-                const std::int64_t a = half * i / t, b = half * (i + 1) / t;
-                std::memcpy(d + a, s + a, static_cast<std::size_t>(b - a));
-            });
+            strix::cpu::detail::parallel_ranges(t, half, [&](std::int64_t a, std::int64_t b) { std::memcpy(d + a, s + a, static_cast<std::size_t>(b - a)); });
         }
     };
 
@@ -388,7 +381,7 @@ struct sizes {
 
 /// The cases' sizes. The CPU's quick set is the full one with a shorter sweep: its working sets
 /// (130-270 MB with the rotated inputs and the copy's buffers: 400 MB and more) stay beyond the
-/// caches of CI's 2-core machine (260 MiB of L3), and the whole set runs in about 15 s there.
+/// caches of CI's 2-core machine (260 MiB of L3), and the whole set runs in about 6 s there.
 /// Smaller ones (34 MB, used before) measured the caches: 2-thread ratios there depended on
 /// whether a thread's half fitted them. Vulkan's quick set is small for CPU devices (lavapipe).
 sizes pick_sizes(bool vulkan, bool quick) {
