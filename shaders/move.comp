@@ -8,6 +8,9 @@
 // VEC > 1 (16 / ELEM): the output is contiguous in plan order and 16-byte aligned; a chunk of
 // VEC consecutive elements is assembled and written as one 16-byte store. The coordinates are
 // decomposed once per chunk and then stepped, so the division cost is shared by VEC elements.
+// NARROW: the same in 32-bit arithmetic, where the plan's offsets fit (most calls): 64-bit
+// multiplies and divisions are several instructions each, and they, not the memory, had
+// limited the chunk path (pads 0.63 of the copy in 64 bits, 0.84 in 32).
 // UNROLL: 16-byte elements (plans widened on the host) and chunks are moved UNROLL per
 // invocation, 256 apart (coalesced), all loads before any store, so that enough loads are in
 // flight to reach the memory's bandwidth.
@@ -15,6 +18,10 @@
 
 layout(constant_id = 8) const uint VEC = 1;
 layout(constant_id = 9) const uint UNROLL = 1;
+// 1: elements and chunks are located in 32-bit arithmetic. The host has checked that every
+// coordinate and every sum of output, source and key terms fits in an int, and that the
+// innermost dimension holds VEC elements or more (a chunk then crosses at most one row end).
+layout(constant_id = 10) const uint NARROW = 0;
 
 const int64_t NO_SOURCE = int64_t(0x8000000000000000ul);
 
@@ -29,6 +36,25 @@ int64_t resolve_deferred(uint64_t a, int64_t n) {
     return v;
 }
 
+// The fold of every mapped dimension, computed on the NARROW path instead of loaded from the
+// dimension's map (0: maps). The host checked it against the maps. The map's load, which the
+// element's load waited for, measured 0.08 of the copy's time on pads; a fold chosen at run time
+// (with a division for pads wider than a period) cost more than the load.
+layout(constant_id = 11) const uint FOLD = 0;
+const uint FOLD_CONSTANT = 1, FOLD_EDGE = 2, FOLD_REFLECT = 3, FOLD_SYMMETRIC = 4, FOLD_WRAP = 5;
+
+// The source coordinate of coordinate j outside [0, n) of the input's n, or -1 (fill); the pad
+// lies within one period of the fold (checked on the host).
+int fold(int j, int n) {
+    if (FOLD == FOLD_CONSTANT) return -1;
+    if (FOLD == FOLD_EDGE) return j < 0 ? 0 : n - 1;
+    if (FOLD == FOLD_REFLECT && n == 1) return 0;
+    const int p = FOLD == FOLD_REFLECT ? 2 * n - 2 : FOLD == FOLD_SYMMETRIC ? 2 * n : n;
+    const int m = j < 0 ? j + p : j >= p ? j - p : j;
+    if (FOLD == FOLD_WRAP || m < n) return m;
+    return FOLD == FOLD_REFLECT ? p - m : p - 1 - m;
+}
+
 // The source term of coordinate c in dimension dim: affine, or from the map of a padded
 // coordinate (NO_SOURCE: fill).
 int64_t term(const Dim dim, int64_t c) {
@@ -37,8 +63,63 @@ int64_t term(const Dim dim, int64_t c) {
     return Offsets(uint64_t(dim.map)).o[uint(c < dim.lo ? c : dim.lo + c - dim.hi)];
 }
 
+// The fields of a plan dimension that the 32-bit (NARROW) paths read.
+struct Dim32 {
+    int size;
+    int dst;
+    int src;
+    int key;
+    int lo;
+    int hi;
+    int64_t map;
+};
+
+const int NO_SOURCE32 = int(0x80000000u);
+
+Dim32 narrow(const Dim d) {
+    return Dim32(int(d.size), int(d.dst), int(d.src), int(d.key), int(d.lo), int(d.hi), d.map);
+}
+
+// term() in 32 bits (NO_SOURCE32: fill).
+int term32(const Dim32 dim, int c) {
+    if (dim.map == 0) return c * dim.src;
+    if (c >= dim.lo && c < dim.hi) return (c - dim.lo) * dim.src;
+    if (FOLD != 0) {
+        const int s = fold(c - dim.lo, dim.hi - dim.lo);
+        return s < 0 ? NO_SOURCE32 : s * dim.src;
+    }
+    const int64_t o = Offsets(uint64_t(dim.map)).o[uint(c < dim.lo ? c : dim.lo + c - dim.hi)];
+    return o == NO_SOURCE ? NO_SOURCE32 : int(o);
+}
+
+// locate_one in 32-bit arithmetic (NARROW).
+void locate32(uint i, out uint64_t dst_address, out uint64_t src_address, out bool fill) {
+    Dims dims = Dims(pc.dims);
+    uint rem = i;
+    int dst = 0, src = 0, key = 0;
+    fill = false;
+    for (int k = int(RANK) - 1; k >= 0; --k) {
+        const Dim32 dim = narrow(dims.d[k]);
+        const int c = int(rem % uint(dim.size));
+        rem /= uint(dim.size);
+        dst += c * dim.dst;
+        key += c * dim.key;
+        const int t = term32(dim, c);
+        if (t == NO_SOURCE32) fill = true;
+        else src += t;
+    }
+    int64_t s = int64_t(src);
+    if (INDEX_TYPE != 0) s += resolve_deferred(pc.indices + uint64_t(int64_t(key)), pc.axis_size) * pc.axis_stride;
+    dst_address = pc.dst + uint64_t(int64_t(dst));
+    src_address = pc.src + uint64_t(s);
+}
+
 // Where element i goes (dst) and comes from (src), or that it is the fill value.
 void locate_one(uint64_t i, out uint64_t dst_address, out uint64_t src_address, out bool fill) {
+    if (NARROW != 0) {
+        locate32(uint(i), dst_address, src_address, fill);
+        return;
+    }
     Dims dims = Dims(pc.dims);
     uint64_t rem = i;
     int64_t dst = 0, src = 0, key = 0;
@@ -86,6 +167,20 @@ void outer_terms(const Dim dim[8], const int64_t c[8], out int64_t src, out int6
     }
 }
 
+// Element j of a chunk: the fill value, or the element at byte address a.
+void put_element(inout uvec4 chunk, uint j, uint64_t a, bool fill) {
+    if (ELEM == 8) {
+        chunk[2 * j] = fill ? pc.fill[0] : Words(a).w[0];
+        chunk[2 * j + 1] = fill ? pc.fill[1] : Words(a).w[1];
+    } else if (ELEM == 4) {
+        chunk[j] = fill ? pc.fill[0] : Words(a).w[0];
+    } else { // 1 or 2 bytes: from the aligned word that holds the element
+        uint v = fill ? pc.fill[0] : Words(a & ~3ul).w[0] >> (uint(a & 3ul) * 8u);
+        v &= ELEM == 1 ? 0xffu : 0xffffu;
+        chunk[j * ELEM / 4] |= v << ((j * ELEM % 4) * 8);
+    }
+}
+
 // Chunk i of a contiguous output (VEC elements, 16 bytes).
 uvec4 load_chunk(uint64_t i) {
     Dims dims = Dims(pc.dims);
@@ -106,17 +201,7 @@ uvec4 load_chunk(uint64_t i) {
         const bool fill = ofill || t == NO_SOURCE;
         int64_t src = osrc + (t == NO_SOURCE ? 0 : t);
         if (INDEX_TYPE != 0) src += resolve_deferred(pc.indices + uint64_t(okey + c[R] * dim[R].key), pc.axis_size) * pc.axis_stride;
-        const uint64_t a = pc.src + uint64_t(src);
-        if (ELEM == 8) {
-            chunk[2 * j] = fill ? pc.fill[0] : Words(a).w[0];
-            chunk[2 * j + 1] = fill ? pc.fill[1] : Words(a).w[1];
-        } else if (ELEM == 4) {
-            chunk[j] = fill ? pc.fill[0] : Words(a).w[0];
-        } else { // 1 or 2 bytes: from the aligned word that holds the element
-            uint v = fill ? pc.fill[0] : Words(a & ~3ul).w[0] >> (uint(a & 3ul) * 8u);
-            v &= ELEM == 1 ? 0xffu : 0xffffu;
-            chunk[j * ELEM / 4] |= v << ((j * ELEM % 4) * 8);
-        }
+        put_element(chunk, j, pc.src + uint64_t(src), fill);
         // the next element in plan order; the outer terms change once per row
         if (j + 1 < VEC && ++c[R] == dim[R].size) {
             c[R] = 0;
@@ -130,6 +215,71 @@ uvec4 load_chunk(uint64_t i) {
     return chunk;
 }
 
+// The source and key terms of a row (the coordinates c of the outer dimensions), and whether
+// the whole row is fill.
+void row_terms32(const Dim32 dim[8], const int c[8], out int src, out int key, out bool fill) {
+    src = 0;
+    key = 0;
+    fill = false;
+    [[unroll]] for (int k = 0; k + 1 < int(RANK); ++k) {
+        const int t = term32(dim[k], c[k]);
+        if (t == NO_SOURCE32) fill = true;
+        else src += t;
+        key += c[k] * dim[k].key;
+    }
+}
+
+// load_chunk in 32-bit arithmetic: one division per dimension, and the row's terms computed
+// once (twice for a chunk that crosses into the next row, which happens at most once as rows
+// hold VEC elements or more).
+uvec4 load_chunk32(uint i) {
+    Dims dims = Dims(pc.dims);
+    const int R = int(RANK) - 1;
+    Dim32 dim[8];
+    int c[8];
+    [[unroll]] for (int k = 0; k <= R; ++k) dim[k] = narrow(dims.d[k]);
+    const int W = dim[R].size;
+    uint rem = i * VEC;
+    const int col = int(rem % uint(W));
+    rem /= uint(W);
+    [[unroll]] for (int k = R - 1; k >= 0; --k) {
+        c[k] = int(rem % uint(dim[k].size));
+        rem /= uint(dim[k].size);
+    }
+    int osrc, okey, nsrc, nkey;
+    bool ofill, nfill;
+    row_terms32(dim, c, osrc, okey, ofill);
+    nsrc = osrc;
+    nkey = okey;
+    nfill = ofill;
+    if (col + int(VEC) > W) {
+        for (int k = R - 1; k >= 0; --k) {
+            if (++c[k] < dim[k].size) break;
+            c[k] = 0;
+        }
+        row_terms32(dim, c, nsrc, nkey, nfill);
+    }
+    uvec4 chunk = uvec4(0);
+    [[unroll]] for (uint j = 0; j < VEC; ++j) {
+        int cj = col + int(j);
+        const bool next = cj >= W;
+        if (next) cj -= W;
+        const int t = term32(dim[R], cj);
+        const bool fill = (next ? nfill : ofill) || t == NO_SOURCE32;
+        int64_t src = int64_t((next ? nsrc : osrc) + (t == NO_SOURCE32 ? 0 : t));
+        if (INDEX_TYPE != 0) {
+            const int key = (next ? nkey : okey) + cj * dim[R].key;
+            src += resolve_deferred(pc.indices + uint64_t(int64_t(key)), pc.axis_size) * pc.axis_stride;
+        }
+        put_element(chunk, j, pc.src + uint64_t(src), fill);
+    }
+    return chunk;
+}
+
+uvec4 chunk_at(uint64_t i) {
+    return NARROW != 0 ? load_chunk32(uint(i)) : load_chunk(i);
+}
+
 void main() {
     if (VEC == 1 && ELEM != 16) {
         const uint64_t i = invocation();
@@ -139,7 +289,7 @@ void main() {
     }
     if (VEC > 1 && UNROLL == 1) { // one chunk: kept free of the arrays below, which measured slower
         const uint64_t i = invocation();
-        if (i < pc.count) Chunks(pc.dst + i * 16ul).v[0] = load_chunk(i);
+        if (i < pc.count) Chunks(pc.dst + i * 16ul).v[0] = chunk_at(i);
         if (INDEX_TYPE != 0 && POLICY == 0 && out_of_range) atomicOr(Flag(pc.flag).raised, 1u);
         return;
     }
@@ -152,7 +302,7 @@ void main() {
         if (VEC == 1) {
             v[k] = load_wide(i, d[k]);
         } else {
-            v[k] = load_chunk(i);
+            v[k] = chunk_at(i);
             d[k] = pc.dst + i * 16ul;
         }
     }

@@ -776,14 +776,25 @@ vk::context_options storage_options(bool small) {
     return o;
 }
 
+/// The paths a move's differential test runs on: 0, 8/16-bit storage; 1, 32-bit words only; 2,
+/// 8/16-bit storage with every move located in 64-bit arithmetic and pad folds read from their
+/// maps (the path of calls too large for 32-bit offsets; by default small calls take the 32-bit one).
+vk::context_options path_options(int path) {
+    vk::context_options o = storage_options(path != 1);
+    o.wide_arithmetic = path == 2;
+    return o;
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------------------------
 // GPU equals CPU
 
 TEST_CASE("vulkan: gather equals the CPU for every element and index type, both forms", "[vulkan]") {
-    const bool small = GENERATE(true, false);
-    vk::context ctx(storage_options(small));
+    const int path = GENERATE(0, 1, 2);
+    const bool small = path != 1;
+    vk::context ctx(path_options(path));
+    INFO("wide arithmetic " << ctx.wide_arithmetic());
     INFO("device " << ctx.device().name << ", small storage " << ctx.small_storage());
     if (!small) REQUIRE_FALSE(ctx.small_storage());
     tally t;
@@ -804,8 +815,10 @@ TEST_CASE("vulkan: gather equals the CPU for every element and index type, both 
 }
 
 TEST_CASE("vulkan: join of 1 to 4 inputs equals the CPU for every element type", "[vulkan]") {
-    const bool small = GENERATE(true, false);
-    vk::context ctx(storage_options(small));
+    const int path = GENERATE(0, 1, 2);
+    const bool small = path != 1;
+    vk::context ctx(path_options(path));
+    INFO("wide arithmetic " << ctx.wide_arithmetic());
     INFO("device " << ctx.device().name << ", small storage " << ctx.small_storage());
     if (!small) REQUIRE_FALSE(ctx.small_storage());
     tally t;
@@ -824,8 +837,10 @@ TEST_CASE("vulkan: join of 1 to 4 inputs equals the CPU for every element type",
 }
 
 TEST_CASE("vulkan: pad in every mode equals the CPU for every element type", "[vulkan]") {
-    const bool small = GENERATE(true, false);
-    vk::context ctx(storage_options(small));
+    const int path = GENERATE(0, 1, 2);
+    const bool small = path != 1;
+    vk::context ctx(path_options(path));
+    INFO("wide arithmetic " << ctx.wide_arithmetic());
     INFO("device " << ctx.device().name << ", small storage " << ctx.small_storage());
     if (!small) REQUIRE_FALSE(ctx.small_storage());
     tally t;
@@ -867,8 +882,9 @@ TEST_CASE("vulkan: scatter equals the CPU for every element and index type, in a
 }
 
 TEST_CASE("vulkan: gather-elements equals the CPU for every element and index type", "[vulkan]") {
-    const bool small = GENERATE(true, false);
-    vk::context ctx(storage_options(small));
+    const int path = GENERATE(0, 1, 2);
+    vk::context ctx(path_options(path));
+    INFO("wide arithmetic " << ctx.wide_arithmetic());
     tally t;
     std::uint64_t k = 0;
     for (const dtype type : all_types)
@@ -886,8 +902,9 @@ TEST_CASE("vulkan: gather-elements equals the CPU for every element and index ty
 }
 
 TEST_CASE("vulkan: gather-nd equals the CPU for every element and index type", "[vulkan]") {
-    const bool small = GENERATE(true, false);
-    vk::context ctx(storage_options(small));
+    const int path = GENERATE(0, 1, 2);
+    vk::context ctx(path_options(path));
+    INFO("wide arithmetic " << ctx.wide_arithmetic());
     tally t;
     std::uint64_t k = 0;
     for (const dtype type : all_types)
@@ -905,8 +922,9 @@ TEST_CASE("vulkan: gather-nd equals the CPU for every element and index type", "
 }
 
 TEST_CASE("vulkan: split equals the CPU for every element type", "[vulkan]") {
-    const bool small = GENERATE(true, false);
-    vk::context ctx(storage_options(small));
+    const int path = GENERATE(0, 1, 2);
+    vk::context ctx(path_options(path));
+    INFO("wide arithmetic " << ctx.wide_arithmetic());
     tally t;
     std::uint64_t k = 0;
     for (const dtype type : all_types)
@@ -1598,6 +1616,160 @@ TEST_CASE("vulkan: long rows of 16-byte elements, located once per row", "[vulka
     const any_cview hparts[] = {a.view(), b.view()};
     CHECK(same_bytes(read_back(ctx, joined), strix::join(hparts, {1})));
     CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: pad folds computed in 32-bit arithmetic equal the maps and the CPU", "[vulkan]") {
+    // every mode, on chunks that cross row ends (rows of VEC + 1 elements and more), pads wider
+    // than a fold's period, a single-element reflect, crops, mapped outer axes, and an output
+    // that is no whole number of chunks (one element per invocation); each on the default
+    // path (32-bit, folds computed) and on the 64-bit one (folds read from the maps)
+    // pads wider than one period of the input are left to the maps (the shader's fold takes no
+    // division): `folds` lists the modes folded in the shader
+    const std::vector<pad_mode> all_modes = {pad_mode::constant, pad_mode::edge, pad_mode::reflect, pad_mode::symmetric, pad_mode::wrap};
+    struct pad_geometry {
+        dtype type;
+        shape in;
+        shape start, end;
+        std::vector<pad_mode> folds;
+    };
+    const pad_geometry cases[] = {
+        {dtype::float32, {2, 3, 3}, {0, 1, 2}, {0, 2, 2}, all_modes},  // rows of 7 float32: chunks of 4 cross row ends
+        {dtype::float32, {4, 2}, {3, 5}, {9, 7}, {pad_mode::constant, pad_mode::edge}}, // several periods
+        {dtype::float32, {3, 1}, {0, 4}, {0, 3}, all_modes}, // one element: every fold repeats it, as edge does
+        {dtype::float32, {6, 10}, {-1, 2}, {1, -3}, all_modes},         // crops; 54 elements: one per invocation
+        {dtype::float32, {3, 4, 8}, {1, 2, 3}, {2, 1, 1}, all_modes},   // every axis mapped, fill rows
+        {dtype::float32, {3, 5}, {2, 5}, {1, 5}, all_modes},            // pads of exactly one period (wrap)
+        {dtype::int8, {2, 20}, {1, 1}, {1, 3}, all_modes},              // chunks of 16 over rows of 24
+        {dtype::float64, {2, 3}, {0, 2}, {0, 2}, all_modes},            // chunks of 2 over rows of 7
+        {dtype::float16, {4, 5}, {0, 3}, {0, 4}, all_modes},            // chunks of 8 over rows of 12
+    };
+    rng_t g(0xf01d5ull);
+    for (const bool wide : {false, true}) {
+        vk::context_options o;
+        o.wide_arithmetic = wide;
+        vk::context ctx(o);
+        for (const auto& c : cases) {
+            const host_tensor x = random_tensor(g, c.type, c.in);
+            const vk::device_tensor dx = vk::upload(ctx, x.view());
+            int mapped = 0;
+            for (int i = 0; i < c.in.rank; ++i) mapped += c.start[i] != 0 || c.end[i] != 0 ? 1 : 0;
+            for (const pad_mode mode : all_modes) {
+                const bool folded = !wide && std::find(c.folds.begin(), c.folds.end(), mode) != c.folds.end();
+                const strix::pad_desc d{mode, c.start, c.end, strix::scalar(3)};
+                INFO("wide " << wide << ", " << strix::name(c.type) << " " << str(c.in) << " mode " << static_cast<int>(mode) << ", start "
+                             << str(c.start) << ", end " << str(c.end));
+                const host_tensor want = strix::pad(x.view(), d);
+                const vk::device_tensor out(ctx, c.type, want.sizes());
+                vk::stream s(ctx);
+                s.pad(dx.view(), out.view(), d);
+                CHECK(s.narrow_ == (wide ? 0 : 1));
+                CHECK(s.folded_ == (folded ? mapped : 0));
+                s.run();
+                CHECK(same_bytes(read_back(ctx, out), want));
+            }
+        }
+        CHECK(ctx.validation_messages() == 0);
+    }
+}
+
+TEST_CASE("vulkan: the 32-bit path is taken only where every offset fits in an int", "[vulkan]") {
+    namespace plan = strix::plan;
+    constexpr std::int64_t limit = std::int64_t{1} << 31;
+    // [3, 8] float32 rows; the outer stride decides whether the source offsets reach 2^31
+    auto rows = [](std::int64_t outer_src) {
+        plan::move_plan p;
+        p.rank = 2;
+        p.elem = 4;
+        p.dims[0].size = 3;
+        p.dims[0].dst = 32;
+        p.dims[0].src = outer_src;
+        p.dims[1].size = 8;
+        p.dims[1].dst = 4;
+        p.dims[1].src = 4;
+        return p;
+    };
+    const std::int64_t edge = (limit - 28) / 2; // 2 * edge + 7 * 4 == 2^31
+    CHECK(vk::detail::narrow_fits(rows(edge - 1), 4));
+    CHECK_FALSE(vk::detail::narrow_fits(rows(edge), 4));
+    CHECK(vk::detail::narrow_fits(rows(-(edge - 1)), 4)); // negative strides count by their size
+    CHECK_FALSE(vk::detail::narrow_fits(rows(-edge), 4));
+    CHECK_FALSE(vk::detail::narrow_fits(rows(limit * 4), 1)); // no overflow on huge strides
+    auto p = rows(32);
+    CHECK(vk::detail::narrow_fits(p, 4));
+    CHECK(vk::detail::narrow_fits(p, 8));
+    CHECK_FALSE(vk::detail::narrow_fits(p, 16)); // rows of 8 elements: a chunk of 16 would cross two row ends
+    p.dims[0].dst = edge;                         // output offsets
+    CHECK_FALSE(vk::detail::narrow_fits(p, 1));
+    p = rows(32);
+    p.dims[0].key = limit / 2; // gather-table keys (2 * key == 2^31)
+    CHECK_FALSE(vk::detail::narrow_fits(p, 1));
+    p.dims[0].key = limit / 2 - 1;
+    CHECK(vk::detail::narrow_fits(p, 1));
+    // a mapped dimension counts its affine range and its map's entries (not its fill)
+    p = rows(32);
+    auto& m = p.dims[1];
+    m.mapped = true;
+    m.lo = 1;
+    m.hi = 7;
+    m.map = {plan::no_source, 20};
+    CHECK(vk::detail::narrow_fits(p, 4));
+    m.map[1] = limit - 65; // with the outer axis's 2 * 32
+    CHECK(vk::detail::narrow_fits(p, 4));
+    m.map[1] = limit - 64;
+    CHECK_FALSE(vk::detail::narrow_fits(p, 4));
+    m.map[1] = -(limit - 64);
+    CHECK_FALSE(vk::detail::narrow_fits(p, 4));
+    // fewer than 2^31 elements
+    plan::move_plan big;
+    big.rank = 1;
+    big.elem = 1;
+    big.dims[0].size = limit - 1;
+    big.dims[0].dst = big.dims[0].src = 1;
+    CHECK(vk::detail::narrow_fits(big, 1));
+    big.dims[0].size = limit;
+    CHECK_FALSE(vk::detail::narrow_fits(big, 1));
+
+    // folds are recognised exactly: each mode's map (as the pad's lowering builds it), and
+    // nothing else; pads beyond one period, or dimensions of 2^30 coordinates, are not folded
+    const pad_mode modes[] = {pad_mode::constant, pad_mode::edge, pad_mode::reflect, pad_mode::symmetric, pad_mode::wrap};
+    auto padded = [](pad_mode mode, std::int64_t before, std::int64_t n, std::int64_t after) {
+        plan::move_dim d;
+        d.mapped = true;
+        d.src = 12;
+        d.lo = before;
+        d.hi = before + n;
+        d.size = before + n + after;
+        for (std::int64_t o = 0; o < d.size; ++o) {
+            if (o >= d.lo && o < d.hi) continue;
+            const std::int64_t src = strix::detail::pad_source(mode, o, d.lo, n);
+            d.map.push_back(src < 0 ? plan::no_source : src * d.src);
+        }
+        return d;
+    };
+    for (std::int64_t code = 1; code <= 5; ++code) {
+        const pad_mode mode = modes[code - 1];
+        INFO("mode " << static_cast<int>(mode));
+        plan::move_dim d = padded(mode, 4, 5, 5); // within one period of 5 elements in every mode
+        for (std::int64_t other = 1; other <= 5; ++other) CHECK(vk::detail::fold_matches(d, other) == (other == code));
+        plan::move_plan p = rows(32);
+        p.dims[1] = d;
+        CHECK(vk::detail::plan_fold(p) == static_cast<std::uint32_t>(code));
+        p.dims[0] = padded(mode, 1, 2, 1);
+        CHECK(vk::detail::plan_fold(p) == static_cast<std::uint32_t>(code)); // every mapped dimension folds alike
+        d.map[3] += 12; // one entry off: a map, not a fold
+        CHECK_FALSE(vk::detail::fold_matches(d, code));
+        const bool beyond_a_period = vk::detail::fold_matches(padded(mode, 7, 3, 8), code);
+        CHECK(beyond_a_period == (mode == pad_mode::constant || mode == pad_mode::edge));
+    }
+    CHECK(vk::detail::plan_fold(rows(32)) == 0); // nothing mapped
+    plan::move_plan mixed = rows(32);
+    mixed.dims[0] = padded(pad_mode::wrap, 1, 3, 1);
+    mixed.dims[1] = padded(pad_mode::reflect, 1, 8, 1);
+    CHECK(vk::detail::plan_fold(mixed) == 0);
+    plan::move_dim huge;
+    huge.mapped = true;
+    huge.size = huge.hi = std::int64_t{1} << 30; // too many coordinates to fold in an int
+    CHECK_FALSE(vk::detail::fold_matches(huge, 1));
 }
 
 TEST_CASE("vulkan: stream::copy runs contiguous views as the 16-byte copy shader and any others as a move", "[vulkan]") {

@@ -286,6 +286,10 @@ struct context_options {
     std::optional<std::string> device;        ///< index or part of the name; default: STRIX_VULKAN_DEVICE, then the best
     std::filesystem::path pipeline_cache;     ///< load the pipeline cache from here when the file exists
     bool small_storage = true;                ///< use 8/16-bit storage when the device has it (false: the 32-bit word path)
+    /// locate every moved element in 64-bit arithmetic, with pad folds read from their tables:
+    /// the path calls of 2^31 or more elements (or offsets) take, for tests and measurements
+    /// (STRIX_VULKAN_WIDE=1 does the same); by default calls that fit take the 32-bit path
+    bool wide_arithmetic = false;
 };
 
 class context;
@@ -358,6 +362,8 @@ struct pipeline_key {
     std::uint32_t type = 0, reduction = 0; ///< reduce.comp: element type (dtype order) and reduction
     std::uint32_t vec = 1; ///< move.comp: elements per chunk (1, or 16/elem for a 16-byte chunk)
     std::uint32_t unroll = 1; ///< move.comp, copy.comp: 16-byte moves per invocation
+    std::uint32_t narrow = 0; ///< move.comp: 32-bit arithmetic (every offset of the call fits in an int)
+    std::uint32_t fold = 0;   ///< move.comp: the pad fold computed for every mapped dimension (0: maps)
     auto operator<=>(const pipeline_key&) const = default;
 };
 
@@ -375,6 +381,8 @@ public:
         physical_ = pds[info_.index];
         small_storage_ = opt.small_storage && info_.storage8 && info_.storage16;
         if (const char* env = std::getenv("STRIX_VULKAN_NO_SMALL_STORAGE"); env && *env && *env != '0') small_storage_ = false;
+        wide_arithmetic_ = opt.wide_arithmetic;
+        if (const char* env = std::getenv("STRIX_VULKAN_WIDE"); env && *env == '1') wide_arithmetic_ = true;
         int64_atomics_ = info_.int64_atomics;
         if (const char* env = std::getenv("STRIX_VULKAN_NO_INT64_ATOMICS"); env && *env && *env != '0') int64_atomics_ = false;
         float64_ = info_.float64;
@@ -454,6 +462,8 @@ public:
     [[nodiscard]] const device_info& device() const { return info_; }
     /// Whether 1- and 2-byte elements move through 8/16-bit storage (else through 32-bit words).
     [[nodiscard]] bool small_storage() const { return small_storage_; }
+    /// Whether every move is located in 64-bit arithmetic (context_options::wide_arithmetic).
+    [[nodiscard]] bool wide_arithmetic() const { return wide_arithmetic_; }
     /// Whether scatter reductions of 8-byte elements may use 64-bit atomics (else they take the
     /// deterministic path).
     [[nodiscard]] bool int64_atomics() const { return int64_atomics_; }
@@ -572,9 +582,9 @@ public:
             sci.pCode = code[m].first;
             check(table_.vkCreateShaderModule(device_, &sci, nullptr, &modules_[m]), "vkCreateShaderModule");
         }
-        // constant ids 0..9 (an entry for an id a shader lacks is ignored)
-        const std::uint32_t values[] = {key.elem,  key.rank,      key.index_type, key.policy, key.phase,
-                                        key.wide,  key.type,      key.reduction,  key.vec,    key.unroll};
+        // constant ids 0..11 (an entry for an id a shader lacks is ignored)
+        const std::uint32_t values[] = {key.elem, key.rank, key.index_type, key.policy, key.phase, key.wide,
+                                        key.type, key.reduction, key.vec, key.unroll, key.narrow, key.fold};
         constexpr std::uint32_t n_values = sizeof values / sizeof values[0];
         VkSpecializationMapEntry entries[n_values];
         for (std::uint32_t i = 0; i < n_values; ++i) entries[i] = {i, i * 4, 4};
@@ -642,6 +652,7 @@ private:
     std::map<pipeline_key, VkPipeline> pipelines_;
     mutable std::mutex mutex_;
     bool small_storage_ = false;
+    bool wide_arithmetic_ = false;
     bool int64_atomics_ = false;
     bool float64_ = false;
 };

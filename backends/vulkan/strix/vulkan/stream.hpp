@@ -106,6 +106,84 @@ inline std::uint32_t chunk_elements(const plan::move_plan& p) {
     return static_cast<std::uint32_t>(16 / e);
 }
 
+/// Whether a move can be located in 32-bit arithmetic (move.comp's NARROW): fewer than 2^31
+/// elements, every sum of output, source and key terms inside an int, and, for chunks of `vec`
+/// elements, an innermost dimension of `vec` elements or more (so a chunk crosses at most one
+/// row end). The gathered index's term is added in 64 bits and needs no bound.
+inline bool narrow_fits(const plan::move_plan& p, std::uint32_t vec) {
+    constexpr std::int64_t limit = std::int64_t{1} << 31;
+    if (p.count() >= limit || p.dims[static_cast<std::size_t>(p.rank - 1)].size < static_cast<std::int64_t>(vec)) return false;
+    std::int64_t dst = 0, src = 0, key = 0;
+    for (int i = 0; i < p.rank; ++i) {
+        const auto& d = p.dims[static_cast<std::size_t>(i)];
+        // the largest |term| over `n` coordinates 0, 1, ... of a stride (sizes are below 2^31)
+        auto reach = [&](std::int64_t n, std::int64_t stride) {
+            return stride > -limit && stride < limit ? std::max<std::int64_t>(n - 1, 0) * (stride < 0 ? -stride : stride) : limit;
+        };
+        dst += reach(d.size, d.dst);
+        key += reach(d.size, d.key);
+        if (d.is_affine()) {
+            src += reach(d.size, d.src);
+        } else {
+            std::int64_t m = reach(d.hi - d.lo, d.src);
+            for (const std::int64_t o : d.map)
+                if (o != plan::no_source) m = std::max(m, o > -limit && o < limit ? (o < 0 ? -o : o) : limit);
+            src += m;
+        }
+        if (dst >= limit || src >= limit || key >= limit) return false;
+    }
+    return true;
+}
+
+/// move.comp's fold(): the source coordinate of coordinate j outside [0, n) under fold `code`
+/// (1 constant, 2 edge, 3 reflect, 4 symmetric, 5 wrap; -1: fill), or nothing where the shader
+/// cannot compute it: it takes no division, so a pad must lie within one period of the fold.
+inline std::optional<std::int64_t> folded_source(std::int64_t code, std::int64_t j, std::int64_t n) {
+    if (code == 1) return -1;
+    if (code == 2) return j < 0 ? 0 : n - 1;
+    if (code == 3 && n == 1) return 0;
+    const std::int64_t p = code == 3 ? 2 * n - 2 : code == 4 ? 2 * n : n;
+    const std::int64_t m = j < 0 ? j + p : j >= p ? j - p : j;
+    if (m < 0 || m >= p) return std::nullopt;
+    if (code == 5 || m < n) return m;
+    return code == 3 ? p - m : p - 1 - m;
+}
+
+/// Whether fold `code` gives every padded coordinate of a mapped dimension exactly the term in
+/// its map (checked against the map, which the pad's lowering built).
+inline bool fold_matches(const plan::move_dim& d, std::int64_t code) {
+    const std::int64_t n = d.hi - d.lo;
+    if (d.size >= (std::int64_t{1} << 30) || n < 0 || (n == 0 && code != 1)) return false;
+    std::size_t at = 0;
+    auto same = [&](std::int64_t o) {
+        const auto s = folded_source(code, o - d.lo, n);
+        return s && d.map[at++] == (*s < 0 ? plan::no_source : *s * d.src);
+    };
+    for (std::int64_t o = 0; o < d.lo; ++o)
+        if (!same(o)) return false;
+    for (std::int64_t o = d.hi; o < d.size; ++o)
+        if (!same(o)) return false;
+    return true;
+}
+
+/// The fold that every mapped dimension of a plan matches (move.comp's FOLD), or 0 (none, or no
+/// mapped dimension): the narrow path then computes the padded coordinates' terms instead of
+/// loading them from the maps, a load that the element's own load would wait for.
+inline std::uint32_t plan_fold(const plan::move_plan& p) {
+    for (std::uint32_t code = 1; code <= 5; ++code) {
+        bool any = false, all = true;
+        for (int i = 0; i < p.rank && all; ++i) {
+            const auto& d = p.dims[static_cast<std::size_t>(i)];
+            if (d.is_affine()) continue;
+            any = true;
+            all = fold_matches(d, code);
+        }
+        if (!any) return 0;
+        if (all) return code;
+    }
+    return 0;
+}
+
 } // namespace detail
 
 /// A C-order tensor that owns a device buffer.
@@ -673,14 +751,8 @@ private:
     }
 
     /// 64-bit coordinate arithmetic only for calls of 2^32 or more invocations (or when
-    /// STRIX_VULKAN_WIDE=1 forces it, to measure what the narrow path saves).
-    static bool wide(std::uint64_t count) {
-        static const bool forced = [] {
-            const char* e = std::getenv("STRIX_VULKAN_WIDE");
-            return e && *e == '1';
-        }();
-        return forced || count >= (std::uint64_t{1} << 32);
-    }
+    /// context_options::wide_arithmetic forces it).
+    bool wide(std::uint64_t count) const { return ctx_->wide_arithmetic() || count >= (std::uint64_t{1} << 32); }
 
     /// Dispatches `groups` work groups of 256 (0: enough for p.count invocations).
     void dispatch(pipeline_key key, const push& p, std::uint64_t groups = 0) {
@@ -705,15 +777,21 @@ private:
         std::optional<plan::move_plan> wide_plan = detail::widened(original);
         const plan::move_plan& p = wide_plan ? *wide_plan : original;
         const std::uint32_t vec = detail::chunk_elements(p);
+        const bool narrow = !ctx_->wide_arithmetic() && detail::narrow_fits(p, vec);
+        const std::uint32_t fold = narrow ? detail::plan_fold(p) : 0;
         std::vector<std::int64_t> words;
         std::vector<std::size_t> map_at(static_cast<std::size_t>(p.rank), 0);
         for (int i = 0; i < p.rank; ++i) {
             const auto& d = p.dims[static_cast<std::size_t>(i)];
-            words.insert(words.end(), {d.size, d.dst, d.src, d.key, 0, d.lo, d.hi});
+            words.insert(words.end(), {d.size, d.dst, d.src, d.key, d.is_affine() ? 0 : fold, d.lo, d.hi}); // map: set below unless folded
         }
         for (int i = 0; i < p.rank; ++i) {
             const auto& d = p.dims[static_cast<std::size_t>(i)];
             if (d.is_affine()) continue;
+            if (fold != 0) {
+                ++folded_;
+                continue;
+            }
             if (d.map.size() >= (std::size_t{1} << 32)) throw error(error_code::unsupported, "strix::vulkan: pads of 2^32 or more elements on one axis");
             map_at[static_cast<std::size_t>(i)] = words.size();
             words.insert(words.end(), d.map.begin(), d.map.end());
@@ -737,6 +815,9 @@ private:
                          p.index ? index_code(p.index_type) : 0u, p.clamp ? 1u : 0u, 0};
         key.vec = vec;
         key.unroll = vec > 1 ? unroll_chunks : p.elem == 16 ? unroll_16 : 1;
+        key.narrow = narrow ? 1u : 0u;
+        key.fold = fold;
+        narrow_ += narrow ? 1 : 0;
         widened_ += wide_plan ? 1 : 0;
         chunked_ += vec > 1 ? 1 : 0;
         if (hazards) barrier_for(reads, write);
@@ -762,6 +843,9 @@ public:
     /// Moves recorded with wider elements (widened) and with 16-byte output chunks, and copies
     /// run by the plain copy shader (for tests and benchmarks).
     int widened_ = 0, chunked_ = 0, plain_copies_ = 0;
+    /// Moves located in 32-bit arithmetic, and pad dimensions whose fold they computed rather
+    /// than read from a map (for tests and benchmarks).
+    int narrow_ = 0, folded_ = 0;
 };
 
 namespace detail {
