@@ -1770,6 +1770,28 @@ TEST_CASE("vulkan: the 32-bit path is taken only where every offset fits in an i
     huge.mapped = true;
     huge.size = huge.hi = std::int64_t{1} << 30; // too many coordinates to fold in an int
     CHECK_FALSE(vk::detail::fold_matches(huge, 1));
+
+    // the narrow path divides by multiplying: exact for every dividend below 2^31
+    rng_t g(0xd171de5ull);
+    std::vector<std::int64_t> divisors = {1, 2, 3, 5, 7, 10, 262, 641, 1024, 1139, 65537, 1000003, (limit >> 1) - 1, (limit >> 1) + 1, limit - 2, limit - 1};
+    for (int k = 0; k < 40; ++k) divisors.push_back(uni(g, 1, limit - 1));
+    std::int64_t wrong = 0;
+    for (const std::int64_t d : divisors) {
+        const auto [m, sh] = vk::detail::divider(d);
+        std::vector<std::int64_t> xs = {0, 1, d - 1, d, d + 1, limit - 1, limit - 2, (limit - 1) / d * d, (limit - 1) / d * d - 1};
+        for (int k = 0; k < 2000; ++k) {
+            const std::int64_t q = uni(g, 0, (limit - 1) / d);
+            xs.push_back(q * d + (k % 3 == 0 ? 0 : k % 3 == 1 ? d - 1 : uni(g, 0, d - 1)));
+        }
+        for (const std::int64_t x : xs) {
+            if (x < 0 || x >= limit) continue;
+            const std::uint64_t got = (static_cast<std::uint64_t>(x) * m) >> sh;
+            if (got != static_cast<std::uint64_t>(x / d)) {
+                if (++wrong < 5) FAIL_CHECK("x " << x << " / d " << d << ": " << got << ", not " << x / d);
+            }
+        }
+    }
+    CHECK(wrong == 0);
 }
 
 TEST_CASE("vulkan: stream::copy runs contiguous views as the 16-byte copy shader and any others as a move", "[vulkan]") {

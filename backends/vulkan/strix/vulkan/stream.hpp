@@ -135,6 +135,26 @@ inline bool narrow_fits(const plan::move_plan& p, std::uint32_t vec) {
     return true;
 }
 
+/// A multiplier m and shift s that divide every x below 2^31 by d (1 <= d < 2^31):
+/// x / d == (x * m) >> s, with s = 31 + ceil(log2 d) and m = ceil(2^s / d) < 2^32. The
+/// rounding m - 2^s / d is below 1, so x * m / 2^s exceeds x / d by less than x / 2^s < 1 / d,
+/// too little to reach the next quotient.
+inline std::pair<std::uint32_t, std::uint32_t> divider(std::int64_t d) {
+    std::uint32_t l = 0;
+    while ((std::int64_t{1} << l) < d) ++l;
+    const std::uint32_t s = 31 + l;
+    const auto den = static_cast<std::uint64_t>(d);
+    return {static_cast<std::uint32_t>(((std::uint64_t{1} << s) + den - 1) / den), s};
+}
+
+/// move.comp's NarrowRecord of a dimension (48 bytes), `map` its map's byte offset from the
+/// records, 1 for a folded dimension, 0 for an affine one.
+inline std::array<std::int32_t, 12> narrow_record(const plan::move_dim& d, std::int32_t map) {
+    const auto [m, s] = divider(d.size);
+    auto i32 = [](std::int64_t v) { return static_cast<std::int32_t>(v); };
+    return {i32(d.size), i32(d.src), i32(d.lo), i32(d.hi), i32(d.dst), i32(d.key), map, 0, static_cast<std::int32_t>(m), static_cast<std::int32_t>(s), 0, 0};
+}
+
 /// move.comp's fold(): the source coordinate of coordinate j outside [0, n) under fold `code`
 /// (1 constant, 2 edge, 3 reflect, 4 symmetric, 5 wrap; -1: fill), or nothing where the shader
 /// cannot compute it: it takes no division, so a pad must lie within one period of the fold.
@@ -633,6 +653,7 @@ private:
     }
     static_assert(sizeof(push) <= 128);
     static constexpr std::size_t dim_words = 7; // int64 fields of a Dim record (shaders/common.glsl)
+    static constexpr std::size_t narrow_words = 6; // 8-byte words of a NarrowRecord (shaders/move.comp)
 
     void ensure_recording() const {
         if (submitted_) throw error(error_code::invalid_argument, "strix::vulkan::stream: recording after submit (use a new stream)");
@@ -777,14 +798,27 @@ private:
         std::optional<plan::move_plan> wide_plan = detail::widened(original);
         const plan::move_plan& p = wide_plan ? *wide_plan : original;
         const std::uint32_t vec = detail::chunk_elements(p);
-        const bool narrow = !ctx_->wide_arithmetic() && detail::narrow_fits(p, vec);
-        const std::uint32_t fold = narrow ? detail::plan_fold(p) : 0;
+        bool narrow = !ctx_->wide_arithmetic() && detail::narrow_fits(p, vec);
+        std::uint32_t fold = narrow ? detail::plan_fold(p) : 0;
+        std::size_t map_words = 0;
+        for (int i = 0; i < p.rank && fold == 0; ++i) map_words += p.dims[static_cast<std::size_t>(i)].map.size();
+        if (narrow && (static_cast<std::size_t>(p.rank) * narrow_words + map_words) * 8 >= (std::size_t{1} << 31)) {
+            narrow = false; // the narrow records hold their maps' offsets in 32 bits
+            fold = 0;
+        }
+        const std::size_t record_words = narrow ? narrow_words : dim_words;
         std::vector<std::int64_t> words;
-        std::vector<std::size_t> map_at(static_cast<std::size_t>(p.rank), 0);
         for (int i = 0; i < p.rank; ++i) {
             const auto& d = p.dims[static_cast<std::size_t>(i)];
-            words.insert(words.end(), {d.size, d.dst, d.src, d.key, d.is_affine() ? 0 : fold, d.lo, d.hi}); // map: set below unless folded
+            if (narrow) {
+                const auto r = detail::narrow_record(d, d.is_affine() ? 0 : 1); // map: its offset, set below unless folded
+                words.resize(words.size() + narrow_words);
+                std::memcpy(words.data() + words.size() - narrow_words, r.data(), sizeof r);
+            } else {
+                words.insert(words.end(), {d.size, d.dst, d.src, d.key, 0, d.lo, d.hi}); // map: its address, set below
+            }
         }
+        std::vector<std::size_t> map_at(static_cast<std::size_t>(p.rank), 0);
         for (int i = 0; i < p.rank; ++i) {
             const auto& d = p.dims[static_cast<std::size_t>(i)];
             if (d.is_affine()) continue;
@@ -797,9 +831,17 @@ private:
             words.insert(words.end(), d.map.begin(), d.map.end());
         }
         const meta_block meta = meta_alloc(words.size() * 8);
-        for (int i = 0; i < p.rank; ++i) // the maps' addresses, now that the metadata's own is known
-            if (const auto at = map_at[static_cast<std::size_t>(i)])
-                words[static_cast<std::size_t>(i) * dim_words + 4] = static_cast<std::int64_t>(meta.address + at * 8);
+        for (int i = 0; i < p.rank; ++i) { // where the maps are, now that the metadata's own address is known
+            const auto at = map_at[static_cast<std::size_t>(i)];
+            if (at == 0) continue;
+            auto* record = words.data() + static_cast<std::size_t>(i) * record_words;
+            if (narrow) {
+                const auto offset = static_cast<std::int32_t>(at * 8); // NarrowRecord.b.z
+                std::memcpy(reinterpret_cast<std::byte*>(record) + 24, &offset, 4);
+            } else {
+                record[4] = static_cast<std::int64_t>(meta.address + at * 8);
+            }
+        }
         std::memcpy(meta.host, words.data(), words.size() * 8);
         push pc{};
         pc.src = reinterpret_cast<std::uintptr_t>(p.src);
