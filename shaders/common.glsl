@@ -60,8 +60,11 @@ layout(push_constant) uniform Push {
 } pc;
 
 // Coordinate k of invocation i: (i / (product of the sizes after k)) % size, computed by the
-// caller one dimension at a time from the innermost; in 32 bits unless the call is WIDE.
-int64_t next_coordinate(inout uint64_t rem, int64_t size) {
+// caller one dimension at a time from the innermost; in 32 bits unless the call is WIDE. The
+// outermost dimension (k == 0) takes rem itself, already below its size: no division (rank-1
+// scatters had one per update).
+int64_t next_coordinate(inout uint64_t rem, int64_t size, bool outermost) {
+    if (outermost) return int64_t(rem);
     if (WIDE == 0) {
         const uint r = uint(rem), n = uint(size);
         rem = uint64_t(r / n);
@@ -165,7 +168,7 @@ void locate_update(uint64_t i, out uint64_t dst, out uint64_t src) {
     int64_t d = 0, s = 0, key = 0;
     for (int k = int(RANK) - 1; k >= 0; --k) {
         const Dim dim = dims.d[k];
-        const int64_t c = next_coordinate(rem, dim.size);
+        const int64_t c = next_coordinate(rem, dim.size, k == 0);
         d += c * dim.dst;
         s += c * dim.src;
         key += c * dim.key;

@@ -96,8 +96,9 @@ Dim32 narrow_dim(int k) {
 }
 
 // Coordinate of the dimension from rem (the index over it and the dimensions before it), and
-// rem's quotient for the next.
-int next_coordinate32(inout uint rem, const Dim32 dim) {
+// rem's quotient for the next; the outermost dimension's is rem itself.
+int next_coordinate32(inout uint rem, const Dim32 dim, bool outermost) {
+    if (outermost) return int(rem);
     const uint q = uint((uint64_t(rem) * uint64_t(dim.multiplier)) >> dim.shift);
     const int c = int(rem - q * uint(dim.size));
     rem = q;
@@ -123,7 +124,7 @@ void locate32(uint i, out uint64_t dst_address, out uint64_t src_address, out bo
     fill = false;
     for (int k = int(RANK) - 1; k >= 0; --k) {
         const Dim32 dim = narrow_dim(k);
-        const int c = next_coordinate32(rem, dim);
+        const int c = next_coordinate32(rem, dim, k == 0);
         dst += c * dim.dst;
         key += c * dim.key;
         const int t = term32(dim, c);
@@ -148,7 +149,7 @@ void locate_one(uint64_t i, out uint64_t dst_address, out uint64_t src_address, 
     fill = false;
     for (int k = int(RANK) - 1; k >= 0; --k) {
         const Dim dim = dims.d[k];
-        const int64_t c = next_coordinate(rem, dim.size);
+        const int64_t c = next_coordinate(rem, dim.size, k == 0);
         dst += c * dim.dst;
         key += c * dim.key;
         const int64_t t = term(dim, c);
@@ -212,7 +213,7 @@ uvec4 load_chunk(uint64_t i) {
     uint64_t rem = i * uint64_t(VEC);
     [[unroll]] for (int k = R; k >= 0; --k) {
         dim[k] = dims.d[k];
-        c[k] = next_coordinate(rem, dim[k].size);
+        c[k] = next_coordinate(rem, dim[k].size, k == 0);
     }
     int64_t osrc, okey;
     bool ofill;
@@ -261,8 +262,8 @@ uvec4 load_chunk32(uint i) {
     [[unroll]] for (int k = 0; k <= R; ++k) dim[k] = narrow_dim(k);
     const int W = dim[R].size;
     uint rem = i * VEC;
-    const int col = next_coordinate32(rem, dim[R]);
-    [[unroll]] for (int k = R - 1; k >= 0; --k) c[k] = next_coordinate32(rem, dim[k]);
+    const int col = next_coordinate32(rem, dim[R], R == 0);
+    [[unroll]] for (int k = R - 1; k >= 0; --k) c[k] = next_coordinate32(rem, dim[k], k == 0);
     int osrc, okey, nsrc, nkey;
     bool ofill, nfill;
     row_terms32(dim, c, osrc, okey, ofill);

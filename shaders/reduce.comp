@@ -236,7 +236,7 @@ uint64_t update_source(uint64_t id) {
     int64_t s = 0;
     for (int k = int(RANK) - 1; k >= 0; --k) {
         const Dim dim = dims.d[k];
-        s += next_coordinate(rem, dim.size) * dim.src;
+        s += next_coordinate(rem, dim.size, k == 0) * dim.src;
     }
     return pc.src + uint64_t(s);
 }

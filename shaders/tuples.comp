@@ -15,7 +15,7 @@ void main() {
     int64_t key = 0;
     for (int k = int(RANK) - 1; k >= 0; --k) {
         const Dim dim = dims.d[k];
-        key += next_coordinate(rem, dim.size) * dim.key;
+        key += next_coordinate(rem, dim.size, k == 0) * dim.key;
     }
     int64_t offset = 0;
     for (uint j = 0; j < pc.aux; ++j) {
