@@ -158,9 +158,9 @@ struct update_source {
 /// offset. Every worker walks all updates and applies only its own targets, so each element
 /// still sees its updates in C order, whatever the number of workers: the results are the
 /// single-threaded ones bit for bit, duplicates and reductions included.
-template <class T, class I>
+template <class T, class I, scatter_reduction red>
 void apply_updates_range(const any_cview& updates, const any_view& output, const update_walk& w, const update_source& src,
-                         scatter_reduction red, std::int64_t lo, std::int64_t hi) {
+                         std::int64_t lo, std::int64_t hi) {
     const int r = updates.rank();
     const std::int64_t n = updates.count();
     if (n == 0) return;
@@ -187,7 +187,7 @@ void apply_updates_range(const any_cview& updates, const any_view& output, const
     auto apply_block = [&](int slot) {
         const std::byte* u = us_at[slot];
         const std::int64_t* t = tg[slot];
-        if (red == scatter_reduction::none) {
+        if constexpr (red == scatter_reduction::none) {
             for (std::int64_t j = 0; j < len[slot]; ++j, u += us)
                 if (t[j] >= lo && t[j] < hi) std::memcpy(ob + t[j], u, sizeof(T));
         } else {
@@ -258,13 +258,27 @@ inline void apply_updates(const any_cview& updates, const any_view& output, cons
     constexpr int max_workers = 1;
     const int t = std::min(cpu::detail::threads_for(opt, n * static_cast<std::int64_t>(updates.element_size()), n), max_workers);
     const std::int64_t range = omax + es - omin;
+    // the reduction as a template argument, so that an update costs no branch on it (1M float32
+    // adds onto 64K targets, one core of a 2-core VM: 3.16-3.18 ms -> 2.94-3.09 ms)
+    auto with_reduction = [&](auto f) {
+        using R = scatter_reduction;
+        switch (red) {
+        case R::none: return f(std::integral_constant<R, R::none>{});
+        case R::add: return f(std::integral_constant<R, R::add>{});
+        case R::mul: return f(std::integral_constant<R, R::mul>{});
+        case R::min: return f(std::integral_constant<R, R::min>{});
+        case R::max: return f(std::integral_constant<R, R::max>{});
+        }
+    };
     visit(updates.type(), [&]<class T>(type_tag<T>) {
         cpu::detail::with_index_type(src.table ? dtype::int64 : src.index_type, [&](auto tag) {
             using I = decltype(tag);
-            cpu::parallel_tasks(t, [&](int k) {
-                // owners' ranges: element-aligned pieces of [omin, omax + es)
-                const std::int64_t a = omin + range / es * k / t * es, b = k + 1 == t ? omax + es : omin + range / es * (k + 1) / t * es;
-                apply_updates_range<T, I>(updates, output, w, src, red, a, b);
+            with_reduction([&](auto r) {
+                cpu::parallel_tasks(t, [&](int k) {
+                    // owners' ranges: element-aligned pieces of [omin, omax + es)
+                    const std::int64_t a = omin + range / es * k / t * es, b = k + 1 == t ? omax + es : omin + range / es * (k + 1) / t * es;
+                    apply_updates_range<T, I, decltype(r)::value>(updates, output, w, src, a, b);
+                });
             });
         });
     });
