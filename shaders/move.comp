@@ -252,7 +252,7 @@ void row_terms32(const Dim32 dim[8], const int c[8], out int src, out int key, o
     }
 }
 
-// load_chunk in 32-bit arithmetic: one division per dimension, and the row's terms computed
+// load_chunk in 32-bit arithmetic: one multiply and shift per dimension, and the row's terms computed
 // once (twice for a chunk that crosses into the next row, which happens at most once as rows
 // hold VEC elements or more).
 uvec4 load_chunk32(uint i) {

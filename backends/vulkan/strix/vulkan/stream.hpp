@@ -800,47 +800,43 @@ private:
         const std::uint32_t vec = detail::chunk_elements(p);
         bool narrow = !ctx_->wide_arithmetic() && detail::narrow_fits(p, vec);
         std::uint32_t fold = narrow ? detail::plan_fold(p) : 0;
-        std::size_t map_words = 0;
-        for (int i = 0; i < p.rank && fold == 0; ++i) map_words += p.dims[static_cast<std::size_t>(i)].map.size();
+        std::size_t map_words = 0; // the maps the shader reads: none when it folds
+        for (int i = 0; i < p.rank && fold == 0; ++i) {
+            const auto& d = p.dims[static_cast<std::size_t>(i)];
+            if (d.map.size() >= (std::size_t{1} << 32)) throw error(error_code::unsupported, "strix::vulkan: pads of 2^32 or more elements on one axis");
+            map_words += d.map.size();
+        }
         if (narrow && (static_cast<std::size_t>(p.rank) * narrow_words + map_words) * 8 >= (std::size_t{1} << 31)) {
             narrow = false; // the narrow records hold their maps' offsets in 32 bits
             fold = 0;
         }
+        // the records, then the maps they point to: by address (Dim) or by byte offset from the
+        // records (NarrowRecord); 1 marks a folded dimension, 0 an affine one
         const std::size_t record_words = narrow ? narrow_words : dim_words;
+        const meta_block meta = meta_alloc((static_cast<std::size_t>(p.rank) * record_words + map_words) * 8);
         std::vector<std::int64_t> words;
+        std::size_t next_map = static_cast<std::size_t>(p.rank) * record_words; // in words
         for (int i = 0; i < p.rank; ++i) {
             const auto& d = p.dims[static_cast<std::size_t>(i)];
+            std::int64_t map = 0;
+            if (!d.is_affine() && fold != 0) {
+                map = 1;
+                ++folded_;
+            } else if (!d.is_affine()) {
+                map = static_cast<std::int64_t>(narrow ? next_map * 8 : meta.address + next_map * 8);
+                next_map += d.map.size();
+            }
             if (narrow) {
-                const auto r = detail::narrow_record(d, d.is_affine() ? 0 : 1); // map: its offset, set below unless folded
+                const auto r = detail::narrow_record(d, static_cast<std::int32_t>(map));
                 words.resize(words.size() + narrow_words);
                 std::memcpy(words.data() + words.size() - narrow_words, r.data(), sizeof r);
             } else {
-                words.insert(words.end(), {d.size, d.dst, d.src, d.key, 0, d.lo, d.hi}); // map: its address, set below
+                words.insert(words.end(), {d.size, d.dst, d.src, d.key, map, d.lo, d.hi});
             }
         }
-        std::vector<std::size_t> map_at(static_cast<std::size_t>(p.rank), 0);
-        for (int i = 0; i < p.rank; ++i) {
-            const auto& d = p.dims[static_cast<std::size_t>(i)];
-            if (d.is_affine()) continue;
-            if (fold != 0) {
-                ++folded_;
-                continue;
-            }
-            if (d.map.size() >= (std::size_t{1} << 32)) throw error(error_code::unsupported, "strix::vulkan: pads of 2^32 or more elements on one axis");
-            map_at[static_cast<std::size_t>(i)] = words.size();
-            words.insert(words.end(), d.map.begin(), d.map.end());
-        }
-        const meta_block meta = meta_alloc(words.size() * 8);
-        for (int i = 0; i < p.rank; ++i) { // where the maps are, now that the metadata's own address is known
-            const auto at = map_at[static_cast<std::size_t>(i)];
-            if (at == 0) continue;
-            auto* record = words.data() + static_cast<std::size_t>(i) * record_words;
-            if (narrow) {
-                const auto offset = static_cast<std::int32_t>(at * 8); // NarrowRecord.b.z
-                std::memcpy(reinterpret_cast<std::byte*>(record) + 24, &offset, 4);
-            } else {
-                record[4] = static_cast<std::int64_t>(meta.address + at * 8);
-            }
+        for (int i = 0; i < p.rank && fold == 0; ++i) {
+            const auto& m = p.dims[static_cast<std::size_t>(i)].map;
+            words.insert(words.end(), m.begin(), m.end());
         }
         std::memcpy(meta.host, words.data(), words.size() * 8);
         push pc{};
