@@ -562,7 +562,9 @@ public:
         std::lock_guard lock(mutex_);
         if (auto it = pipelines_.find(key); it != pipelines_.end()) return it->second;
         // the module: per shader, the variant this device can run
-        static const std::pair<const std::uint32_t*, std::size_t> code[] = {
+        // (an automatic table: a static one would tie each internal-linkage array to the inline
+        // function's COMDAT group, which GCC's -O2 -fsanitize=address output fails to link)
+        const std::pair<const std::uint32_t*, std::size_t> code[] = {
             {move_0, sizeof move_0},       {move_1, sizeof move_1},       {scatter_0, sizeof scatter_0}, {scatter_1, sizeof scatter_1},
             {tuples_0, sizeof tuples_0},   {scan_0, sizeof scan_0},       {reduce_00, sizeof reduce_00}, {reduce_01, sizeof reduce_01},
             {reduce_10, sizeof reduce_10}, {reduce_11, sizeof reduce_11}, {reduce_00d, sizeof reduce_00d}, {reduce_01d, sizeof reduce_01d},
