@@ -1,10 +1,14 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-// Scatter without reduction, in two passes over the updates (one invocation per update, in C
-// order of the updates): PHASE 0 claims each target for the last update that writes it
-// (atomicMax of update number + 1 in the target's winner slot), PHASE 1 lets only the winners
-// write — so duplicates resolve exactly as on the CPU. A target's slot is its distance from the
-// output's lowest address in elements.
+// Scatter without reduction, one invocation per update (C order of the updates), duplicates
+// resolved exactly as on the CPU: the last update of each target wins. A target's winner slot
+// (its distance from the output's lowest address in elements) holds the largest update
+// number + 1 seen so far.
+// PHASE 0 claims the slot (atomicMax) and writes the update while it holds the claim. Where no
+// two updates share a target that is the result, in one pass. An update that finds its slot
+// already claimed has a duplicate: it writes PHASE 1's work group counts into the indirect
+// dispatch arguments (zero otherwise), and PHASE 1, after every write of PHASE 0, rewrites each
+// target with its winner's update.
 #include "common.glsl"
 
 layout(constant_id = 4) const uint PHASE = 0;
@@ -15,11 +19,20 @@ void main() {
     if (i >= pc.count) return;
     uint64_t dst, src;
     locate_update(i, dst, src);
-    // the winner slot of the target, addressed in 64 bits (outputs may exceed 2^32 elements)
-    Winners slot = Winners(pc.aux_addr + (dst - pc.lo) / uint64_t(ELEM) * 4ul);
+    // the indirect arguments take the first 16 bytes; slots are addressed in 64 bits (outputs may
+    // exceed 2^32 elements)
+    Winners slot = Winners(pc.aux_addr + 16ul + (dst - pc.lo) / uint64_t(ELEM) * 4ul);
+    const uint me = uint(i) + 1u;
     if (PHASE == 0) {
-        atomicMax(slot.w[0], uint(i) + 1u);
-    } else if (slot.w[0] == uint(i) + 1u) {
+        const uint seen = atomicMax(slot.w[0], me);
+        if (seen < me) copy_element(dst, src);
+        if (seen != 0u) { // a duplicate: every one of them stores the same counts
+            Winners args = Winners(pc.aux_addr);
+            args.w[0] = pc.aux;
+            args.w[1] = pc.aux2;
+            args.w[2] = 1u;
+        }
+    } else if (slot.w[0] == me) {
         copy_element(dst, src);
     }
 }

@@ -489,7 +489,7 @@ private:
         std::uint64_t src, dst, dims, indices, count, flag;
         std::int64_t axis_size, axis_stride;
         std::uint32_t fill[4];
-        std::uint32_t aux, pad0;
+        std::uint32_t aux, aux2;
         std::uint64_t aux_addr;
         std::uint64_t lo;
     };
@@ -577,20 +577,28 @@ private:
         const std::uint32_t policy = j.clamp ? 1u : 0u;
         auto reads = j.reads;
         if (j.reduction == scatter_reduction::none) {
-            // the winner of each target: the largest update number + 1 that writes it
-            auto& winners = keep(ctx_->create_buffer(slots * 4, memory::device));
+            // 16 bytes of indirect dispatch arguments for pass 1 (zero: no work, unless pass 0
+            // meets a duplicate target), then each target's winner slot (shaders/scatter.comp)
+            auto& winners = keep(ctx_->create_buffer(16 + slots * 4, memory::device));
             const range wr{winners.address(), winners.address() + winners.size()};
             barrier_for({}, wr);
             ctx_->vk().vkCmdFillBuffer(cmd_, winners.handle(), 0, VK_WHOLE_SIZE, 0);
             transfer_barrier();
             p.aux_addr = winners.address();
+            const auto [gx, gy] = grid((n + 255) / 256);
+            p.aux = gx;
+            p.aux2 = gy;
             pipeline_key key{shader::scatter, elem, rank, j.index_type, policy, 0};
             reads.push_back(wr);
-            barrier_for(reads, wr);
+            barrier_for(reads, out); // pass 0 writes the output: after the input's copy and the fill
+            written_.push_back(wr);
             dispatch(key, p);
+            // pass 1 reads its arguments and the slots after every write of pass 0
+            full_barrier(VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
             key.phase = 1;
-            barrier_for(reads, out);
-            dispatch(key, p);
+            dispatch(key, p, 0, &winners);
+            read_ = reads;
+            written_ = {out};
             return;
         }
         const dtype t = j.output.type;
@@ -641,12 +649,14 @@ private:
         written_ = {out, sr};
     }
 
-    /// A barrier between all earlier and all later compute work of the stream.
-    void full_barrier() {
+    /// A barrier between all earlier and all later compute work of the stream (and the stage and
+    /// access given, such as an indirect dispatch's read of its arguments).
+    void full_barrier(VkPipelineStageFlags also_stage = 0, VkAccessFlags also_access = 0) {
         auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
         mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
-        mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-        ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+        mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | also_access;
+        ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | also_stage, 0, 1, &mb, 0,
+                                        nullptr, 0, nullptr);
         ++barriers_;
         written_.clear();
         read_.clear();
@@ -775,17 +785,27 @@ private:
     /// context_options::wide_arithmetic forces it).
     bool wide(std::uint64_t count) const { return ctx_->wide_arithmetic() || count >= (std::uint64_t{1} << 32); }
 
-    /// Dispatches `groups` work groups of 256 (0: enough for p.count invocations).
-    void dispatch(pipeline_key key, const push& p, std::uint64_t groups = 0) {
-        key.wide = wide(p.count * key.vec) ? 1u : 0u; // coordinates run over count * vec elements
-        if (groups == 0) groups = (p.count + 255) / 256;
+    /// The 2-D grid of `groups` work groups (x, y) within the device's limits.
+    std::pair<std::uint32_t, std::uint32_t> grid(std::uint64_t groups) const {
         const std::uint64_t gx = std::min<std::uint64_t>(groups, ctx_->max_groups_x());
         const std::uint64_t gy = (groups + gx - 1) / gx;
         if (gy > ctx_->max_groups_y()) throw error(error_code::unsupported, "strix::vulkan: too many elements for one dispatch on " + ctx_->device().name);
+        return {static_cast<std::uint32_t>(gx), static_cast<std::uint32_t>(gy)};
+    }
+
+    /// Dispatches `groups` work groups of 256 (0: enough for p.count invocations), or as many as
+    /// the first 12 bytes of `indirect` say when it is given.
+    void dispatch(pipeline_key key, const push& p, std::uint64_t groups = 0, const buffer* indirect = nullptr) {
+        key.wide = wide(p.count * key.vec) ? 1u : 0u; // coordinates run over count * vec elements
+        if (groups == 0) groups = (p.count + 255) / 256;
+        const auto [gx, gy] = grid(groups);
         const auto& vk = ctx_->vk();
         vk.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, ctx_->pipeline(key));
         vk.vkCmdPushConstants(cmd_, ctx_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &p);
-        vk.vkCmdDispatch(cmd_, static_cast<std::uint32_t>(gx), static_cast<std::uint32_t>(gy), 1);
+        if (indirect != nullptr)
+            vk.vkCmdDispatchIndirect(cmd_, indirect->handle(), 0);
+        else
+            vk.vkCmdDispatch(cmd_, gx, gy, 1);
         ++dispatches_;
     }
 
