@@ -507,7 +507,10 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
         R.run("scatter", std::to_string(n >> 20) + "M " + s.name, false, [&] {
             std::vector<tensor> idx;
             for (int i = 0; i < 2; ++i) idx.push_back(be.upload(s.targets == n ? permutation(n, 31 + i) : random_indices({n}, s.targets, 41 + i)));
-            tensor upd = be.upload(strix::host_tensor(f32, {n})); // zeros
+            // ones, as the peers use: an add of zero would let a compare-and-swap loop skip its write
+            strix::host_tensor ones(f32, {n});
+            std::fill_n(ones.as<float>(), n, 1.0f);
+            tensor upd = be.upload(std::move(ones));
             auto in = ins(f32, {s.targets});
             tensor out = be.make(f32, {s.targets});
             const double bytes = 2.0 * static_cast<double>(s.targets * 4) + static_cast<double>(n * (8 + 4));

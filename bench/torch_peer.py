@@ -336,7 +336,7 @@ def main():
     for name, targets, red in (("unique, none", n, "none"), ("unique, add", n, "add"), ("onto 64K, add", 65536, "add")):
         def scatter(targets=targets, red=red):
             idx = [perm(n, 31 + i) if targets == n else rand_idx((n,), targets, 41 + i) for i in range(2)]
-            upd = torch.zeros(n, dtype=f32, device=DEV)
+            upd = torch.ones(n, dtype=f32, device=DEV)  # as strix and NumPy
             x = ins(f32, (targets,))
             out = torch.empty(targets, dtype=f32, device=DEV)
             if red == "none":
