@@ -17,6 +17,9 @@
 #if F64
 #extension GL_EXT_shader_explicit_arithmetic_types_float64 : require
 #endif
+#if F32_ATOMIC_ADD
+#extension GL_EXT_shader_atomic_float : require
+#endif
 #if DENORM_PRESERVE
 // float32 sums and products keep subnormal operands and results, as on the CPU (capability
 // DenormPreserve = 4464, execution mode DenormPreserve = 4459 for 32-bit floats)
@@ -189,7 +192,35 @@ uint64_t combine(uint64_t acc, uint64_t u) {
     return (REDUCTION == 1 ? acc + u : acc * u) & MASK;
 }
 
+#if F32_ATOMIC_ADD
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float f[]; };
+
+// Whether the device's float32 atomic add gives the CPU's sum for update bits u, whatever the
+// target holds. Devices' atomic adds may flush subnormals (NVIDIA's do) and write their own
+// NaN; u finite with |u| >= 2^-100 (biased exponent 27..254) rules both out but for one case:
+// - a normal or zero target: the exact sum is 0 or at least 2^-124 (a multiple of the smaller
+//   operand's ulp when the operands are close, else at least |u| / 2), never subnormal, so
+//   the rounded sums agree;
+// - a subnormal target, read as 0: the CPU's sum rounds to u as well (the target is below
+//   2^-126, under half the spacing of the floats next to u, at least 2^-124);
+// - an infinite target stays infinite (u is finite);
+// - a NaN target: the sum is a NaN, whose bits the caller sets to the CPU's.
+bool native_add_exact(uint u) {
+    const uint e = (u >> 23) & 0xffu;
+    return e >= 27u && e <= 254u;
+}
+#endif
+
 void atomic_combine(uint64_t a, uint64_t u) {
+#if F32_ATOMIC_ADD
+    if (TYPE == 1 && REDUCTION == 1 && native_add_exact(uint(u))) {
+        const uint seen = floatBitsToUint(atomicAdd(Floats(a).f[0], uintBitsToFloat(uint(u))));
+        // a NaN target stays a NaN whatever is added, so setting the CPU's quiet NaN is right
+        // at any moment after; every adder that saw one does it after its own add
+        if (is_nan_bits(uint64_t(seen))) atomicExchange(Words(a).w[0], 0x7fc00000u);
+        return;
+    }
+#endif
     if (ELEM == 4 && !IS_FLOAT) { // native 32-bit integer atomics
         if (REDUCTION == 1) { atomicAdd(Words(a).w[0], uint(u)); return; }
         if (REDUCTION == 3 && IS_SIGNED) { atomicMin(Ints(a).i[0], int(uint(u))); return; }

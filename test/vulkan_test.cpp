@@ -994,7 +994,11 @@ TEST_CASE("vulkan: float add and mul with atomics, in any order, on values whose
     // many updates onto few targets: small integers (sums exact in every float type), and powers
     // of two for mul (products exact while they stay in range)
     using R = strix::scatter_reduction;
+    const bool native = GENERATE(true, false); // float32 add: the device's float atomic where it has one
+    if (!native) set_env("STRIX_VULKAN_NO_FLOAT_ATOMICS", "1");
     vk::context ctx;
+    set_env("STRIX_VULKAN_NO_FLOAT_ATOMICS", nullptr);
+    INFO("native float32 atomic add " << ctx.float32_atomic_add());
     rng_t g(0xf10a7ull);
     for (const dtype type : {dtype::float64, dtype::float32, dtype::float16})
         for (const R red : {R::add, R::mul})
@@ -1043,6 +1047,53 @@ TEST_CASE("vulkan: float32 reductions keep subnormal operands and results, as th
             vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), d);
             CHECK(same_bytes(got, want));
         }
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: float32 atomic add uses the device's float atomic only where its sum is the CPU's", "[vulkan]") {
+    // Targets that a flushing atomic or a device NaN would get wrong (NaN payloads, subnormals,
+    // -0, overflow), each given updates whose sums are the same in every order, some through the
+    // native add (finite, |u| >= 2^-100) and some through the compare-and-swap loop (zeros,
+    // subnormals, tiny values, NaN); with the native add and without.
+    const bool native = GENERATE(true, false);
+    if (!native) set_env("STRIX_VULKAN_NO_FLOAT_ATOMICS", "1");
+    vk::context ctx;
+    set_env("STRIX_VULKAN_NO_FLOAT_ATOMICS", nullptr);
+    INFO("device " << ctx.device().name << ", native float32 atomic add " << ctx.float32_atomic_add());
+    if (!native) REQUIRE_FALSE(ctx.float32_atomic_add());
+    const auto f = [](std::uint32_t bits) { return std::bit_cast<float>(bits); };
+    const float tiny = std::numeric_limits<float>::denorm_min(), big = std::numeric_limits<float>::max();
+    const float p100 = std::ldexp(1.0f, -100), p110 = std::ldexp(1.0f, -110), inf = std::numeric_limits<float>::infinity();
+    const std::vector<float> targets = {f(0x7fc00001u), f(0xffc00000u), 3 * tiny, -0.0f, inf, big, 1.0f, -p100, tiny, 5.0f};
+    const std::vector<std::pair<int, float>> updates = {
+        {0, 1.0f}, {0, 2.0f},          // NaN payloads become the CPU's quiet NaN
+        {1, 1.0f},                     //
+        {2, p100},                     // a subnormal target: the sum rounds to the update
+        {3, 1.0f}, {3, -1.0f},         // -0: +0 in every order
+        {4, 1.0f}, {4, 5.0f},          // infinity stays
+        {5, big}, {5, 1.0f},           // overflow to infinity in every order
+        {6, tiny}, {6, p110}, {6, 2.0f}, {6, 0.0f}, // below 2^-100: the CAS loop; the sum is 3
+        {7, p100},                     // exact cancellation to +0, not a subnormal
+        {8, 1.0f}, {8, f(0x7fc00005u)}, // a NaN update on a subnormal target
+        {9, f(0xffc00003u)}, {9, 1.0f}, {9, 4.0f}}; // a NaN update among native adds
+    const auto n = static_cast<std::int64_t>(updates.size());
+    host_tensor in(dtype::float32, {static_cast<std::int64_t>(targets.size())}), upd(dtype::float32, {n}), idx(dtype::int64, {n});
+    std::copy(targets.begin(), targets.end(), in.as<float>());
+    for (std::int64_t i = 0; i < n; ++i) {
+        idx.as<std::int64_t>()[i] = updates[static_cast<std::size_t>(i)].first;
+        upd.as<float>()[i] = updates[static_cast<std::size_t>(i)].second;
+    }
+    const strix::scatter_desc d{0, index_policy::error, strix::scatter_reduction::add, false};
+    const host_tensor want = strix::scatter(in.view(), idx.view(), upd.view(), d);
+    CHECK(std::bit_cast<std::uint32_t>(want.as<float>()[0]) == 0x7fc00000u); // the reference is what the comments say
+    CHECK(want.as<float>()[2] == p100);
+    CHECK(std::bit_cast<std::uint32_t>(want.as<float>()[7]) == 0u);
+    for (int rep = 0; rep < 20; ++rep) { // atomics race differently from run to run
+        host_tensor got(dtype::float32, in.sizes());
+        vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), d);
+        INFO("run " << rep);
+        CHECK(same_bytes(got, want));
+    }
     CHECK(ctx.validation_messages() == 0);
 }
 

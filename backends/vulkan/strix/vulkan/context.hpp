@@ -38,6 +38,10 @@
 #include "strix/vulkan/spirv/reduce_00d.h"
 #include "strix/vulkan/spirv/reduce_01d.h"
 #include "strix/vulkan/spirv/reduce_10d.h"
+#include "strix/vulkan/spirv/reduce_01f.h"
+#include "strix/vulkan/spirv/reduce_11f.h"
+#include "strix/vulkan/spirv/reduce_01df.h"
+#include "strix/vulkan/spirv/reduce_11df.h"
 #include "strix/vulkan/spirv/reduce_11d.h"
 #include "strix/vulkan/spirv/copy_0.h"
 
@@ -55,6 +59,7 @@ struct device_info {
     bool int64 = false;                          ///< shaderInt64
     bool float64 = false;                        ///< shaderFloat64
     bool int64_atomics = false;                  ///< shaderBufferInt64Atomics
+    bool float32_atomic_add = false;             ///< VK_EXT_shader_atomic_float's shaderBufferFloat32AtomicAdd
     bool denorm_preserve32 = false;              ///< shaderDenormPreserveFloat32 (float32 reductions keep subnormals)
     bool storage8 = false;                       ///< storageBuffer8BitAccess
     bool storage16 = false;                      ///< storageBuffer16BitAccess
@@ -143,10 +148,18 @@ inline device_info describe(VkPhysicalDevice pd, std::uint32_t index) {
     vkGetPhysicalDeviceProperties2(pd, &p2);
     d.denorm_preserve32 = p12.shaderDenormPreserveFloat32;
     d.max_memory_allocation = m3.maxMemoryAllocationSize;
-    auto f11 = make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
+    std::uint32_t next = 0;
+    vkEnumerateDeviceExtensionProperties(pd, nullptr, &next, nullptr);
+    std::vector<VkExtensionProperties> exts(next);
+    vkEnumerateDeviceExtensionProperties(pd, nullptr, &next, exts.data());
+    bool atomic_float = false;
+    for (const auto& e : exts) atomic_float |= std::strcmp(e.extensionName, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME) == 0;
+    auto af = make<VkPhysicalDeviceShaderAtomicFloatFeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT);
+    auto f11 = make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, atomic_float ? &af : nullptr);
     auto f12 = make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f11);
     auto f2 = make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12);
     vkGetPhysicalDeviceFeatures2(pd, &f2);
+    d.float32_atomic_add = atomic_float && af.shaderBufferFloat32AtomicAdd;
     d.int64 = f2.features.shaderInt64;
     d.float64 = f2.features.shaderFloat64;
     d.storage8 = f12.storageBuffer8BitAccess;
@@ -387,6 +400,9 @@ public:
         if (const char* env = std::getenv("STRIX_VULKAN_NO_INT64_ATOMICS"); env && *env && *env != '0') int64_atomics_ = false;
         float64_ = info_.float64;
         if (const char* env = std::getenv("STRIX_VULKAN_NO_FLOAT64"); env && *env && *env != '0') float64_ = false;
+        // native float32 atomic add, for the reduce variants built with it (which need 64-bit atomics too)
+        float32_atomic_add_ = info_.float32_atomic_add && int64_atomics_;
+        if (const char* env = std::getenv("STRIX_VULKAN_NO_FLOAT_ATOMICS"); env && *env && *env != '0') float32_atomic_add_ = false;
 
         std::uint32_t nq = 0;
         vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nq, nullptr);
@@ -404,7 +420,9 @@ public:
         qci.queueFamilyIndex = family_;
         qci.queueCount = 1;
         qci.pQueuePriorities = &priority;
-        auto f11 = make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
+        auto af = make<VkPhysicalDeviceShaderAtomicFloatFeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT);
+        af.shaderBufferFloat32AtomicAdd = VK_TRUE;
+        auto f11 = make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, float32_atomic_add_ ? &af : nullptr);
         f11.storageBuffer16BitAccess = small_storage_;
         auto f12 = make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f11);
         f12.bufferDeviceAddress = VK_TRUE;
@@ -416,6 +434,9 @@ public:
         auto dci = make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f2);
         dci.queueCreateInfoCount = 1;
         dci.pQueueCreateInfos = &qci;
+        const char* device_exts[] = {VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME};
+        dci.enabledExtensionCount = float32_atomic_add_ ? 1 : 0;
+        dci.ppEnabledExtensionNames = device_exts;
         check(vkCreateDevice(physical_, &dci, nullptr, &device_), "vkCreateDevice");
         volkLoadDeviceTable(&table_, device_);
         table_.vkGetDeviceQueue(device_, family_, 0, &queue_);
@@ -470,6 +491,9 @@ public:
     /// Whether shaders may do float64 arithmetic (float64 add/mul reductions need it; float32
     /// ones use it to stay exact on devices that flush subnormals).
     [[nodiscard]] bool float64() const { return float64_; }
+    /// Whether float32 add reductions may use the device's float atomic add where its result
+    /// equals the CPU's (shaders/reduce.comp); STRIX_VULKAN_NO_FLOAT_ATOMICS=1 turns it off.
+    [[nodiscard]] bool float32_atomic_add() const { return float32_atomic_add_; }
     /// Validation (and other layer) messages reported so far; each also went to stderr.
     [[nodiscard]] int validation_messages() const { return inst_.messages(); }
     [[nodiscard]] VkDevice handle() const { return device_; }
@@ -568,14 +592,18 @@ public:
             {move_0, sizeof move_0},       {move_1, sizeof move_1},       {scatter_0, sizeof scatter_0}, {scatter_1, sizeof scatter_1},
             {tuples_0, sizeof tuples_0},   {scan_0, sizeof scan_0},       {reduce_00, sizeof reduce_00}, {reduce_01, sizeof reduce_01},
             {reduce_10, sizeof reduce_10}, {reduce_11, sizeof reduce_11}, {reduce_00d, sizeof reduce_00d}, {reduce_01d, sizeof reduce_01d},
-            {reduce_10d, sizeof reduce_10d}, {reduce_11d, sizeof reduce_11d}, {copy_0, sizeof copy_0}};
+            {reduce_10d, sizeof reduce_10d}, {reduce_11d, sizeof reduce_11d}, {copy_0, sizeof copy_0},
+            {reduce_01f, sizeof reduce_01f}, {reduce_11f, sizeof reduce_11f}, {reduce_01df, sizeof reduce_01df}, {reduce_11df, sizeof reduce_11df}};
         std::size_t m = 0;
         switch (key.which) {
         case shader::move: m = small_storage_ ? 1 : 0; break;
         case shader::scatter: m = small_storage_ ? 3 : 2; break;
         case shader::tuples: m = 4; break;
         case shader::scan: m = 5; break;
-        case shader::reduce: m = (info_.denorm_preserve32 ? 10 : 6) + (float64_ ? 2 : 0) + (int64_atomics_ ? 1 : 0); break;
+        case shader::reduce:
+            if (float32_atomic_add_) m = 15 + (info_.denorm_preserve32 ? 2 : 0) + (float64_ ? 1 : 0);
+            else m = (info_.denorm_preserve32 ? 10 : 6) + (float64_ ? 2 : 0) + (int64_atomics_ ? 1 : 0);
+            break;
         case shader::copy: m = 14; break;
         }
         if (!modules_[m]) {
@@ -650,13 +678,14 @@ private:
     VkPhysicalDeviceMemoryProperties memory_{};
     VkPipelineCache cache_ = VK_NULL_HANDLE;
     VkPipelineLayout layout_ = VK_NULL_HANDLE;
-    std::array<VkShaderModule, 15> modules_{};
+    std::array<VkShaderModule, 19> modules_{};
     std::map<pipeline_key, VkPipeline> pipelines_;
     mutable std::mutex mutex_;
     bool small_storage_ = false;
     bool wide_arithmetic_ = false;
     bool int64_atomics_ = false;
     bool float64_ = false;
+    bool float32_atomic_add_ = false;
 };
 
 } // namespace strix::vulkan
