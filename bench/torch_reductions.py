@@ -18,7 +18,7 @@ for dtype in (torch.float32, torch.float16, torch.int32, torch.float64):
     for targets in (n, 65536):
         g = torch.Generator(device=dev).manual_seed(7)
         idx = torch.randperm(n, device=dev, generator=g) if targets == n else torch.randint(0, targets, (n,), device=dev, generator=g)
-        upd = torch.zeros(n, dtype=dtype, device=dev)
+        upd = torch.ones(n, dtype=dtype, device=dev)  # as bench/reductions
         inp = torch.zeros(targets, dtype=dtype, device=dev)
         es = inp.element_size()
         mb = (2 * targets * es + n * (8 + es)) / 1e6
