@@ -25,9 +25,13 @@ void main() {
     const uint me = uint(i) + 1u;
     if (PHASE == 0) {
         const uint seen = atomicMax(slot.w[0], me);
-        if (seen < me) copy_element(dst, src);
-        if (seen != 0u) { // a duplicate: every one of them stores the same counts
-            Winners args = Winners(pc.aux_addr);
+        // the first update to reach a target writes it; any later one means pass 1 runs, which
+        // rewrites every target anyway
+        if (seen == 0u) copy_element(dst, src);
+        Winners args = Winners(pc.aux_addr);
+        // a duplicate: store pass 1's counts (the same from every duplicate), unless this
+        // invocation already reads them there (many duplicates would queue on one address)
+        if (seen != 0u && args.w[0] == 0u) {
             args.w[0] = pc.aux;
             args.w[1] = pc.aux2;
             args.w[2] = 1u;
