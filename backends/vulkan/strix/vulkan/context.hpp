@@ -149,9 +149,9 @@ inline device_info describe(VkPhysicalDevice pd, std::uint32_t index) {
     d.denorm_preserve32 = p12.shaderDenormPreserveFloat32;
     d.max_memory_allocation = m3.maxMemoryAllocationSize;
     std::uint32_t next = 0;
-    vkEnumerateDeviceExtensionProperties(pd, nullptr, &next, nullptr);
+    check(vkEnumerateDeviceExtensionProperties(pd, nullptr, &next, nullptr), "vkEnumerateDeviceExtensionProperties");
     std::vector<VkExtensionProperties> exts(next);
-    vkEnumerateDeviceExtensionProperties(pd, nullptr, &next, exts.data());
+    check(vkEnumerateDeviceExtensionProperties(pd, nullptr, &next, exts.data()), "vkEnumerateDeviceExtensionProperties");
     bool atomic_float = false;
     for (const auto& e : exts) atomic_float |= std::strcmp(e.extensionName, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME) == 0;
     auto af = make<VkPhysicalDeviceShaderAtomicFloatFeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT);
