@@ -10,6 +10,11 @@
 // as the CPU: PHASE 1 counts the updates per target slot, scan.comp turns the counts into
 // starts, PHASE 2 files each update's number in its target's bucket, and PHASE 3 (one
 // invocation per slot) sorts its bucket and folds the updates in that order.
+// Without a reduction (REDUCTION 0, 4-byte elements, 64-bit atomics): the last update of each
+// target wins, in two passes. PHASE 4, one invocation per update, raises its target's 64-bit
+// claim to (update number + 1) << 32 | the update's bits with one atomicMax, whose result it
+// does not need; PHASE 5, one invocation per slot, writes each claimed slot's low half, and
+// copies the input's element into an unclaimed one when the copy is fused (pc.src != 0).
 #include "common.glsl"
 #if I64_ATOMICS
 #extension GL_EXT_shader_atomic_int64 : require
@@ -19,6 +24,9 @@
 #endif
 #if F32_ATOMIC_ADD
 #extension GL_EXT_shader_atomic_float : require
+#endif
+#if F64_ATOMIC_ADD
+#extension GL_EXT_shader_explicit_arithmetic_types_float64 : require
 #endif
 #if DENORM_PRESERVE
 // float32 sums and products keep subnormal operands and results, as on the CPU (capability
@@ -31,7 +39,7 @@ layout(constant_id = 4) const uint PHASE = 0;
 // element type (strix::dtype order): 0 float64, 1 float32, 2 float16, 3 int64, 4 int32,
 // 5 int16, 6 int8, 7 uint64, 8 uint32, 9 uint16, 10 uint8
 layout(constant_id = 6) const uint TYPE = 1;
-// 1 add, 2 mul, 3 min, 4 max
+// 0 none (PHASE 4 and 5), 1 add, 2 mul, 3 min, 4 max
 layout(constant_id = 7) const uint REDUCTION = 1;
 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Ints { int i[]; };
@@ -211,6 +219,21 @@ bool native_add_exact(uint u) {
 }
 #endif
 
+#if F64_ATOMIC_ADD
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer Doubles { double d[]; };
+
+// The same for float64 updates: u finite with |u| >= 2^-900 (biased exponent 123..2046). The
+// argument above carries over with float64's bounds: an exact sum of a normal or zero target
+// and u is 0 or at least 2^-953 (never subnormal: those lie below 2^-1022), a subnormal target
+// read as 0 is below half the spacing of the floats next to u (at least 2^-953), and infinite
+// and NaN targets behave as for float32. (A device's float64 atomic may or may not flush
+// subnormals; this holds either way.)
+bool native_add_exact64(uint64_t u) {
+    const uint e = uint(u >> 52) & 0x7ffu;
+    return e >= 123u && e <= 2046u;
+}
+#endif
+
 void atomic_combine(uint64_t a, uint64_t u) {
 #if F32_ATOMIC_ADD
     if (TYPE == 1 && REDUCTION == 1 && native_add_exact(uint(u))) {
@@ -230,6 +253,14 @@ void atomic_combine(uint64_t a, uint64_t u) {
     }
 #if I64_ATOMICS
     if (ELEM == 8) {
+#if F64_ATOMIC_ADD
+        if (TYPE == 0 && REDUCTION == 1 && native_add_exact64(u)) {
+            const uint64_t seen = doubleBitsToUint64(atomicAdd(Doubles(a).d[0], uint64BitsToDouble(u)));
+            // a NaN target gets the CPU's quiet NaN, as for float32
+            if (is_nan_bits(seen)) atomicExchange(Longs(a).l[0], 0x7ff8000000000000ul);
+            return;
+        }
+#endif
         if (!IS_FLOAT && REDUCTION == 1) { atomicAdd(Longs(a).l[0], u); return; }
         if (!IS_FLOAT && REDUCTION == 3 && IS_SIGNED) { atomicMin(SLongs(a).l[0], int64_t(u)); return; }
         if (!IS_FLOAT && REDUCTION == 4 && IS_SIGNED) { atomicMax(SLongs(a).l[0], int64_t(u)); return; }
@@ -276,6 +307,15 @@ void main() {
     const uint64_t i = invocation();
     if (i >= pc.count) return;
     Scratch scratch = Scratch(pc.aux_addr);
+#if I64_ATOMICS
+    if (PHASE == 5) { // i is a slot: its winner, else (a fused copy) the input's element
+        const uint64_t claim = Longs(pc.aux_addr + i * 8ul).l[0];
+        const uint64_t target = pc.lo + i * 4ul;
+        if (claim != 0ul) Words(target).w[0] = uint(claim);
+        else if (pc.src != 0ul) Words(target).w[0] = Words(pc.src + i * 4ul).w[0];
+        return;
+    }
+#endif
     if (PHASE == 3) { // i is a slot: fold its updates in C order
         Words counts = Words(scratch.counts + i * 4ul);
         const uint n = counts.w[0];
@@ -317,6 +357,12 @@ void main() {
         return;
     }
     const uint64_t slot = (dst - pc.lo) / uint64_t(ELEM);
+#if I64_ATOMICS
+    if (PHASE == 4) {
+        atomicMax(Longs(pc.aux_addr + slot * 8ul).l[0], ((i + 1ul) << 32) | load_bits(src));
+        return;
+    }
+#endif
     if (PHASE == 1) {
         atomicAdd(Words(scratch.counts + slot * 4ul).w[0], 1u);
     } else {

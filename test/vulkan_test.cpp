@@ -1053,49 +1053,77 @@ TEST_CASE("vulkan: float32 reductions keep subnormal operands and results, as th
     CHECK(ctx.validation_messages() == 0);
 }
 
-TEST_CASE("vulkan: float32 atomic add uses the device's float atomic only where its sum is the CPU's", "[vulkan]") {
-    // Targets that a flushing atomic or a device NaN would get wrong (NaN payloads, subnormals,
-    // -0, overflow), each given updates whose sums are the same in every order, some through the
-    // native add (finite, |u| >= 2^-100) and some through the compare-and-swap loop (zeros,
-    // subnormals, tiny values, NaN); with the native add and without.
+namespace {
+
+/// The bits of a float (float32 or float64) as an unsigned integer, and back.
+template <class F>
+using float_bits_t = std::conditional_t<sizeof(F) == 4, std::uint32_t, std::uint64_t>;
+template <class F>
+F float_from_bits(std::uint64_t b) { return std::bit_cast<F>(static_cast<float_bits_t<F>>(b)); }
+
+/// Float add onto targets that a flushing atomic or a device NaN would get wrong (NaN payloads,
+/// subnormals, -0, overflow), each given updates whose sums are the same in every order, some
+/// through the native add (finite, |u| >= 2^low: -100 for float32, -900 for float64) and some
+/// through the compare-and-swap loop (zeros, subnormals, tiny values, NaN), 20 times.
+template <class F>
+void check_native_float_add(vk::context& ctx, int low) {
+    using B = float_bits_t<F>;
+    const auto quiet = static_cast<B>(sizeof(F) == 4 ? 0x7fc00000ull : 0x7ff8000000000000ull); // the CPU's quiet NaN
+    const B sign = B{1} << (sizeof(F) * 8 - 1);
+    const F tiny = std::numeric_limits<F>::denorm_min(), big = std::numeric_limits<F>::max();
+    const F lo = std::ldexp(F(1), low), below = std::ldexp(F(1), low - 10), inf = std::numeric_limits<F>::infinity();
+    const std::vector<F> targets = {float_from_bits<F>(quiet | 1), float_from_bits<F>(sign | quiet), 3 * tiny, F(-0.0), inf, big, F(1), -lo, tiny, F(5)};
+    const std::vector<std::pair<int, F>> updates = {
+        {0, F(1)}, {0, F(2)},              // NaN payloads become the CPU's quiet NaN
+        {1, F(1)},                         //
+        {2, lo},                           // a subnormal target: the sum rounds to the update
+        {3, F(1)}, {3, F(-1)},             // -0: +0 in every order
+        {4, F(1)}, {4, F(5)},              // infinity stays
+        {5, big}, {5, F(1)},               // overflow to infinity in every order
+        {6, tiny}, {6, below}, {6, F(2)}, {6, F(0)}, // below 2^low: the CAS loop; the sum is 3
+        {7, lo},                           // exact cancellation to +0, not a subnormal
+        {8, F(1)}, {8, float_from_bits<F>(quiet | 5)}, // a NaN update on a subnormal target
+        {9, float_from_bits<F>(sign | quiet | 3)}, {9, F(1)}, {9, F(4)}}; // a NaN update among native adds
+    const dtype type = sizeof(F) == 4 ? dtype::float32 : dtype::float64;
+    const auto n = static_cast<std::int64_t>(updates.size());
+    host_tensor in(type, {static_cast<std::int64_t>(targets.size())}), upd(type, {n}), idx(dtype::int64, {n});
+    std::copy(targets.begin(), targets.end(), in.as<F>());
+    for (std::int64_t i = 0; i < n; ++i) {
+        idx.as<std::int64_t>()[i] = updates[static_cast<std::size_t>(i)].first;
+        upd.as<F>()[i] = updates[static_cast<std::size_t>(i)].second;
+    }
+    const strix::scatter_desc d{0, index_policy::error, strix::scatter_reduction::add, false};
+    const host_tensor want = strix::scatter(in.view(), idx.view(), upd.view(), d);
+    CHECK(std::bit_cast<B>(want.as<F>()[0]) == quiet); // the reference is what the comments say
+    CHECK(want.as<F>()[2] == lo);
+    CHECK(std::bit_cast<B>(want.as<F>()[7]) == 0u);
+    for (int rep = 0; rep < 20; ++rep) { // atomics race differently from run to run
+        host_tensor got(type, in.sizes());
+        vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), d);
+        INFO("run " << rep);
+        CHECK(same_bytes(got, want));
+    }
+}
+
+} // namespace
+
+TEST_CASE("vulkan: float atomic add uses the device's float atomic only where its sum is the CPU's", "[vulkan]") {
+    // float32 and float64, with the native adds and without
     const bool native = GENERATE(true, false);
     if (!native) set_env("STRIX_VULKAN_NO_FLOAT_ATOMICS", "1");
     vk::context ctx;
     set_env("STRIX_VULKAN_NO_FLOAT_ATOMICS", nullptr);
-    INFO("device " << ctx.device().name << ", native float32 atomic add " << ctx.float32_atomic_add());
+    INFO("device " << ctx.device().name << ", native float32 atomic add " << ctx.float32_atomic_add() << ", float64 "
+                   << ctx.float64_atomic_add());
     if (!native) REQUIRE_FALSE(ctx.float32_atomic_add());
-    const auto f = [](std::uint32_t bits) { return std::bit_cast<float>(bits); };
-    const float tiny = std::numeric_limits<float>::denorm_min(), big = std::numeric_limits<float>::max();
-    const float p100 = std::ldexp(1.0f, -100), p110 = std::ldexp(1.0f, -110), inf = std::numeric_limits<float>::infinity();
-    const std::vector<float> targets = {f(0x7fc00001u), f(0xffc00000u), 3 * tiny, -0.0f, inf, big, 1.0f, -p100, tiny, 5.0f};
-    const std::vector<std::pair<int, float>> updates = {
-        {0, 1.0f}, {0, 2.0f},          // NaN payloads become the CPU's quiet NaN
-        {1, 1.0f},                     //
-        {2, p100},                     // a subnormal target: the sum rounds to the update
-        {3, 1.0f}, {3, -1.0f},         // -0: +0 in every order
-        {4, 1.0f}, {4, 5.0f},          // infinity stays
-        {5, big}, {5, 1.0f},           // overflow to infinity in every order
-        {6, tiny}, {6, p110}, {6, 2.0f}, {6, 0.0f}, // below 2^-100: the CAS loop; the sum is 3
-        {7, p100},                     // exact cancellation to +0, not a subnormal
-        {8, 1.0f}, {8, f(0x7fc00005u)}, // a NaN update on a subnormal target
-        {9, f(0xffc00003u)}, {9, 1.0f}, {9, 4.0f}}; // a NaN update among native adds
-    const auto n = static_cast<std::int64_t>(updates.size());
-    host_tensor in(dtype::float32, {static_cast<std::int64_t>(targets.size())}), upd(dtype::float32, {n}), idx(dtype::int64, {n});
-    std::copy(targets.begin(), targets.end(), in.as<float>());
-    for (std::int64_t i = 0; i < n; ++i) {
-        idx.as<std::int64_t>()[i] = updates[static_cast<std::size_t>(i)].first;
-        upd.as<float>()[i] = updates[static_cast<std::size_t>(i)].second;
+    if (!native) REQUIRE_FALSE(ctx.float64_atomic_add());
+    {
+        INFO("float32");
+        check_native_float_add<float>(ctx, -100);
     }
-    const strix::scatter_desc d{0, index_policy::error, strix::scatter_reduction::add, false};
-    const host_tensor want = strix::scatter(in.view(), idx.view(), upd.view(), d);
-    CHECK(std::bit_cast<std::uint32_t>(want.as<float>()[0]) == 0x7fc00000u); // the reference is what the comments say
-    CHECK(want.as<float>()[2] == p100);
-    CHECK(std::bit_cast<std::uint32_t>(want.as<float>()[7]) == 0u);
-    for (int rep = 0; rep < 20; ++rep) { // atomics race differently from run to run
-        host_tensor got(dtype::float32, in.sizes());
-        vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), d);
-        INFO("run " << rep);
-        CHECK(same_bytes(got, want));
+    if (ctx.float64()) {
+        INFO("float64");
+        check_native_float_add<double>(ctx, -900);
     }
     CHECK(ctx.validation_messages() == 0);
 }
@@ -2005,6 +2033,68 @@ std::vector<host_tensor> sample_ops(vk::context& ctx) {
 }
 
 } // namespace
+
+TEST_CASE("vulkan: plain scatter of 4-byte elements claims its targets with 64-bit atomics, fusing the copy where it can", "[vulkan]") {
+    // the claim path (reduce.comp, PHASE 4 and 5) against the CPU, and the path it replaces on
+    // the same calls: random bytes (NaN payloads included), many duplicates or none, in and out
+    // of place, a strided output whose gaps must stay untouched, and too many slots per update
+    vk::context ctx;
+    const bool claims = GENERATE(true, false);
+    const env_scope no_claims("STRIX_VULKAN_NO_CLAIMS", claims ? nullptr : "1");
+    const bool atomics = ctx.int64_atomics();
+    INFO("claims " << claims << ", device " << ctx.device().name << ", 64-bit atomics " << atomics);
+    struct scase {
+        const char* what;
+        dtype type;
+        shape in, idx;
+        int axis;
+        bool in_place, strided, takes_claims;
+    };
+    const scase cases[] = {
+        {"many duplicates, out of place (fused copy)", dtype::float32, {4096}, {6000}, 0, false, false, true},
+        {"a permutation, out of place (fused copy)", dtype::int32, {3000}, {3000}, 0, false, false, true},
+        {"in place, inner axis", dtype::uint32, {64, 100}, {64, 120}, 1, true, false, true},
+        {"a strided output, outer axis", dtype::float32, {50, 40}, {30, 40}, 0, false, true, true},
+        {"more than 4 slots per update", dtype::float32, {100000}, {100}, 0, false, false, false},
+        {"2-byte elements", dtype::float16, {4096}, {6000}, 0, false, false, false},
+    };
+    rng_t g(0xc1a1e5ull);
+    for (const scase& c : cases) {
+        INFO(c.what);
+        const host_tensor x = random_tensor(g, c.type, c.in);
+        host_tensor idx = c.idx == c.in && c.in.rank == 1 ? host_tensor(dtype::int64, c.idx) : index_tensor(g, dtype::int64, c.idx, c.in[c.axis]);
+        if (c.idx == c.in && c.in.rank == 1) { // a permutation: no duplicate target
+            std::vector<std::int64_t> perm(static_cast<std::size_t>(c.in[0]));
+            for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<std::int64_t>(i);
+            std::shuffle(perm.begin(), perm.end(), g);
+            std::memcpy(idx.data(), perm.data(), perm.size() * 8);
+        }
+        const host_tensor upd = random_tensor(g, c.type, c.idx);
+        const strix::scatter_desc d{c.axis};
+        // the output: its own tensor (or, strided, every other column of a twice-as-wide one),
+        // starting as random bytes; in place, the input itself
+        shape big = c.in;
+        if (c.strided) big[1] *= 2;
+        host_tensor want = random_tensor(g, c.type, big);
+        if (c.in_place) std::memcpy(want.data(), x.data(), x.bytes());
+        const vk::device_tensor dx = vk::upload(ctx, x.view()), didx = vk::upload(ctx, idx.view()), dupd = vk::upload(ctx, upd.view());
+        const vk::device_tensor dout = vk::upload(ctx, want.view());
+        vk::device_view out = dout.view();
+        strix::any_view hout = want.view();
+        if (c.strided) {
+            out.sizes = c.in;
+            out.strides = {big[1] * 1, 2};
+            hout = strix::any_view(want.data(), c.type, c.in, out.strides);
+        }
+        strix::scatter(c.in_place ? strix::any_cview(hout) : x.view(), idx.view(), upd.view(), hout, d);
+        vk::stream s(ctx);
+        s.scatter(c.in_place ? out : dx.view(), didx.view(), dupd.view(), out, d);
+        CHECK(s.claim_scatters_ == (claims && atomics && c.takes_claims ? 1 : 0));
+        s.run();
+        CHECK(same_bytes(read_back(ctx, dout), want));
+    }
+    CHECK(ctx.validation_messages() == 0);
+}
 
 TEST_CASE("vulkan: choosing the device by index, by name and through STRIX_VULKAN_DEVICE", "[vulkan]") {
     // list_devices() before any context exists (and, in a case below, while one is alive)

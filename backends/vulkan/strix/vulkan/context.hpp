@@ -41,6 +41,8 @@
 #include "strix/vulkan/spirv/reduce_01f.h"
 #include "strix/vulkan/spirv/reduce_11f.h"
 #include "strix/vulkan/spirv/reduce_01df.h"
+#include "strix/vulkan/spirv/reduce_11dg.h"
+#include "strix/vulkan/spirv/reduce_11g.h"
 #include "strix/vulkan/spirv/reduce_11df.h"
 #include "strix/vulkan/spirv/reduce_11d.h"
 #include "strix/vulkan/spirv/copy_0.h"
@@ -60,6 +62,7 @@ struct device_info {
     bool float64 = false;                        ///< shaderFloat64
     bool int64_atomics = false;                  ///< shaderBufferInt64Atomics
     bool float32_atomic_add = false;             ///< VK_EXT_shader_atomic_float's shaderBufferFloat32AtomicAdd
+    bool float64_atomic_add = false;             ///< VK_EXT_shader_atomic_float's shaderBufferFloat64AtomicAdd
     bool denorm_preserve32 = false;              ///< shaderDenormPreserveFloat32 (float32 reductions keep subnormals)
     bool storage8 = false;                       ///< storageBuffer8BitAccess
     bool storage16 = false;                      ///< storageBuffer16BitAccess
@@ -160,6 +163,7 @@ inline device_info describe(VkPhysicalDevice pd, std::uint32_t index) {
     auto f2 = make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12);
     vkGetPhysicalDeviceFeatures2(pd, &f2);
     d.float32_atomic_add = atomic_float && af.shaderBufferFloat32AtomicAdd;
+    d.float64_atomic_add = atomic_float && af.shaderBufferFloat64AtomicAdd;
     d.int64 = f2.features.shaderInt64;
     d.float64 = f2.features.shaderFloat64;
     d.storage8 = f12.storageBuffer8BitAccess;
@@ -403,6 +407,8 @@ public:
         // native float32 atomic add, for the reduce variants built with it (which need 64-bit atomics too)
         float32_atomic_add_ = info_.float32_atomic_add && int64_atomics_;
         if (const char* env = std::getenv("STRIX_VULKAN_NO_FLOAT_ATOMICS"); env && *env && *env != '0') float32_atomic_add_ = false;
+        // float64 too, in the variants that have both (and float64 arithmetic)
+        float64_atomic_add_ = info_.float64_atomic_add && float32_atomic_add_ && float64_;
 
         std::uint32_t nq = 0;
         vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nq, nullptr);
@@ -422,6 +428,7 @@ public:
         qci.pQueuePriorities = &priority;
         auto af = make<VkPhysicalDeviceShaderAtomicFloatFeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT);
         af.shaderBufferFloat32AtomicAdd = VK_TRUE;
+        af.shaderBufferFloat64AtomicAdd = float64_atomic_add_;
         auto f11 = make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, float32_atomic_add_ ? &af : nullptr);
         f11.storageBuffer16BitAccess = small_storage_;
         auto f12 = make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f11);
@@ -494,6 +501,10 @@ public:
     /// Whether float32 add reductions may use the device's float atomic add where its result
     /// equals the CPU's (shaders/reduce.comp); STRIX_VULKAN_NO_FLOAT_ATOMICS=1 turns it off.
     [[nodiscard]] bool float32_atomic_add() const { return float32_atomic_add_; }
+    /// Whether float64 add reductions may likewise use the device's float64 atomic add (which
+    /// strix takes only together with the float32 one); STRIX_VULKAN_NO_FLOAT_ATOMICS=1 turns
+    /// it off too.
+    [[nodiscard]] bool float64_atomic_add() const { return float64_atomic_add_; }
     /// Validation (and other layer) messages reported so far; each also went to stderr.
     [[nodiscard]] int validation_messages() const { return inst_.messages(); }
     [[nodiscard]] VkDevice handle() const { return device_; }
@@ -593,7 +604,8 @@ public:
             {tuples_0, sizeof tuples_0},   {scan_0, sizeof scan_0},       {reduce_00, sizeof reduce_00}, {reduce_01, sizeof reduce_01},
             {reduce_10, sizeof reduce_10}, {reduce_11, sizeof reduce_11}, {reduce_00d, sizeof reduce_00d}, {reduce_01d, sizeof reduce_01d},
             {reduce_10d, sizeof reduce_10d}, {reduce_11d, sizeof reduce_11d}, {copy_0, sizeof copy_0},
-            {reduce_01f, sizeof reduce_01f}, {reduce_11f, sizeof reduce_11f}, {reduce_01df, sizeof reduce_01df}, {reduce_11df, sizeof reduce_11df}};
+            {reduce_01f, sizeof reduce_01f}, {reduce_11f, sizeof reduce_11f}, {reduce_01df, sizeof reduce_01df}, {reduce_11df, sizeof reduce_11df},
+            {reduce_11g, sizeof reduce_11g}, {reduce_11dg, sizeof reduce_11dg}};
         std::size_t m = 0;
         switch (key.which) {
         case shader::move: m = small_storage_ ? 1 : 0; break;
@@ -601,7 +613,8 @@ public:
         case shader::tuples: m = 4; break;
         case shader::scan: m = 5; break;
         case shader::reduce:
-            if (float32_atomic_add_) m = 15 + (info_.denorm_preserve32 ? 2 : 0) + (float64_ ? 1 : 0);
+            if (float64_atomic_add_) m = 19 + (info_.denorm_preserve32 ? 1 : 0);
+            else if (float32_atomic_add_) m = 15 + (info_.denorm_preserve32 ? 2 : 0) + (float64_ ? 1 : 0);
             else m = (info_.denorm_preserve32 ? 10 : 6) + (float64_ ? 2 : 0) + (int64_atomics_ ? 1 : 0);
             break;
         case shader::copy: m = 14; break;
@@ -678,14 +691,14 @@ private:
     VkPhysicalDeviceMemoryProperties memory_{};
     VkPipelineCache cache_ = VK_NULL_HANDLE;
     VkPipelineLayout layout_ = VK_NULL_HANDLE;
-    std::array<VkShaderModule, 19> modules_{};
+    std::array<VkShaderModule, 21> modules_{};
     std::map<pipeline_key, VkPipeline> pipelines_;
     mutable std::mutex mutex_;
     bool small_storage_ = false;
     bool wide_arithmetic_ = false;
     bool int64_atomics_ = false;
     bool float64_ = false;
-    bool float32_atomic_add_ = false;
+    bool float32_atomic_add_ = false, float64_atomic_add_ = false;
 };
 
 } // namespace strix::vulkan

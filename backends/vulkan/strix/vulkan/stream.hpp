@@ -318,8 +318,13 @@ public:
         const any_view out = output.as_any();
         const auto c = strix::detail::check_scatter(input.as_any(), indices.as_any(), updates.as_any(), out, d);
         const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
-        copy_unless_in_place(c.in_place, input, output);
-        if (updates.sizes.count() == 0) return;
+        const auto n = static_cast<std::uint64_t>(updates.sizes.count());
+        // the claim path's last pass writes every element of a C-order output, so it also does
+        // the copy of a C-order input with the same layout (16 bytes per element in all, where
+        // a copy and then that pass would move 24)
+        const bool fused = !c.in_place && d.reduction == scatter_reduction::none && claims_scatter(output, n) && c_order(input) && c_order(output);
+        if (!fused) copy_unless_in_place(c.in_place, input, output);
+        if (n == 0) return;
         if (d.policy == index_policy::error)
             check_indices_later(indices, [n = input.sizes[axis], axis, context = c.context](const any_cview& h) {
                 strix::detail::resolve_indices(h, n, 1, index_policy::error, "scatter", axis, context);
@@ -333,7 +338,7 @@ public:
         }
         record_updates({output, updates, std::move(dims), indices.address, index_code(indices.type), input.sizes[axis],
                         output.strides[static_cast<std::size_t>(axis)] * es, output.address, d.policy == index_policy::clamp, d.reduction,
-                        d.deterministic, {updates.range(), indices.range()}, c.context});
+                        d.deterministic, {updates.range(), indices.range()}, c.context, fused ? input.address : 0});
     }
 
     /// Records a gather-elements (same rules and messages as strix::gather_elements).
@@ -506,7 +511,30 @@ private:
         bool deterministic;
         std::vector<std::pair<std::uint64_t, std::uint64_t>> reads;
         std::string context;
+        std::uint64_t fused_input = 0; ///< claim path: the C-order input whose copy its last pass does (0: none)
     };
+
+    /// Whether a scatter without a reduction takes the claim path (reduce.comp, PHASE 4 and 5):
+    /// 4-byte elements, 64-bit atomics, and at most 4 target slots per update, since its last
+    /// pass reads 8 bytes per slot. On the H200 it replaced an atomic whose result each update
+    /// waited for, then a store, with one atomic nobody waits for (1M unique float32 updates:
+    /// bench/NOTES.md). STRIX_VULKAN_NO_CLAIMS=1 turns it off.
+    [[nodiscard]] bool claims_scatter(const device_view& output, std::uint64_t n) const {
+        if (size_of(output.type) != 4 || !ctx_->int64_atomics() || n == 0) return false;
+        if (const char* env = std::getenv("STRIX_VULKAN_NO_CLAIMS"); env && *env && *env != '0') return false;
+        const range out = output.range();
+        return (out.second - out.first) / 4 <= 4 * n;
+    }
+
+    /// Whether a view's elements lie in C order without gaps (size-1 dimensions aside).
+    static bool c_order(const device_view& v) {
+        std::int64_t expect = 1;
+        for (int i = v.sizes.rank - 1; i >= 0; --i) {
+            if (v.sizes[i] != 1 && v.strides[static_cast<std::size_t>(i)] != expect) return false;
+            expect *= v.sizes[i];
+        }
+        return true;
+    }
 
     template <class F>
     void check_indices_later(const device_view& indices, F&& report) {
@@ -576,6 +604,39 @@ private:
         const auto rank = static_cast<std::uint32_t>(j.updates.sizes.rank);
         const std::uint32_t policy = j.clamp ? 1u : 0u;
         auto reads = j.reads;
+        if (j.reduction == scatter_reduction::none && claims_scatter(j.output, n)) {
+            // 64-bit claims, one per slot: (update number + 1) << 32 | the update's bits
+            auto& claims = keep(ctx_->create_buffer(slots * 8, memory::device));
+            const range cr{claims.address(), claims.address() + slots * 8};
+            barrier_for({}, cr);
+            ctx_->vk().vkCmdFillBuffer(cmd_, claims.handle(), 0, VK_WHOLE_SIZE, 0);
+            transfer_barrier();
+            p.aux_addr = claims.address();
+            pipeline_key key{shader::reduce, elem, rank, j.index_type, policy, 4};
+            key.type = static_cast<std::uint32_t>(j.output.type);
+            key.reduction = 0;
+            reads.push_back(cr);
+            if (j.fused_input) reads.emplace_back(j.fused_input, j.fused_input + slots * 4);
+            // placed for the last pass's writes of the output (and its reads), as pass 0
+            // writes only the claims, fresh and filled behind a transfer barrier
+            barrier_for(reads, out);
+            written_.push_back(cr);
+            dispatch(key, p);
+            // the last pass, one invocation per slot, after every claim
+            full_barrier();
+            push rp = p;
+            rp.src = j.fused_input;
+            rp.count = slots;
+            key.phase = 5;
+            key.rank = 1;
+            key.index_type = 0;
+            key.policy = 0;
+            dispatch(key, rp);
+            read_ = reads;
+            written_ = {out};
+            ++claim_scatters_;
+            return;
+        }
         if (j.reduction == scatter_reduction::none) {
             // 16 bytes of indirect dispatch arguments for pass 1 (zero: no work, unless pass 0
             // meets a duplicate target), then each target's winner slot (shaders/scatter.comp)
@@ -904,6 +965,8 @@ public:
     /// Moves located in 32-bit arithmetic, and pad dimensions whose fold they computed rather
     /// than read from a map (for tests and benchmarks).
     int narrow_ = 0, folded_ = 0;
+    /// Scatters without a reduction that took the claim path (for tests and benchmarks).
+    int claim_scatters_ = 0;
 };
 
 namespace detail {
