@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """PyTorch's scatter reductions on the same sizes as bench/reductions.cpp, for a side-by-side
 comparison on one GPU: scatter_ (no reduction), scatter_reduce_ sum and amax (include_self),
-with and without torch.use_deterministic_algorithms. Median times from triton's do_bench.
+with and without torch.use_deterministic_algorithms, and for float32 the copy and the scatter
+kernels alone. Median times from triton's do_bench.
 
     torch_reductions.py [updates]
 """
@@ -33,6 +34,12 @@ for dtype in (torch.float32, torch.float16, torch.int32, torch.float64):
         row("scatter_reduce_ sum", lambda: out.copy_(inp).scatter_reduce_(0, idx, upd, "sum"))
         if dtype != torch.float16:
             row("scatter_reduce_ amax", lambda: out.copy_(inp).scatter_reduce_(0, idx, upd, "amax"))
+        if dtype == torch.float32:
+            # the parts of the first two rows: the copy of the input, then the random stores or
+            # atomic adds alone (no copy) — what any scatter of these updates has to pay
+            row("  its copy_ alone", lambda: out.copy_(inp))
+            row("  scatter_ alone (no copy)", lambda: out.scatter_(0, idx, upd))
+            row("  scatter_reduce_ sum alone", lambda: out.scatter_reduce_(0, idx, upd, "sum"))
         torch.use_deterministic_algorithms(True)
         try:
             row("scatter_reduce_ sum, deterministic", lambda: out.copy_(inp).scatter_reduce_(0, idx, upd, "sum"))

@@ -580,8 +580,9 @@ private:
         return table_range;
     }
 
-    /// Records the update passes of scatter / scatter-nd. Without a reduction: two passes, the
-    /// last update per target wins. With one: atomics (one pass), or — deterministic, or 8-byte
+    /// Records the update passes of scatter / scatter-nd. Without a reduction the last update
+    /// per target wins: the claim path (see claims_scatter), else scatter.comp's two passes, the
+    /// second only where a target repeats. With one: atomics (one pass), or — deterministic, or 8-byte
     /// elements on a device without 64-bit atomics — the bucket path in C order of the updates.
     /// Targets are numbered by their distance from the output's lowest address (slots).
     void record_updates(const update_job& j) {
