@@ -10,11 +10,12 @@
 // as the CPU: PHASE 1 counts the updates per target slot, scan.comp turns the counts into
 // starts, PHASE 2 files each update's number in its target's bucket, and PHASE 3 (one
 // invocation per slot) sorts its bucket and folds the updates in that order.
-// Without a reduction (REDUCTION 0, 4-byte elements, 64-bit atomics): the last update of each
-// target wins, in two passes. PHASE 4, one invocation per update, raises its target's 64-bit
-// claim to (update number + 1) << 32 | the update's bits with one atomicMax, whose result it
-// does not need; PHASE 5, one invocation per slot, writes each claimed slot's low half, and
-// copies the input's element into an unclaimed one when the copy is fused (pc.src != 0).
+// Without a reduction (REDUCTION 0): the last update of each target wins, in two passes. PHASE
+// 4, one invocation per update, raises its target's claim with one atomicMax whose result it
+// does not need: for 4-byte elements (with 64-bit atomics) a 64-bit claim, (update number + 1)
+// << 32 | the update's bits; for other sizes a 32-bit one, the update number + 1. PHASE 5 writes
+// each claimed slot (the claim's low half, or the winning update read where it lies), and
+// copies the input's element into an unclaimed one when the copy is fused (pc.indices != 0).
 #include "common.glsl"
 #if I64_ATOMICS
 #extension GL_EXT_shader_atomic_int64 : require
@@ -307,15 +308,51 @@ void main() {
     const uint64_t i = invocation();
     if (i >= pc.count) return;
     Scratch scratch = Scratch(pc.aux_addr);
+    if (PHASE == 5) {
+        // the fused copy's input is at pc.indices (0: none); the output's slots number axis_size
+        if (ELEM == 4) { // i is a slot: its winner's bits, kept in the claim, else the input's element
 #if I64_ATOMICS
-    if (PHASE == 5) { // i is a slot: its winner, else (a fused copy) the input's element
-        const uint64_t claim = Longs(pc.aux_addr + i * 8ul).l[0];
-        const uint64_t target = pc.lo + i * 4ul;
-        if (claim != 0ul) Words(target).w[0] = uint(claim);
-        else if (pc.src != 0ul) Words(target).w[0] = Words(pc.src + i * 4ul).w[0];
+            const uint64_t claim = Longs(pc.aux_addr + i * 8ul).l[0];
+            const uint64_t target = pc.lo + i * 4ul;
+            if (claim != 0ul) Words(target).w[0] = uint(claim);
+            else if (pc.indices != 0ul) Words(target).w[0] = Words(pc.indices + i * 4ul).w[0];
+#endif
+            return;
+        }
+        if (ELEM == 8) { // i is a slot: its winner's update, read where it lies, else the input's element
+            const uint claim = Words(pc.aux_addr + i * 4ul).w[0];
+            const uint64_t target = pc.lo + i * 8ul;
+            if (claim != 0u) store_bits(target, load_bits(update_source(uint64_t(claim - 1u))));
+            else if (pc.indices != 0ul) store_bits(target, load_bits(pc.indices + i * 8ul));
+            return;
+        }
+        // 1- and 2-byte elements: i is the i-th 32-bit word from the output's first, whose slots
+        // it writes at once; a word the output shares with other bytes takes atomics there (other
+        // work may be writing those bytes), any other one plain stores (its bytes outside the
+        // output's elements lie in the output's range, which no other work of the pass touches)
+        const uint64_t end = pc.lo + uint64_t(pc.axis_size) * uint64_t(ELEM), word = (pc.lo & ~3ul) + i * 4ul;
+        uint value = 0u, mask = 0u;
+        for (uint k = 0u; k < 4u / ELEM; ++k) {
+            const uint64_t a = word + uint64_t(k * ELEM);
+            if (a < pc.lo || a >= end) continue;
+            const uint64_t slot = (a - pc.lo) / uint64_t(ELEM);
+            const uint claim = Words(pc.aux_addr + slot * 4ul).w[0];
+            uint64_t bits;
+            if (claim != 0u) bits = load_bits(update_source(uint64_t(claim - 1u)));
+            else if (pc.indices != 0ul) bits = load_bits(pc.indices + slot * uint64_t(ELEM));
+            else continue;
+            value |= uint(bits) << (k * ELEM * 8u);
+            mask |= uint(MASK) << (k * ELEM * 8u);
+        }
+        if (mask == 0u) return;
+        if (word < pc.lo || word + 4ul > end) {
+            atomicAnd(Words(word).w[0], ~mask);
+            atomicOr(Words(word).w[0], value);
+        } else {
+            Words(word).w[0] = mask == 0xffffffffu ? value : (Words(word).w[0] & ~mask) | value;
+        }
         return;
     }
-#endif
     if (PHASE == 3) { // i is a slot: fold its updates in C order
         Words counts = Words(scratch.counts + i * 4ul);
         const uint n = counts.w[0];
@@ -357,12 +394,13 @@ void main() {
         return;
     }
     const uint64_t slot = (dst - pc.lo) / uint64_t(ELEM);
-#if I64_ATOMICS
     if (PHASE == 4) {
-        atomicMax(Longs(pc.aux_addr + slot * 8ul).l[0], ((i + 1ul) << 32) | load_bits(src));
+#if I64_ATOMICS
+        if (ELEM == 4) atomicMax(Longs(pc.aux_addr + slot * 8ul).l[0], ((i + 1ul) << 32) | load_bits(src));
+#endif
+        if (ELEM != 4) atomicMax(Words(pc.aux_addr + slot * 4ul).w[0], uint(i) + 1u);
         return;
     }
-#endif
     if (PHASE == 1) {
         atomicAdd(Words(scratch.counts + slot * 4ul).w[0], 1u);
     } else {

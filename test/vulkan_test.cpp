@@ -2034,10 +2034,12 @@ std::vector<host_tensor> sample_ops(vk::context& ctx) {
 
 } // namespace
 
-TEST_CASE("vulkan: plain scatter of 4-byte elements claims its targets with 64-bit atomics, fusing the copy where it can", "[vulkan]") {
+TEST_CASE("vulkan: plain scatter claims its targets in one atomic per update, fusing the copy where it can", "[vulkan]") {
     // the claim path (reduce.comp, PHASE 4 and 5) against the CPU, and the path it replaces on
     // the same calls: random bytes (NaN payloads included), many duplicates or none, in and out
-    // of place, a strided output whose gaps must stay untouched, and too many slots per update
+    // of place, strided outputs whose gaps must stay untouched, outputs that share their first
+    // and last 32-bit words with other bytes, 1-, 2-, 4- and 8-byte elements, and too many
+    // slots per update
     vk::context ctx;
     const bool claims = GENERATE(true, false);
     const env_scope no_claims("STRIX_VULKAN_NO_CLAIMS", claims ? nullptr : "1");
@@ -2048,15 +2050,21 @@ TEST_CASE("vulkan: plain scatter of 4-byte elements claims its targets with 64-b
         dtype type;
         shape in, idx;
         int axis;
-        bool in_place, strided, takes_claims;
+        bool in_place, strided;
+        std::int64_t offset; ///< elements before the output in its buffer
+        bool takes_claims;
     };
     const scase cases[] = {
-        {"many duplicates, out of place (fused copy)", dtype::float32, {4096}, {6000}, 0, false, false, true},
-        {"a permutation, out of place (fused copy)", dtype::int32, {3000}, {3000}, 0, false, false, true},
-        {"in place, inner axis", dtype::uint32, {64, 100}, {64, 120}, 1, true, false, true},
-        {"a strided output, outer axis", dtype::float32, {50, 40}, {30, 40}, 0, false, true, true},
-        {"more than 4 slots per update", dtype::float32, {100000}, {100}, 0, false, false, false},
-        {"2-byte elements", dtype::float16, {4096}, {6000}, 0, false, false, false},
+        {"many duplicates, out of place (fused copy)", dtype::float32, {4096}, {6000}, 0, false, false, 0, atomics},
+        {"a permutation, out of place (fused copy)", dtype::int32, {3000}, {3000}, 0, false, false, 0, atomics},
+        {"in place, inner axis", dtype::uint32, {64, 100}, {64, 120}, 1, true, false, 0, atomics},
+        {"a strided output, outer axis", dtype::float32, {50, 40}, {30, 40}, 0, false, true, 0, atomics},
+        {"more than 4 slots per update", dtype::float32, {100000}, {100}, 0, false, false, 0, false},
+        {"2-byte elements, fused copy, a ragged last word", dtype::float16, {4097}, {6000}, 0, false, false, 0, true},
+        {"2-byte elements one element into their buffer, strided", dtype::int16, {50, 41}, {30, 41}, 0, false, true, 1, true},
+        {"1-byte elements in place, 3 into their buffer", dtype::uint8, {999}, {1500}, 0, true, false, 3, true},
+        {"8-byte elements, fused copy", dtype::float64, {2048}, {3000}, 0, false, false, 0, true},
+        {"8-byte elements, inner axis, strided", dtype::int64, {20, 30}, {20, 50}, 1, false, true, 0, true},
     };
     rng_t g(0xc1a1e5ull);
     for (const scase& c : cases) {
@@ -2065,31 +2073,30 @@ TEST_CASE("vulkan: plain scatter of 4-byte elements claims its targets with 64-b
         host_tensor idx = c.idx == c.in && c.in.rank == 1 ? host_tensor(dtype::int64, c.idx) : index_tensor(g, dtype::int64, c.idx, c.in[c.axis]);
         if (c.idx == c.in && c.in.rank == 1) { // a permutation: no duplicate target
             std::vector<std::int64_t> perm(static_cast<std::size_t>(c.in[0]));
-            for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<std::int64_t>(i);
+            std::iota(perm.begin(), perm.end(), std::int64_t{0});
             std::shuffle(perm.begin(), perm.end(), g);
             std::memcpy(idx.data(), perm.data(), perm.size() * 8);
         }
         const host_tensor upd = random_tensor(g, c.type, c.idx);
         const strix::scatter_desc d{c.axis};
-        // the output: its own tensor (or, strided, every other column of a twice-as-wide one),
-        // starting as random bytes; in place, the input itself
-        shape big = c.in;
-        if (c.strided) big[1] *= 2;
-        host_tensor want = random_tensor(g, c.type, big);
-        if (c.in_place) std::memcpy(want.data(), x.data(), x.bytes());
+        // the output: c.offset elements into a buffer of random bytes, with 3 more after it;
+        // strided, every other column of a twice-as-wide matrix; in place, the input itself
+        std::array<std::int64_t, strix::max_rank> strides = strix::c_strides(c.in);
+        if (c.strided) strides = {c.in[1] * 2, 2};
+        const std::int64_t span = c.strided ? c.in[0] * c.in[1] * 2 : c.in.count();
+        host_tensor want = random_tensor(g, c.type, {c.offset + span + 3});
+        const auto es = static_cast<std::int64_t>(strix::size_of(c.type));
+        const strix::any_view hout(want.data() + c.offset * es, c.type, c.in, strides);
         const vk::device_tensor dx = vk::upload(ctx, x.view()), didx = vk::upload(ctx, idx.view()), dupd = vk::upload(ctx, upd.view());
         const vk::device_tensor dout = vk::upload(ctx, want.view());
         vk::device_view out = dout.view();
-        strix::any_view hout = want.view();
-        if (c.strided) {
-            out.sizes = c.in;
-            out.strides = {big[1] * 1, 2};
-            hout = strix::any_view(want.data(), c.type, c.in, out.strides);
-        }
+        out.address += static_cast<std::uint64_t>(c.offset * es);
+        out.sizes = c.in;
+        out.strides = strides;
         strix::scatter(c.in_place ? strix::any_cview(hout) : x.view(), idx.view(), upd.view(), hout, d);
         vk::stream s(ctx);
         s.scatter(c.in_place ? out : dx.view(), didx.view(), dupd.view(), out, d);
-        CHECK(s.claim_scatters_ == (claims && atomics && c.takes_claims ? 1 : 0));
+        CHECK(s.claim_scatters_ == (claims && c.takes_claims ? 1 : 0));
         s.run();
         CHECK(same_bytes(read_back(ctx, dout), want));
     }

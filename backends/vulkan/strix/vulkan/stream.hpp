@@ -515,15 +515,16 @@ private:
     };
 
     /// Whether a scatter without a reduction takes the claim path (reduce.comp, PHASE 4 and 5):
-    /// 4-byte elements, 64-bit atomics, and at most 4 target slots per update, since its last
-    /// pass reads 8 bytes per slot. On the H200 it replaced an atomic whose result each update
-    /// waited for, then a store, with one atomic nobody waits for (1M unique float32 updates:
-    /// bench/NOTES.md). STRIX_VULKAN_NO_CLAIMS=1 turns it off.
+    /// at most 4 target slots per update, since its last pass reads every slot's claim (4-byte
+    /// elements need 64-bit atomics, for claims that hold the value too). On the H200 it
+    /// replaced an atomic whose result each update waited for, then a store, with one atomic
+    /// nobody waits for (bench/NOTES.md). STRIX_VULKAN_NO_CLAIMS=1 turns it off.
     [[nodiscard]] bool claims_scatter(const device_view& output, std::uint64_t n) const {
-        if (size_of(output.type) != 4 || !ctx_->int64_atomics() || n == 0) return false;
+        const std::size_t elem = size_of(output.type);
+        if (n == 0 || (elem == 4 && !ctx_->int64_atomics())) return false;
         if (const char* env = std::getenv("STRIX_VULKAN_NO_CLAIMS"); env && *env && *env != '0') return false;
         const range out = output.range();
-        return (out.second - out.first) / 4 <= 4 * n;
+        return (out.second - out.first) / elem <= 4 * n;
     }
 
     /// Whether a view's elements lie in C order without gaps (size-1 dimensions aside).
@@ -606,9 +607,11 @@ private:
         const std::uint32_t policy = j.clamp ? 1u : 0u;
         auto reads = j.reads;
         if (j.reduction == scatter_reduction::none && claims_scatter(j.output, n)) {
-            // 64-bit claims, one per slot: (update number + 1) << 32 | the update's bits
-            auto& claims = keep(ctx_->create_buffer(slots * 8, memory::device));
-            const range cr{claims.address(), claims.address() + slots * 8};
+            // one claim per slot: (update number + 1) << 32 | the update's bits for 4-byte
+            // elements, else the update number + 1
+            const std::uint64_t claim_bytes = elem == 4 ? 8 : 4;
+            auto& claims = keep(ctx_->create_buffer(slots * claim_bytes, memory::device));
+            const range cr{claims.address(), claims.address() + slots * claim_bytes};
             barrier_for({}, cr);
             ctx_->vk().vkCmdFillBuffer(cmd_, claims.handle(), 0, VK_WHOLE_SIZE, 0);
             transfer_barrier();
@@ -617,19 +620,21 @@ private:
             key.type = static_cast<std::uint32_t>(j.output.type);
             key.reduction = 0;
             reads.push_back(cr);
-            if (j.fused_input) reads.emplace_back(j.fused_input, j.fused_input + slots * 4);
+            if (j.fused_input) reads.emplace_back(j.fused_input, j.fused_input + slots * elem);
             // placed for the last pass's writes of the output (and its reads), as pass 0
             // writes only the claims, fresh and filled behind a transfer barrier
             barrier_for(reads, out);
             written_.push_back(cr);
             dispatch(key, p);
-            // the last pass, one invocation per slot, after every claim
+            // the last pass after every claim: one invocation per slot, or per 32-bit word of
+            // 1- and 2-byte elements
             full_barrier();
             push rp = p;
-            rp.src = j.fused_input;
-            rp.count = slots;
+            rp.indices = j.fused_input;
+            rp.axis_size = static_cast<std::int64_t>(slots);
+            rp.count = elem >= 4 ? slots : (out.second - (out.first & ~std::uint64_t{3}) + 3) / 4;
             key.phase = 5;
-            key.rank = 1;
+            if (elem == 4) key.rank = 1; // reads no update: one pipeline for every rank
             key.index_type = 0;
             key.policy = 0;
             dispatch(key, rp);
