@@ -2040,9 +2040,10 @@ TEST_CASE("vulkan: plain scatter claims its targets in one atomic per update, fu
     // of place, strided outputs whose gaps must stay untouched, outputs that share their first
     // and last 32-bit words with other bytes, 1-, 2-, 4- and 8-byte elements, and too many
     // slots per update
-    vk::context ctx;
     const bool claims = GENERATE(true, false);
     const env_scope no_claims("STRIX_VULKAN_NO_CLAIMS", claims ? nullptr : "1");
+    vk::context ctx;
+    CHECK(ctx.scatter_claims() == claims);
     const bool atomics = ctx.int64_atomics();
     INFO("claims " << claims << ", device " << ctx.device().name << ", 64-bit atomics " << atomics);
     struct scase {

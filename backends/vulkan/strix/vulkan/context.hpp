@@ -409,6 +409,7 @@ public:
         if (const char* env = std::getenv("STRIX_VULKAN_NO_FLOAT_ATOMICS"); env && *env && *env != '0') float32_atomic_add_ = false;
         // float64 too, in the variants that have both (and float64 arithmetic)
         float64_atomic_add_ = info_.float64_atomic_add && float32_atomic_add_ && float64_;
+        if (const char* env = std::getenv("STRIX_VULKAN_NO_CLAIMS"); env && *env && *env != '0') scatter_claims_ = false;
 
         std::uint32_t nq = 0;
         vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nq, nullptr);
@@ -505,6 +506,9 @@ public:
     /// strix takes only together with the float32 one); STRIX_VULKAN_NO_FLOAT_ATOMICS=1 turns
     /// it off too.
     [[nodiscard]] bool float64_atomic_add() const { return float64_atomic_add_; }
+    /// Whether scatters without a reduction may take the claim path (stream::claims_scatter);
+    /// STRIX_VULKAN_NO_CLAIMS=1 turns it off.
+    [[nodiscard]] bool scatter_claims() const { return scatter_claims_; }
     /// Validation (and other layer) messages reported so far; each also went to stderr.
     [[nodiscard]] int validation_messages() const { return inst_.messages(); }
     [[nodiscard]] VkDevice handle() const { return device_; }
@@ -699,6 +703,7 @@ private:
     bool int64_atomics_ = false;
     bool float64_ = false;
     bool float32_atomic_add_ = false, float64_atomic_add_ = false;
+    bool scatter_claims_ = true;
 };
 
 } // namespace strix::vulkan

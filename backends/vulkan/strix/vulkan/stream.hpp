@@ -518,11 +518,10 @@ private:
     /// at most 4 target slots per update, since its last pass reads every slot's claim (4-byte
     /// elements need 64-bit atomics, for claims that hold the value too). On the H200 it
     /// replaced an atomic whose result each update waited for, then a store, with one atomic
-    /// nobody waits for (bench/NOTES.md). STRIX_VULKAN_NO_CLAIMS=1 turns it off.
+    /// nobody waits for (bench/NOTES.md). context::scatter_claims() turns it off.
     [[nodiscard]] bool claims_scatter(const device_view& output, std::uint64_t n) const {
         const std::size_t elem = size_of(output.type);
-        if (n == 0 || (elem == 4 && !ctx_->int64_atomics())) return false;
-        if (const char* env = std::getenv("STRIX_VULKAN_NO_CLAIMS"); env && *env && *env != '0') return false;
+        if (n == 0 || !ctx_->scatter_claims() || (elem == 4 && !ctx_->int64_atomics())) return false;
         const range out = output.range();
         return (out.second - out.first) / elem <= 4 * n;
     }
