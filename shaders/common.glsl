@@ -43,6 +43,27 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer Dims { Dim d
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Offsets { int64_t o[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Flag { uint raised; };
 
+// The operands of the deterministic scatter reductions' ordering passes (scan.comp's radix
+// sort, reduce.comp's keys, bounds and fold): addresses, and counts in 64 bits.
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer Order {
+    uint64_t keys_in;
+    uint64_t vals_in;
+    uint64_t keys_out;
+    uint64_t vals_out;
+    uint64_t hist;       // tiles * 256 digit counts
+    uint64_t hist_scan;  // their exclusive prefix sums
+    uint64_t tiles;
+    uint64_t shift;      // the pass's digit: key bits [shift, shift + 8)
+    uint64_t starts;     // per slot: first sorted position of its updates
+    uint64_t ends;       // per slot: one past its last (starts == ends: none)
+    uint64_t max_run;    // the most updates any slot has (one uint)
+    uint64_t args;       // the fold's indirect dispatch arguments, 3 uints per chunk
+    uint64_t chunks;
+    uint64_t chunk_size;
+    uint64_t gx;         // the fold's work groups in x and y
+    uint64_t gy;
+};
+
 layout(push_constant) uniform Push {
     uint64_t src;        // source base address
     uint64_t dst;        // output base address

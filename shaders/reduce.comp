@@ -7,9 +7,13 @@
 // holds the element). Any order: integer results and min/max are exact, float add/mul are not
 // reproducible.
 // The deterministic path applies the updates of each target in C order of the updates, exactly
-// as the CPU: PHASE 1 counts the updates per target slot, scan.comp turns the counts into
-// starts, PHASE 2 files each update's number in its target's bucket, and PHASE 3 (one
-// invocation per slot) sorts its bucket and folds the updates in that order.
+// as the CPU (the Order record): PHASE 1 writes each update's (target slot, update number)
+// pair, scan.comp sorts the pairs by slot (stably: each slot's numbers stay ascending), PHASE 2
+// finds each slot's run of sorted pairs, and PHASE 3 (one invocation per slot) folds the next
+// chunk of at most pc.aux2 updates of its run, chunk pc.aux: the host records as many chunks as
+// the longest run needs. A chunk is what keeps every invocation's loop short: some
+// implementations stop a loop after 65535 iterations in all (Mesa's llvmpipe does), and one
+// invocation folding a million updates would also run long enough to trip a watchdog.
 // Without a reduction (REDUCTION 0): the last update of each target wins, in two passes. PHASE
 // 4, one invocation per update, raises its target's claim with one atomicMax whose result it
 // does not need: for 4-byte elements (with 64-bit atomics) a 64-bit claim, (update number + 1)
@@ -46,13 +50,6 @@ layout(constant_id = 7) const uint REDUCTION = 1;
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Ints { int i[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Longs { uint64_t l[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer SLongs { int64_t l[]; };
-// Addresses of the deterministic path's arrays: per slot counts and cursors (uint), and the
-// buckets (uint update numbers).
-layout(buffer_reference, std430, buffer_reference_align = 8) buffer Scratch {
-    uint64_t counts;
-    uint64_t cursors;
-    uint64_t bucket;
-};
 
 const bool IS_FLOAT = TYPE <= 2;
 const bool IS_SIGNED = TYPE >= 3 && TYPE <= 6;
@@ -307,7 +304,6 @@ uint64_t update_source(uint64_t id) {
 void main() {
     const uint64_t i = invocation();
     if (i >= pc.count) return;
-    Scratch scratch = Scratch(pc.aux_addr);
     if (PHASE == 5) {
         // the fused copy's input is at pc.indices (0: none); the output's slots number axis_size
         if (ELEM == 4) { // i is a slot: its winner's bits, kept in the claim, else the input's element
@@ -353,38 +349,24 @@ void main() {
         }
         return;
     }
-    if (PHASE == 3) { // i is a slot: fold its updates in C order
-        Words counts = Words(scratch.counts + i * 4ul);
-        const uint n = counts.w[0];
-        if (n == 0u) return;
-        const uint end = Words(scratch.cursors + i * 4ul).w[0];
-        Words b = Words(scratch.bucket + uint64_t(end - n) * 4ul);
-        // heapsort the bucket's update numbers, ascending
-        for (uint start = n / 2u; start-- > 0u;) {
-            uint root = start;
-            while (2u * root + 1u < n) {
-                uint child = 2u * root + 1u;
-                if (child + 1u < n && b.w[child] < b.w[child + 1u]) ++child;
-                if (b.w[root] >= b.w[child]) break;
-                const uint t = b.w[root]; b.w[root] = b.w[child]; b.w[child] = t;
-                root = child;
-            }
-        }
-        for (uint last = n - 1u; last > 0u; --last) {
-            const uint t = b.w[0]; b.w[0] = b.w[last]; b.w[last] = t;
-            uint root = 0u;
-            while (2u * root + 1u < last) {
-                uint child = 2u * root + 1u;
-                if (child + 1u < last && b.w[child] < b.w[child + 1u]) ++child;
-                if (b.w[root] >= b.w[child]) break;
-                const uint t2 = b.w[root]; b.w[root] = b.w[child]; b.w[child] = t2;
-                root = child;
-            }
-        }
+    if (PHASE == 3) { // i is a slot: fold chunk pc.aux of its run, in C order
+        Order o = Order(pc.aux_addr);
+        const uint first = Words(o.starts + i * 4ul).w[0], end = Words(o.ends + i * 4ul).w[0];
+        if (pc.aux == 0u && end > first) atomicMax(Words(o.max_run).w[0], end - first);
+        const uint64_t from = uint64_t(first) + uint64_t(pc.aux) * uint64_t(pc.aux2);
+        if (from >= uint64_t(end)) return;
+        const uint to = uint(min(uint64_t(end), from + uint64_t(pc.aux2)));
         const uint64_t target = pc.lo + i * uint64_t(ELEM);
         uint64_t acc = load_bits(target);
-        for (uint k = 0u; k < n; ++k) acc = combine(acc, load_bits(update_source(uint64_t(b.w[k]))));
+        for (uint k = uint(from); k < to; ++k) acc = combine(acc, load_bits(update_source(uint64_t(Words(o.vals_in + uint64_t(k) * 4ul).w[0]))));
         store_bits(target, acc);
+        return;
+    }
+    if (PHASE == 2) { // i is a sorted position: the ends of its slot's run
+        Order o = Order(pc.aux_addr);
+        const uint slot = Words(o.keys_in + i * 4ul).w[0];
+        if (i == 0ul || Words(o.keys_in + (i - 1ul) * 4ul).w[0] != slot) Words(o.starts + uint64_t(slot) * 4ul).w[0] = uint(i);
+        if (i + 1ul == pc.count || Words(o.keys_in + (i + 1ul) * 4ul).w[0] != slot) Words(o.ends + uint64_t(slot) * 4ul).w[0] = uint(i + 1ul);
         return;
     }
     uint64_t dst, src;
@@ -401,10 +383,9 @@ void main() {
         if (ELEM != 4) atomicMax(Words(pc.aux_addr + slot * 4ul).w[0], uint(i) + 1u);
         return;
     }
-    if (PHASE == 1) {
-        atomicAdd(Words(scratch.counts + slot * 4ul).w[0], 1u);
-    } else {
-        const uint at = atomicAdd(Words(scratch.cursors + slot * 4ul).w[0], 1u);
-        Words(scratch.bucket + uint64_t(at) * 4ul).w[0] = uint(i);
+    if (PHASE == 1) { // the update's (slot, number) pair
+        Order o = Order(pc.aux_addr);
+        Words(o.keys_out + i * 4ul).w[0] = uint(slot);
+        Words(o.vals_out + i * 4ul).w[0] = uint(i);
     }
 }

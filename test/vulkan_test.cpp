@@ -1026,6 +1026,69 @@ TEST_CASE("vulkan: float add and mul with atomics, in any order, on values whose
     CHECK(ctx.validation_messages() == 0);
 }
 
+TEST_CASE("vulkan: deterministic reductions fold any number of updates per target in C order", "[vulkan]") {
+    // 1 to 1,000,000 updates onto one target and onto three, every reduction, scatter and
+    // scatter-nd: bit for bit the CPU's left fold in update order. Float sums and products of
+    // random values depend on that order; min and max meet NaNs of different payloads, where the
+    // first one in update order wins. Without 64-bit atomics the 8-byte reductions take the same
+    // path without being asked to. (A target's run once stopped after about 4,400 updates on a
+    // device whose loops end after 65535 iterations in all.)
+    using R = strix::scatter_reduction;
+    const bool no_int64_atomics = GENERATE(false, true);
+    if (no_int64_atomics) set_env("STRIX_VULKAN_NO_INT64_ATOMICS", "1");
+    vk::context ctx;
+    set_env("STRIX_VULKAN_NO_INT64_ATOMICS", nullptr);
+    rng_t g(0xd37e4ull);
+    const bool reduced = std::getenv("STRIX_TEST_REDUCED") != nullptr;
+    for (const std::int64_t n : {1, 4401, 5000, 100000, 1000000})
+        for (const bool few : {false, true})
+            for (const dtype type : {dtype::float32, dtype::float16, dtype::float64, dtype::int64, dtype::uint8}) {
+                if (no_int64_atomics && strix::size_of(type) != 8) continue;
+                // a million updates: float32, and int64 where it takes this path unasked
+                if (n == 1000000 && type != (no_int64_atomics ? dtype::int64 : dtype::float32)) continue;
+                if (n == 1000000 && reduced && few) continue;
+                for (const R red : {R::add, R::mul, R::min, R::max}) {
+                    const bool nd = (n + static_cast<std::int64_t>(red)) % 2 == 1; // scatter-nd for half the cases
+                    INFO(n << " updates onto " << (few ? "three targets" : "one target") << ", " << type_name(type) << ", reduction "
+                           << static_cast<int>(red) << (nd ? ", scatter-nd" : ", scatter") << (no_int64_atomics ? ", no 64-bit atomics" : ""));
+                    const shape in_shape{8};
+                    host_tensor in(type, in_shape), upd(type, shape{n}), idx(dtype::int64, nd ? shape{n, 1} : shape{n});
+                    auto put = [&](host_tensor& tt, std::int64_t i, double v) {
+                        strix::visit(type, [&]<class T>(strix::type_tag<T>) { reinterpret_cast<T*>(tt.data())[i] = static_cast<T>(v); });
+                    };
+                    for (std::int64_t i = 0; i < 8; ++i) put(in, i, red == R::mul ? 1.0 : static_cast<double>(uni(g, 0, 9)));
+                    std::uniform_real_distribution<double> real(-4, 4);
+                    for (std::int64_t i = 0; i < n; ++i) {
+                        double v = 0;
+                        if (!strix::is_float(type)) v = static_cast<double>(uni(g, 0, red == R::mul ? 3 : 200));
+                        else if (red == R::mul) v = 1.0 + real(g) / 4096.0;
+                        else v = real(g);
+                        put(upd, i, v);
+                        reinterpret_cast<std::int64_t*>(idx.data())[i] = few ? std::array<std::int64_t, 3>{0, 3, 7}[static_cast<std::size_t>(uni(g, 0, 2))] : 5;
+                    }
+                    if (strix::is_float(type) && (red == R::min || red == R::max))
+                        for (int k = 0; k < 3 && n > 10; ++k) { // quiet NaNs with payloads 1, 2, 3
+                            const auto i = uni(g, 0, n - 1);
+                            if (type == dtype::float32) reinterpret_cast<std::uint32_t*>(upd.data())[i] = 0x7fc00000u + static_cast<std::uint32_t>(k + 1);
+                            if (type == dtype::float64) reinterpret_cast<std::uint64_t*>(upd.data())[i] = 0x7ff8000000000000ull + static_cast<std::uint64_t>(k + 1);
+                            if (type == dtype::float16) reinterpret_cast<std::uint16_t*>(upd.data())[i] = static_cast<std::uint16_t>(0x7e00 + k + 1);
+                        }
+                    host_tensor want(type, in_shape), got(type, in_shape);
+                    if (nd) {
+                        const strix::scatter_nd_desc d{index_policy::error, red, true};
+                        want = strix::scatter_nd(in.view(), idx.view(), upd.view(), d);
+                        vk::scatter_nd(ctx, in.view(), idx.view(), upd.view(), got.view(), strix::scatter_nd_desc{index_policy::error, red, !no_int64_atomics});
+                    } else {
+                        const strix::scatter_desc d{0, index_policy::error, red, true};
+                        want = strix::scatter(in.view(), idx.view(), upd.view(), d);
+                        vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), strix::scatter_desc{0, index_policy::error, red, !no_int64_atomics});
+                    }
+                    CHECK(same_bytes(got, want));
+                }
+            }
+    CHECK(ctx.validation_messages() == 0);
+}
+
 TEST_CASE("vulkan: float32 reductions keep subnormal operands and results, as the CPU does", "[vulkan]") {
     // subnormal updates added to, and multiplied with, normal and subnormal elements: a device
     // that flushed them would give 0, or NaN for infinity times a flushed subnormal

@@ -3,6 +3,7 @@
 /// once, with a barrier only where an operator touches a buffer that an earlier one in the
 /// stream wrote (or writes one that an earlier one read).
 
+#include <bit>
 #include <deque>
 #include <functional>
 #include <limits>
@@ -679,39 +680,83 @@ private:
             dispatch(key, p);
             return;
         }
-        // deterministic: count per slot, scan, file update numbers in buckets, fold per slot
-        const std::uint64_t blocks = (slots + 4095) / 4096;
-        const std::uint64_t words = slots * 2 + n + blocks;
+        // deterministic: (slot, update number) pairs, sorted stably by slot, each slot's run
+        // folded in C order, a chunk of at most fold_chunk() updates per dispatch
+        if (slots > (std::uint64_t{1} << 32))
+            throw error(error_code::unsupported, "strix::vulkan: a deterministic scatter reduction onto more than 2^32 elements (" + j.context + ")");
+        const std::uint64_t tiles = (n + 255) / 256, hist = tiles * 256, blocks = (hist + 4095) / 4096;
+        const std::uint64_t chunk = ctx_->fold_chunk(), chunks = std::max<std::uint64_t>(1, (n + chunk - 1) / chunk);
+        // words: starts, ends (slots each) and the longest run, zeroed; the chunks' dispatch
+        // arguments; two pair arrays (keys, numbers); the digit counts, their prefix sums and the
+        // prefix sum's block totals
+        const std::uint64_t at_args = slots * 2 + 1, at_pairs = at_args + 3 * chunks, at_hist = at_pairs + 4 * n;
+        const std::uint64_t words = at_hist + 2 * hist + blocks;
         auto& scratch = keep(ctx_->create_buffer(words * 4, memory::device));
         const range sr{scratch.address(), scratch.address() + scratch.size()};
-        const std::uint64_t base = scratch.address();
-        const std::vector<std::int64_t> record = {static_cast<std::int64_t>(base), static_cast<std::int64_t>(base + slots * 4),
-                                                  static_cast<std::int64_t>(base + slots * 8), static_cast<std::int64_t>(base + (slots * 2 + n) * 4),
-                                                  static_cast<std::int64_t>(blocks)};
-        p.aux_addr = upload_meta(record);
+        const auto addr = [&](std::uint64_t word) { return static_cast<std::int64_t>(scratch.address() + word * 4); };
+        const std::int64_t keys[2] = {addr(at_pairs), addr(at_pairs + 2 * n)}, vals[2] = {addr(at_pairs + n), addr(at_pairs + 3 * n)};
+        const auto [fx, fy] = grid((slots + 255) / 256);
+        // the Order record (shaders/common.glsl) with pair arrays `from` -> `to`, digit at `shift`
+        const auto order = [&](int from, int to, std::int64_t shift) {
+            return upload_meta(std::vector<std::int64_t>{keys[from], vals[from], keys[to], vals[to], addr(at_hist), addr(at_hist + hist),
+                                                         static_cast<std::int64_t>(tiles), shift, addr(0), addr(slots), addr(slots * 2),
+                                                         addr(at_args), static_cast<std::int64_t>(chunks), static_cast<std::int64_t>(chunk), fx, fy});
+        };
         barrier_for({}, sr);
-        ctx_->vk().vkCmdFillBuffer(cmd_, scratch.handle(), 0, slots * 4, 0);
+        ctx_->vk().vkCmdFillBuffer(cmd_, scratch.handle(), 0, at_args * 4, 0);
         transfer_barrier();
         reads.push_back(sr);
         barrier_for(reads, sr);
         key.phase = 1;
-        dispatch(key, p); // count
-        push sp = p;
-        sp.count = slots;
+        p.aux_addr = order(1, 0, 0);
+        dispatch(key, p); // the pairs, in update order
+        int sorted = 0;
+        const std::uint64_t key_bits = slots > 1 ? static_cast<std::uint64_t>(std::bit_width(slots - 1)) : 0;
         pipeline_key scan{shader::scan, 4, 1, 0, 0, 0};
-        for (std::uint32_t phase = 0; phase < 3; ++phase) {
+        push sp{};
+        sp.aux_addr = upload_meta(std::vector<std::int64_t>{addr(at_hist), addr(at_hist + hist), 0, addr(at_hist + 2 * hist), static_cast<std::int64_t>(blocks)});
+        sp.count = hist;
+        for (std::uint64_t shift = 0; shift < key_bits; shift += 8, sorted ^= 1) {
+            push tp{};
+            tp.count = n;
+            tp.aux_addr = order(sorted, sorted ^ 1, static_cast<std::int64_t>(shift));
             full_barrier();
-            scan.phase = phase;
-            dispatch(scan, sp, phase == 1 ? 1 : blocks);
+            scan.phase = 3;
+            dispatch(scan, tp, tiles); // digit counts per tile
+            for (std::uint32_t phase = 0; phase < 3; ++phase) {
+                full_barrier();
+                scan.phase = phase;
+                dispatch(scan, sp, phase == 1 ? 1 : blocks); // their places
+            }
+            full_barrier();
+            scan.phase = 4;
+            dispatch(scan, tp, tiles); // each pair to its place
         }
+        p.aux_addr = order(sorted, sorted, 0);
         full_barrier();
         key.phase = 2;
-        dispatch(key, p); // file
+        dispatch(key, p); // each slot's run
         full_barrier();
         key.phase = 3;
         push fp = p;
         fp.count = slots;
-        dispatch(key, fp); // fold
+        fp.aux = 0;
+        fp.aux2 = static_cast<std::uint32_t>(chunk);
+        dispatch(key, fp); // chunk 0 of every run, and the longest run
+        if (chunks > 1) {
+            full_barrier();
+            scan.phase = 5;
+            push ap{};
+            ap.aux_addr = p.aux_addr;
+            ap.count = chunks;
+            dispatch(scan, ap); // which later chunks run
+            full_barrier(VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
+            for (std::uint64_t c = 1; c < chunks; ++c) {
+                if (c > 1) full_barrier();
+                fp.aux = static_cast<std::uint32_t>(c);
+                dispatch(key, fp, 0, &scratch, (at_args + 3 * c) * 4);
+            }
+        }
         written_ = {out, sr};
     }
 
@@ -860,8 +905,8 @@ private:
     }
 
     /// Dispatches `groups` work groups of 256 (0: enough for p.count invocations), or as many as
-    /// the first 12 bytes of `indirect` say when it is given.
-    void dispatch(pipeline_key key, const push& p, std::uint64_t groups = 0, const buffer* indirect = nullptr) {
+    /// the 12 bytes of `indirect` at `indirect_offset` say when it is given.
+    void dispatch(pipeline_key key, const push& p, std::uint64_t groups = 0, const buffer* indirect = nullptr, VkDeviceSize indirect_offset = 0) {
         key.wide = wide(p.count * key.vec) ? 1u : 0u; // coordinates run over count * vec elements
         if (groups == 0) groups = (p.count + 255) / 256;
         const auto [gx, gy] = grid(groups);
@@ -869,7 +914,7 @@ private:
         vk.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, ctx_->pipeline(key));
         vk.vkCmdPushConstants(cmd_, ctx_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &p);
         if (indirect != nullptr)
-            vk.vkCmdDispatchIndirect(cmd_, indirect->handle(), 0);
+            vk.vkCmdDispatchIndirect(cmd_, indirect->handle(), indirect_offset);
         else
             vk.vkCmdDispatch(cmd_, gx, gy, 1);
         ++dispatches_;
