@@ -5,6 +5,7 @@
 // the axis's byte stride, minus the bias (pc.axis_stride) that keeps them non-negative. The Dim
 // records are RANK tuple dimensions (size, key = byte stride in the indices) followed by pc.aux
 // components (size = the axis's size, src = its byte stride, key = the component's byte offset).
+// With pc.dst 0 it only checks the indices (the flag), for operators that move nothing.
 #include "common.glsl"
 
 void main() {
@@ -22,5 +23,5 @@ void main() {
         const Dim c = dims.d[RANK + j];
         offset += resolve_index(pc.indices + uint64_t(key + c.key), c.size) * c.src;
     }
-    Offsets(pc.dst + i * 8ul).o[0] = offset - pc.axis_stride;
+    if (pc.dst != 0ul) Offsets(pc.dst + i * 8ul).o[0] = offset - pc.axis_stride; // 0: a check only
 }

@@ -2459,6 +2459,43 @@ TEST_CASE("vulkan: two contexts alive at once, destroyed in either order", "[vul
 // The stream finds which call had the bad index by reading the indices back after the run; when
 // a later operator of the same stream overwrites them, the stream copies them aside first, so the
 // message is still the CPU's.
+TEST_CASE("vulkan: an operator whose output is empty still checks its indices", "[vulkan]") {
+    // input (3, 0): every gather and scatter-nd of it moves nothing, yet index 5 must raise the
+    // CPU's error under the `error` policy (numpy.take does), and pass under `clamp`
+    vk::context ctx;
+    host_tensor in(dtype::float32, shape{3, 0});
+    for (const std::int64_t bad : {5, -4, 3}) {
+        INFO("index " << bad);
+        host_tensor idx(dtype::int64, shape{2}), tuple(dtype::int64, shape{2, 1}), upd(dtype::float32, shape{2, 0});
+        for (auto* t : {&idx, &tuple}) {
+            reinterpret_cast<std::int64_t*>(t->data())[0] = 1;
+            reinterpret_cast<std::int64_t*>(t->data())[1] = bad;
+        }
+        host_tensor g_out(dtype::float32, shape{2, 0}), s_out(dtype::float32, shape{3, 0});
+        const auto expect = [&](auto&& call, const char* op, strix::index_policy policy) {
+            const outcome o = capture(call);
+            INFO(op << ": " << o.what);
+            if (policy == index_policy::clamp) {
+                CHECK_FALSE(o.threw);
+                return;
+            }
+            CHECK(o.code == error_code::index_out_of_range);
+            CHECK(o.what.find(std::string("strix::") + op + ": index " + std::to_string(bad) + " at position") != std::string::npos);
+            CHECK(o.what.find("size 3") != std::string::npos);
+        };
+        for (const auto policy : {index_policy::error, index_policy::clamp}) {
+            expect([&] { vk::gather(ctx, in.view(), idx.view(), g_out.view(), strix::gather_desc{0, -1, policy}); }, "gather", policy);
+            expect([&] { vk::gather_nd(ctx, in.view(), tuple.view(), g_out.view(), strix::gather_nd_desc{0, policy}); }, "gather-nd", policy);
+            expect([&] { vk::scatter_nd(ctx, in.view(), tuple.view(), upd.view(), s_out.view(), strix::scatter_nd_desc{policy}); }, "scatter-nd", policy);
+        }
+    }
+    // in range: no error
+    host_tensor ok(dtype::int64, shape{1}), out(dtype::float32, shape{1, 0});
+    reinterpret_cast<std::int64_t*>(ok.data())[0] = 2;
+    CHECK_NOTHROW(vk::gather(ctx, in.view(), ok.view(), out.view(), strix::gather_desc{0}));
+    CHECK(ctx.validation_messages() == 0);
+}
+
 TEST_CASE("vulkan: an index error is named even when a later operator overwrites the indices", "[vulkan]") {
     vk::context ctx;
     host_tensor x(dtype::float32, {4});

@@ -281,7 +281,11 @@ public:
                 idx.sizes.push_back(indices.sizes[i]);
             }
         }
-        if (d.policy == index_policy::error && output.sizes.count() > 0)
+        if (d.policy == index_policy::error && output.sizes.count() == 0) {
+            check_indices_only(idx, input.sizes[axis], axis, "gather", context);
+            return;
+        }
+        if (d.policy == index_policy::error)
             check_indices_later(idx, [n = input.sizes[axis], axis, context](const any_cview& h) {
                 strix::detail::resolve_indices(h, n, 1, index_policy::error, "gather", axis, context);
             });
@@ -362,8 +366,11 @@ public:
     void gather_nd(const device_view& input, const device_view& indices, const device_view& output, const gather_nd_desc& d = {}) {
         ensure_recording();
         const std::string context = strix::detail::check_gather_nd(input.as_any(), indices.as_any(), output.as_any(), d);
-        if (output.sizes.count() == 0) return;
         const auto axes = strix::detail::tuple_axes_of(input.as_any(), d.batch_dimensions, indices.sizes[indices.sizes.rank - 1]);
+        if (output.sizes.count() == 0) { // nothing to move, but the tuples are checked all the same
+            if (d.policy == index_policy::error && indices.sizes.count() > 0) record_tuples(indices, axes, d.policy, "gather-nd", context, false);
+            return;
+        }
         const range table = record_tuples(indices, axes, d.policy, "gather-nd", context);
         const auto p = strix::detail::lower_gather_nd(input.as_any(), indices.sizes, output.as_any(), d, {},
                                                       reinterpret_cast<const std::byte*>(static_cast<std::uintptr_t>(table.first)), axes.bias);
@@ -423,8 +430,11 @@ public:
         const any_view out = output.as_any();
         const auto c = strix::detail::check_scatter_nd(input.as_any(), indices.as_any(), updates.as_any(), out, d);
         copy_unless_in_place(c.in_place, input, output);
-        if (updates.sizes.count() == 0) return;
         const auto axes = strix::detail::tuple_axes_of(out, 0, indices.sizes[indices.sizes.rank - 1]);
+        if (updates.sizes.count() == 0) { // nothing to update, but the tuples are checked all the same
+            if (d.policy == index_policy::error && indices.sizes.count() > 0) record_tuples(indices, axes, d.policy, "scatter-nd", c.context, false);
+            return;
+        }
         const range table = record_tuples(indices, axes, d.policy, "scatter-nd", c.context);
         const auto walk = strix::detail::scatter_nd_walk(indices.sizes, out, 8);
         const auto es = static_cast<std::int64_t>(size_of(updates.type));
@@ -550,15 +560,14 @@ private:
     }
 
     /// Records the tuple pass of gather-nd / scatter-nd: one int64 offset per tuple (minus the
-    /// axes' bias) in a new device buffer, whose address range it returns.
+    /// axes' bias) in a new device buffer, whose address range it returns. With `table` false
+    /// (an operator that moves nothing) it only checks the tuples under the `error` policy,
+    /// writes no table and returns an empty range.
     std::pair<std::uint64_t, std::uint64_t> record_tuples(const device_view& indices, const strix::detail::tuple_axes& axes, index_policy policy,
-                                                          const char* op, const std::string& context) {
+                                                          const char* op, const std::string& context, bool table = true) {
         const int q = indices.sizes.rank;
         const std::int64_t k = indices.sizes[q - 1];
-        const std::int64_t tuples = indices.sizes.count() / k;
         const auto ies = static_cast<std::int64_t>(size_of(indices.type));
-        auto& table = keep(ctx_->create_buffer(static_cast<std::uint64_t>(tuples) * 8, memory::device));
-        const range table_range{table.address(), table.address() + static_cast<std::uint64_t>(tuples) * 8};
         std::vector<std::int64_t> dims;
         for (int i = 0; i + 1 < q; ++i) dims.insert(dims.end(), {indices.sizes[i], 0, 0, indices.strides[static_cast<std::size_t>(i)] * ies, 0, 0, 0});
         for (std::int64_t j = 0; j < k; ++j)
@@ -568,16 +577,46 @@ private:
             check_indices_later(indices, [axes, op, context](const any_cview& h) {
                 strix::detail::resolve_tuples(h, axes.n, axes.stride, index_policy::error, op, axes.first, context);
             });
+        return record_resolve(indices, q - 1, k, std::move(dims), axes.bias, policy, table);
+    }
+
+    /// Under the `error` policy, the indices of an operator that moves nothing (its output is
+    /// empty, its indices are not) are still checked against the axis's size `n`, as on the CPU:
+    /// the tuple pass over each index as a 1-tuple, writing nothing but the flag.
+    void check_indices_only(const device_view& indices, std::int64_t n, int axis, const char* op, const std::string& context) {
+        if (indices.sizes.count() == 0) return;
+        const auto ies = static_cast<std::int64_t>(size_of(indices.type));
+        std::vector<std::int64_t> dims;
+        for (int i = 0; i < indices.sizes.rank; ++i) dims.insert(dims.end(), {indices.sizes[i], 0, 0, indices.strides[static_cast<std::size_t>(i)] * ies, 0, 0, 0});
+        if (indices.sizes.rank == 0) dims.insert(dims.end(), {1, 0, 0, 0, 0, 0, 0});
+        const int rank = std::max(indices.sizes.rank, 1);
+        dims.insert(dims.end(), {n, 0, 0, 0, 0, 0, 0});
+        check_indices_later(indices, [n, axis, op, context](const any_cview& h) {
+            strix::detail::resolve_indices(h, n, 1, index_policy::error, op, axis, context);
+        });
+        record_resolve(indices, rank, 1, std::move(dims), 0, index_policy::error, false);
+    }
+
+    /// Dispatches tuples.comp over `tuple_rank` tuple dimensions of k components (the Dim
+    /// records `dims`); into a new table of int64 offsets when `table`.
+    std::pair<std::uint64_t, std::uint64_t> record_resolve(const device_view& indices, int tuple_rank, std::int64_t k, std::vector<std::int64_t> dims,
+                                                           std::int64_t bias, index_policy policy, bool table) {
+        const std::int64_t tuples = indices.sizes.count() / k;
         push p{};
+        range table_range{0, 0};
+        if (table) {
+            auto& t = keep(ctx_->create_buffer(static_cast<std::uint64_t>(tuples) * 8, memory::device));
+            table_range = {t.address(), t.address() + static_cast<std::uint64_t>(tuples) * 8};
+            p.dst = t.address();
+        }
         p.dims = upload_meta(dims);
         p.indices = indices.address;
-        p.dst = table.address();
         p.count = static_cast<std::uint64_t>(tuples);
         p.flag = flag_.address();
-        p.axis_stride = axes.bias;
+        p.axis_stride = bias;
         p.aux = static_cast<std::uint32_t>(k);
         barrier_for({indices.range()}, table_range);
-        dispatch({shader::tuples, 8, static_cast<std::uint32_t>(q - 1), index_code(indices.type), policy == index_policy::clamp ? 1u : 0u, 0}, p);
+        dispatch({shader::tuples, 8, static_cast<std::uint32_t>(tuple_rank), index_code(indices.type), policy == index_policy::clamp ? 1u : 0u, 0}, p);
         return table_range;
     }
 
