@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs what strix needs to build and test on Debian 12 (skipped when everything is present);
-# with the argument `bench`, also what the benchmark plots need.
+# with the argument `bench`, also what the benchmark plots need; with `fuzz`, only what the fuzz
+# targets need.
 set -euo pipefail
 packages=(g++ meson ninja-build pkg-config catch2 python3 python3-numpy python3-onnx
           libvulkan-dev libvulkan-volk-dev glslang-tools mesa-vulkan-drivers vulkan-validationlayers)
 # `deps.sh bench`: also what bench/make_results.sh draws its plots with
 [ "${1:-}" = bench ] && packages+=(python3-matplotlib)
+# `deps.sh fuzz`: only what scripts/fuzz.sh needs (clang with libFuzzer and the sanitizers' runtime)
+[ "${1:-}" = fuzz ] && packages=(clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
