@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -11,11 +12,19 @@
 #include <fstream>
 #include <initializer_list>
 #include <iterator>
+#include <new>
 #include <random>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#ifndef _WIN32
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#endif
 
 #include "strix/io/npy.hpp"
 
@@ -809,6 +818,151 @@ TEST_CASE("npy: write_npy replaces files only on success", "[npy]") {
         require_error([&] { write_npy(dir.path / "sub" / "", a.view()); }, error_code::invalid_argument, {"names no file"});
         CHECK(entries(dir.path).empty());
     }
+}
+
+TEST_CASE("npy: write_npy_files writes every file or none", "[npy]") {
+    temp_dir dir;
+    host_tensor a(dtype::float64, {5});
+    fill_pattern(a, 1);
+    host_tensor b(dtype::int16, {2, 2});
+    fill_pattern(b, 2);
+    const std::vector<any_cview> views = {a.view(), b.view()};
+    const fs::path first = dir.path / "first.npy", second = dir.path / "second.npy";
+
+    SECTION("both written") {
+        put_file(first, to_bytes("old"));
+        strix::io::write_npy_files(std::vector<fs::path>{first, second}, views);
+        require_same_elements(read_npy(first).view(), a.view());
+        require_same_elements(read_npy(second).view(), b.view());
+        CHECK(entries(dir.path) == std::vector<std::string>{"first.npy", "second.npy"});
+    }
+    SECTION("a directory among the outputs: nothing changes") {
+        fs::create_directory(dir.path / "d.npy");
+        put_file(first, to_bytes("old"));
+        require_error([&] { strix::io::write_npy_files(std::vector<fs::path>{first, second, dir.path / "d.npy"}, std::vector<any_cview>{a.view(), b.view(), a.view()}); },
+                      error_code::io, {"d.npy", "directory"});
+        CHECK(file_bytes(first) == to_bytes("old"));
+        CHECK(entries(dir.path) == std::vector<std::string>{"d.npy", "first.npy"});
+    }
+    SECTION("a view that cannot be written: nothing is created") {
+        const any_cview no_data(nullptr, dtype::float32, {3});
+        require_error([&] { strix::io::write_npy_files(std::vector<fs::path>{first, second}, std::vector<any_cview>{a.view(), no_data}); },
+                      error_code::bad_view, {"second.npy", "no data"});
+        CHECK(entries(dir.path).empty());
+    }
+    SECTION("as many paths as views") {
+        require_error([&] { strix::io::write_npy_files(std::vector<fs::path>{first}, views); }, error_code::invalid_argument,
+                      {"1 paths for 2 views"});
+        CHECK(entries(dir.path).empty());
+    }
+#ifndef _WIN32
+    SECTION("a device that fails after the files were renamed: they are put back") {
+        const fs::path full = dir.path / "full";
+        if (::mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)) != 0) {
+            WARN("cannot make a device node here: " << std::strerror(errno));
+            return;
+        }
+        put_file(first, to_bytes("old"));
+        require_error([&] { strix::io::write_npy_files(std::vector<fs::path>{first, second, full}, std::vector<any_cview>{a.view(), b.view(), a.view()}); },
+                      error_code::io, {"full", "write"});
+        CHECK(file_bytes(first) == to_bytes("old"));
+        CHECK(fs::is_character_file(full));
+        CHECK(entries(dir.path) == std::vector<std::string>{"first.npy", "full"});
+    }
+#endif
+}
+
+TEST_CASE("npy: write_npy's temporary files", "[npy]") {
+    temp_dir dir;
+    host_tensor a(dtype::uint8, {3});
+    fill_pattern(a, 3);
+    SECTION("a file of another program beside the output is never touched") {
+        for (const char* name : {"x.npy.strix-partial", ".x.npy.strix-0000000000000000.tmp", ".strix-0000000000"})
+            put_file(dir.path / name, to_bytes(name));
+        write_npy(dir.path / "x.npy", a.view());
+        for (const char* name : {"x.npy.strix-partial", ".x.npy.strix-0000000000000000.tmp", ".strix-0000000000"})
+            CHECK(file_bytes(dir.path / name) == to_bytes(name));
+        CHECK(entries(dir.path).size() == 4);
+    }
+    SECTION("the longest names a folder takes") {
+        for (const std::size_t length : {std::size_t{228}, std::size_t{255}}) {
+            const fs::path p = dir.path / (std::string(length - 4, 'n') + ".npy");
+            write_npy(p, a.view());
+            require_same_elements(read_npy(p).view(), a.view());
+            CHECK(entries(dir.path) == std::vector<std::string>{p.filename().string()});
+            fs::remove(p);
+        }
+    }
+}
+
+#ifndef _WIN32
+TEST_CASE("npy: write_npy follows links and writes FIFOs where they are", "[npy]") {
+    temp_dir dir;
+    host_tensor a(dtype::int32, {4});
+    fill_pattern(a, 4);
+    SECTION("a link keeps pointing at its target, which gets the data") {
+        fs::create_directory(dir.path / "sub");
+        put_file(dir.path / "sub" / "t.npy", to_bytes("old"));
+        fs::create_symlink(fs::path("sub") / "t.npy", dir.path / "link.npy");
+        fs::create_symlink(fs::path("sub") / "new.npy", dir.path / "dangling.npy");
+        write_npy(dir.path / "link.npy", a.view());
+        write_npy(dir.path / "dangling.npy", a.view());
+        CHECK(fs::is_symlink(dir.path / "link.npy"));
+        CHECK(fs::read_symlink(dir.path / "link.npy") == fs::path("sub") / "t.npy");
+        CHECK(fs::is_symlink(dir.path / "dangling.npy"));
+        require_same_elements(read_npy(dir.path / "sub" / "t.npy").view(), a.view());
+        require_same_elements(read_npy(dir.path / "sub" / "new.npy").view(), a.view());
+        CHECK(entries(dir.path / "sub") == std::vector<std::string>{"new.npy", "t.npy"});
+    }
+    SECTION("a loop of links is refused") {
+        fs::create_symlink("loop.npy", dir.path / "loop.npy");
+        require_error([&] { write_npy(dir.path / "loop.npy", a.view()); }, error_code::io, {"loop.npy", "symbolic links"});
+        CHECK(fs::is_symlink(dir.path / "loop.npy"));
+    }
+    SECTION("a FIFO") {
+        const fs::path fifo = dir.path / "pipe";
+        REQUIRE(::mkfifo(fifo.c_str(), 0666) == 0);
+        const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+        REQUIRE(reader >= 0);
+        write_npy(fifo, a.view());
+        std::vector<std::byte> got(4096);
+        const auto n = ::read(reader, got.data(), got.size());
+        ::close(reader);
+        REQUIRE(n > 0);
+        got.resize(static_cast<std::size_t>(n));
+        CHECK(got == serialize_npy(a.view()));
+        CHECK(fs::is_fifo(fifo));
+        CHECK(entries(dir.path) == std::vector<std::string>{"pipe"});
+    }
+}
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#define STRIX_NPY_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STRIX_NPY_TEST_ASAN 1
+#endif
+#endif
+
+TEST_CASE("npy: running out of memory names what it needed", "[npy]") {
+    const strix::out_of_memory e(std::size_t{1} << 33, dtype::float32, shape{2, 1073741824}, "big.npy");
+    CHECK(std::string(e.what()) == "big.npy: cannot allocate 8589934592 bytes (shape [2,1073741824], float32)");
+    CHECK(e.bytes() == std::size_t{1} << 33);
+    CHECK(e.sizes() == shape{2, 1073741824});
+    const std::bad_alloc& as_bad_alloc = e; // handlers of std::bad_alloc still see it
+    CHECK_THAT(as_bad_alloc.what(), Catch::Contains("cannot allocate"));
+#ifndef STRIX_NPY_TEST_ASAN
+    // 2^58 bytes: more than any address space, so the allocation fails at once (AddressSanitizer
+    // reports such a request instead of failing it, so sanitized builds leave this part out)
+    try {
+        host_tensor t(dtype::uint8, {std::int64_t{1} << 29, std::int64_t{1} << 29});
+        FAIL("a 2^58-byte tensor was allocated");
+    } catch (const strix::out_of_memory& oom) {
+        CHECK(oom.bytes() == std::size_t{1} << 58);
+        CHECK(std::string(oom.what()) == "strix::host_tensor: cannot allocate 288230376151711744 bytes (shape [536870912,536870912], uint8)");
+    }
+#endif
 }
 
 TEST_CASE("npy: serialize_npy rejects unusable views", "[npy]") {

@@ -23,6 +23,17 @@
 #include <system_error>
 #include <vector>
 
+#ifdef _WIN32
+#include <fcntl.h>
+#include <io.h>
+#include <process.h>
+#include <sys/stat.h>
+#else
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
 #include "strix/error.hpp"
 #include "strix/tensor.hpp"
 
@@ -536,50 +547,342 @@ inline void npy_read_exact(std::ifstream& in, std::uint64_t offset, std::byte* o
                              std::to_string(offset) + " (" + npy_os_reason(errno) + ")", error_code::io);
 }
 
-/// A name for a temporary file beside `target` that does not exist yet (as far as can be told).
-inline std::filesystem::path npy_temp_path(const std::filesystem::path& target) {
-    static std::atomic<std::uint64_t> counter{0};
-    const auto ticks = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-    std::uint64_t seed = ticks ^ (reinterpret_cast<std::uintptr_t>(&counter) << 16);
-    std::filesystem::path candidate;
-    for (int attempt = 0; attempt < 64; ++attempt) {
-        std::uint64_t x = seed + 0x9e3779b97f4a7c15ull * (counter.fetch_add(1) + 1); // splitmix64
-        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-        x ^= x >> 31;
-        static constexpr char hex[] = "0123456789abcdef";
-        std::string tag;
-        for (int i = 0; i < 16; ++i) tag += hex[(x >> (4 * i)) & 0xf];
-        std::filesystem::path name(".");
-        name += target.filename();
-        name += ".strix-" + tag + ".tmp";
-        candidate = target.parent_path() / name;
-        std::error_code ec;
-        if (!std::filesystem::exists(candidate, ec) && !ec) break;
-        seed ^= x;
+/// A file open for writing through a plain descriptor (POSIX `open`, the Windows C runtime's
+/// `_wopen`), closed when destroyed. Each call returns 0 or the `errno` of its failure.
+class npy_out_file {
+public:
+    npy_out_file() = default;
+    npy_out_file(const npy_out_file&) = delete;
+    npy_out_file& operator=(const npy_out_file&) = delete;
+    ~npy_out_file() {
+        if (fd_ >= 0) (void)close();
     }
-    return candidate;
+
+    /// Creates `p`, which must not exist yet (O_EXCL: no file is ever opened twice, and an
+    /// existing one is never touched), readable and writable as the umask allows.
+    int create_new(const std::filesystem::path& p) {
+        errno = 0;
+#ifdef _WIN32
+        fd_ = ::_wopen(p.c_str(), _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY | _O_NOINHERIT, _S_IREAD | _S_IWRITE);
+#else
+        fd_ = ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+#endif
+        return fd_ >= 0 ? 0 : reason();
+    }
+    /// Opens the existing `p` for writing, neither creating nor truncating it (for devices and
+    /// FIFOs, which are written where they are).
+    int open_existing(const std::filesystem::path& p) {
+        errno = 0;
+#ifdef _WIN32
+        fd_ = ::_wopen(p.c_str(), _O_WRONLY | _O_BINARY | _O_NOINHERIT);
+#else
+        fd_ = ::open(p.c_str(), O_WRONLY | O_CLOEXEC);
+#endif
+        return fd_ >= 0 ? 0 : reason();
+    }
+    /// Writes all `n` bytes at `p`.
+    int write(const std::byte* p, std::size_t n) {
+        while (n) {
+            const std::size_t want = std::min<std::size_t>(n, std::size_t{1} << 30);
+            errno = 0;
+#ifdef _WIN32
+            const auto got = ::_write(fd_, p, static_cast<unsigned>(want));
+#else
+            const auto got = ::write(fd_, p, want);
+#endif
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) return got == 0 ? ENOSPC : reason();
+            p += got;
+            n -= static_cast<std::size_t>(got);
+        }
+        return 0;
+    }
+    /// Closes the file (flushing nothing: every write went straight to the descriptor).
+    int close() {
+        const int fd = fd_;
+        fd_ = -1;
+        errno = 0;
+#ifdef _WIN32
+        return ::_close(fd) == 0 ? 0 : reason();
+#else
+        return ::close(fd) == 0 ? 0 : reason();
+#endif
+    }
+    /// True when the open file is a regular file (a path swapped for one after it was checked).
+    [[nodiscard]] bool is_regular() const {
+#ifdef _WIN32
+        struct _stat64 st {};
+        return ::_fstat64(fd_, &st) == 0 && (st.st_mode & _S_IFMT) == _S_IFREG;
+#else
+        struct stat st {};
+        return ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+#endif
+    }
+    /// The device and inode of the open file (POSIX; zeros elsewhere).
+    [[nodiscard]] std::array<std::uint64_t, 2> identity() const {
+#ifdef _WIN32
+        return {0, 0};
+#else
+        struct stat st {};
+        if (::fstat(fd_, &st) != 0) return {0, 0};
+        return {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+#endif
+    }
+
+private:
+    static int reason() { return errno ? errno : EIO; }
+    int fd_ = -1;
+};
+
+/// True when the file at `p` (not following a final link) is the one of `identity`; on
+/// platforms without inode numbers, true whenever `p` exists.
+inline bool npy_same_file(const std::filesystem::path& p, const std::array<std::uint64_t, 2>& identity) {
+#ifdef _WIN32
+    (void)identity;
+    std::error_code ec;
+    return std::filesystem::exists(std::filesystem::symlink_status(p, ec));
+#else
+    struct stat st {};
+    return ::lstat(p.c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_dev) == identity[0] &&
+           static_cast<std::uint64_t>(st.st_ino) == identity[1];
+#endif
+}
+
+/// A short name for a file of this process in `dir`: ".strix-" and ten random letters and
+/// digits, whatever the length of the name it stands in for.
+inline std::filesystem::path npy_scratch_name(const std::filesystem::path& dir) {
+    static std::atomic<std::uint64_t> counter{0};
+#ifdef _WIN32
+    const auto pid = static_cast<std::uint64_t>(::_getpid());
+#else
+    const auto pid = static_cast<std::uint64_t>(::getpid());
+#endif
+    const auto ticks = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    const auto wall = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+    std::uint64_t x = ticks ^ (wall << 7) ^ (pid << 40) ^ (reinterpret_cast<std::uintptr_t>(&counter) << 12);
+    x += 0x9e3779b97f4a7c15ull * (counter.fetch_add(1) + 1); // splitmix64
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    static constexpr char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    std::string name = ".strix-";
+    for (int i = 0; i < 10; ++i, x /= 36) name += alphabet[x % 36];
+    return dir.empty() ? std::filesystem::path(name) : dir / name;
+}
+
+/// Creates a new file of a fresh scratch name in `dir` and opens it in `file`. Returns its path,
+/// or an empty path with `err` set when the directory refuses it.
+inline std::filesystem::path npy_create_scratch(const std::filesystem::path& dir, npy_out_file& file, int& err) {
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        auto candidate = npy_scratch_name(dir);
+        err = file.create_new(candidate);
+        if (err == 0) return candidate;
+        if (err != EEXIST) return {};
+    }
+    return {};
+}
+
+/// The file a path leads to: each symbolic link replaced by its target, relative targets
+/// taken from the link's directory. The result may not exist yet (a dangling link).
+inline std::filesystem::path npy_follow_links(const std::filesystem::path& path, std::string_view source) {
+    namespace fs = std::filesystem;
+    fs::path p = path;
+    for (int hops = 0; hops < 40; ++hops) {
+        std::error_code ec;
+        if (!fs::is_symlink(fs::symlink_status(p, ec)) || ec) return p;
+        const fs::path to = fs::read_symlink(p, ec);
+        if (ec) npy_fail(source, "cannot read the symbolic link '" + npy_path_text(p) + "': " + ec.message(), error_code::io);
+        p = to.is_absolute() ? to : p.parent_path() / to;
+    }
+    npy_fail(source, "cannot write: too many levels of symbolic links", error_code::io);
+}
+
+/// One output of `npy_write_files`, from its check to its place.
+struct npy_pending_file {
+    std::string source;                      ///< the path as given, for messages
+    std::filesystem::path target;            ///< the path with its links followed
+    bool in_place = false;                   ///< a device or FIFO: written where it is
+    std::filesystem::path temp;              ///< the written temporary file (regular targets)
+    std::array<std::uint64_t, 2> temp_id{};  ///< its identity
+    std::filesystem::path backup;            ///< a second name of the file it replaces, if any
+    bool placed = false;                     ///< renamed onto `target`
+};
+
+/// Writes the header and elements of `v` to `file`; `where` names the file in messages.
+inline void npy_write_image(npy_out_file& file, const any_cview& v, const std::string& source, const std::string& where) {
+    auto sink = [&](const std::byte* p, std::size_t n) {
+        if (const int err = file.write(p, n))
+            npy_fail(source, "write to " + where + " failed: " + npy_os_reason(err), error_code::io);
+    };
+    const std::string header = npy_header_bytes(v);
+    sink(reinterpret_cast<const std::byte*>(header.data()), header.size());
+    npy_emit_data(v, sink);
+    if (const int err = file.close()) npy_fail(source, "write to " + where + " failed: " + npy_os_reason(err), error_code::io);
+}
+
+/// Gives a second name beside it to the file at `f.target`, so that it can be put back after
+/// `f.temp` has replaced it: a hard link where the file system has them, else a copy. Leaves
+/// `f.backup` empty when there is no file to keep; throws when one cannot be kept.
+inline void npy_keep_old_file(npy_pending_file& f) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(f.target, ec))) return;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        const fs::path name = npy_scratch_name(f.target.parent_path());
+        fs::create_hard_link(f.target, name, ec);
+        if (!ec) {
+            f.backup = name;
+            return;
+        }
+        if (ec == std::errc::no_such_file_or_directory) return; // gone meanwhile: nothing to keep
+        if (ec != std::errc::file_exists) break;
+    }
+    npy_out_file copy; // no hard links here: an exclusive new file, then the old bytes into it
+    int err = 0;
+    const fs::path name = npy_create_scratch(f.target.parent_path(), copy, err);
+    if (!name.empty()) {
+        (void)copy.close();
+        fs::copy_file(f.target, name, fs::copy_options::overwrite_existing, ec);
+        if (!ec) {
+            f.backup = name;
+            return;
+        }
+        std::error_code ignored;
+        fs::remove(name, ignored);
+    } else {
+        ec = std::error_code(err, std::generic_category());
+    }
+    npy_fail(f.source, "cannot keep the existing file while the other outputs are written: " + ec.message(), error_code::io);
+}
+
+/// Undoes `npy_write_files` as far as it went: each placed file gives way to the one it
+/// replaced (or is removed, when there was none and it is still ours), and every temporary and
+/// every second name of a file still in place is removed. Never throws.
+inline void npy_roll_back(std::vector<npy_pending_file>& files) noexcept {
+    namespace fs = std::filesystem;
+    for (auto it = files.rbegin(); it != files.rend(); ++it) {
+        std::error_code ignored;
+        if (it->placed) {
+            if (!it->backup.empty()) {
+                fs::rename(it->backup, it->target, ignored); // when this fails, the kept file stays
+            } else if (npy_same_file(it->target, it->temp_id)) {
+                fs::remove(it->target, ignored);
+            }
+            it->placed = false;
+        } else {
+            if (!it->temp.empty()) fs::remove(it->temp, ignored);
+            if (!it->backup.empty()) fs::remove(it->backup, ignored); // the old file is still in place
+        }
+    }
+}
+
+/// Writes every view to its path, or none; see `strix::io::write_npy_files`.
+inline void npy_write_files(std::span<const std::filesystem::path> paths, std::span<const any_cview> views) {
+    namespace fs = std::filesystem;
+    if (paths.size() != views.size())
+        throw error(error_code::invalid_argument, "strix::io::write_npy_files: " + std::to_string(paths.size()) + " paths for " +
+                                                      std::to_string(views.size()) + " views");
+    std::vector<npy_pending_file> files(paths.size());
+    // Check everything first: nothing is created before every output is known to be writable.
+    for (std::size_t k = 0; k < paths.size(); ++k) {
+        auto& f = files[k];
+        f.source = npy_path_text(paths[k]);
+        npy_check_view(views[k], f.source + ": cannot write");
+        if (paths[k].filename().empty()) npy_fail(f.source, "cannot write: the path names no file", error_code::invalid_argument);
+        f.target = npy_follow_links(paths[k], f.source);
+        std::error_code ec;
+        const auto st = fs::status(f.target, ec);
+        switch (st.type()) {
+        case fs::file_type::directory: npy_fail(f.source, "cannot replace a directory with a file", error_code::io);
+        case fs::file_type::character:
+        case fs::file_type::block:
+        case fs::file_type::fifo: f.in_place = true; break;
+        case fs::file_type::socket:
+        case fs::file_type::unknown:
+            npy_fail(f.source, "cannot write: not a regular file, a device or a FIFO", error_code::io);
+        default: break; // a regular file, none yet, or a path whose problem the writing will name
+        }
+    }
+    try {
+        // The regular outputs go to temporary files beside their targets.
+        for (auto& f : files) {
+            if (f.in_place) continue;
+            npy_out_file out;
+            int err = 0;
+            const fs::path dir = f.target.parent_path();
+            f.temp = npy_create_scratch(dir, out, err);
+            if (f.temp.empty())
+                npy_fail(f.source, "cannot create a temporary file in '" + (dir.empty() ? std::string(".") : npy_path_text(dir)) +
+                                       "': " + npy_os_reason(err), error_code::io);
+            f.temp_id = out.identity();
+            npy_write_image(out, views[static_cast<std::size_t>(&f - files.data())], f.source, "'" + npy_path_text(f.temp) + "'");
+        }
+        // A rename can still fail (a file of another user in a sticky directory, a file system
+        // gone read-only): when something else is still to be done after it, each file about
+        // to be replaced is kept under a second name until the end.
+        if (files.size() > 1)
+            for (auto& f : files)
+                if (!f.in_place) npy_keep_old_file(f);
+        for (auto& f : files) {
+            if (f.in_place) continue;
+            std::error_code ec;
+            fs::rename(f.temp, f.target, ec);
+            if (ec) npy_fail(f.source, "cannot replace the file: " + ec.message(), error_code::io);
+            f.placed = true;
+        }
+        // Devices and FIFOs last, written where they are, as `cp` and `numpy.save` write them.
+        for (auto& f : files) {
+            if (!f.in_place) continue;
+            npy_out_file out;
+            if (const int err = out.open_existing(f.target)) npy_fail(f.source, "cannot open for writing: " + npy_os_reason(err), error_code::io);
+            if (out.is_regular()) npy_fail(f.source, "cannot write: the device or FIFO was replaced by a regular file", error_code::io);
+            npy_write_image(out, views[static_cast<std::size_t>(&f - files.data())], f.source, "the device or FIFO");
+        }
+    } catch (...) {
+        npy_roll_back(files);
+        throw;
+    }
+    for (auto& f : files) {
+        std::error_code ignored;
+        if (!f.backup.empty()) fs::remove(f.backup, ignored);
+    }
+}
+
+} // namespace detail
+
+namespace detail {
+
+/// The storage for the array a header declares; when memory runs out, the
+/// `strix::out_of_memory` names `source` (the file) instead of the tensor class.
+inline host_tensor npy_allocate(const npy_header& h, const std::string& source) {
+    try {
+        return host_tensor(h.type, h.sizes);
+    } catch (const out_of_memory& e) {
+        throw out_of_memory(e.bytes(), e.type(), e.sizes(), source.c_str());
+    }
 }
 
 } // namespace detail
 
 /// Parses a whole .npy image held in memory; `source` names it in messages (a path).
 /// Throws `strix::error` (`bad_file`) naming `source` and the problem for a malformed,
-/// truncated or unsupported image; allocates only after checking the image holds the data.
+/// truncated or unsupported image; allocates only after checking the image holds the data, and
+/// throws `strix::out_of_memory` naming `source` when that allocation fails.
 inline npy_array parse_npy(std::span<const std::byte> bytes, std::string_view source) {
     const std::size_t head_len = std::min<std::size_t>(bytes.size(), 12);
     const auto pre = detail::npy_read_preamble(bytes.first(head_len), bytes.size(), source);
     const std::string_view text(reinterpret_cast<const char*>(bytes.data() + pre.header_offset), pre.header_len);
     const auto off = static_cast<std::size_t>(pre.data_offset());
     const auto h = detail::npy_parse_header(text, pre.major, bytes.size() - off, source);
-    npy_array a{host_tensor(h.type, h.sizes), h.fortran_order};
+    npy_array a{detail::npy_allocate(h, std::string(source)), h.fortran_order};
     if (h.data_bytes) std::memcpy(a.storage.data(), bytes.data() + off, static_cast<std::size_t>(h.data_bytes));
     return a;
 }
 
 /// Reads the .npy file at `path`. Throws `strix::error`: `io` when the file cannot be opened
 /// or read, `bad_file` (as `parse_npy`) when its contents are malformed, truncated or
-/// unsupported. Checks the file size before allocating.
+/// unsupported. Checks the file size before allocating; throws `strix::out_of_memory` naming
+/// the file when the memory for its array cannot be had.
 inline npy_array read_npy(const std::filesystem::path& path) {
     const std::string source = detail::npy_path_text(path);
     std::error_code ec;
@@ -592,10 +895,15 @@ inline npy_array read_npy(const std::filesystem::path& path) {
     const std::size_t head_len = static_cast<std::size_t>(std::min<std::uintmax_t>(size, head.size()));
     detail::npy_read_exact(in, 0, head.data(), head_len, source);
     const auto pre = detail::npy_read_preamble(std::span<const std::byte>(head.data(), head_len), size, source);
-    std::string text(pre.header_len, '\0');
+    std::string text;
+    try {
+        text.resize(pre.header_len);
+    } catch (const std::bad_alloc&) {
+        detail::npy_fail(source, "cannot allocate " + std::to_string(pre.header_len) + " bytes for the header");
+    }
     detail::npy_read_exact(in, pre.header_offset, reinterpret_cast<std::byte*>(text.data()), text.size(), source);
     const auto h = detail::npy_parse_header(text, pre.major, size - pre.data_offset(), source);
-    npy_array a{host_tensor(h.type, h.sizes), h.fortran_order};
+    npy_array a{detail::npy_allocate(h, source), h.fortran_order};
     detail::npy_read_exact(in, pre.data_offset(), a.storage.data(), h.data_bytes, source);
     return a;
 }
@@ -615,52 +923,26 @@ inline std::vector<std::byte> serialize_npy(any_cview v) {
     return out;
 }
 
-/// Writes `v` to `path` as a C-order .npy file (as `serialize_npy`). Writes a temporary file
-/// beside `path` and renames it over `path` only on success, so on failure `path` is neither
-/// created nor changed and the temporary file is removed. Throws `strix::error`: `bad_view` for
-/// a view `serialize_npy` rejects, `invalid_argument` when `path` names no file, `io` when the
-/// operating system refuses to create, write or rename the file.
+/// Writes each view to its path as a C-order .npy file (as `serialize_npy`), every one or none.
+/// A path that is a symbolic link is followed: the link stays, its target gets the data. A
+/// device or FIFO is written where it is. Any other path gets a temporary file of a short,
+/// fresh name (".strix-" and ten letters or digits) beside it, created exclusively, and the
+/// temporaries are renamed onto their paths only when all of them were written; so concurrent
+/// writers of one path never mix their data (each path ends as one writer's whole file), and no
+/// file this function did not create is ever removed. On failure every temporary file is removed
+/// and every path that existed keeps its contents (a file replaced before a later step failed is
+/// put back); devices and FIFOs, written last, can only be written or not. Throws `strix::error`:
+/// `bad_view` for a view `serialize_npy` rejects, `invalid_argument` when a path names no file,
+/// `io` when the operating system refuses to create, write or rename a file, or when a path is a
+/// directory or a socket.
+inline void write_npy_files(std::span<const std::filesystem::path> paths, std::span<const any_cview> views) {
+    detail::npy_write_files(paths, views);
+}
+
+/// Writes `v` to `path` as a C-order .npy file: `write_npy_files` for one file. On failure
+/// `path` is neither created nor changed and no temporary file is left.
 inline void write_npy(const std::filesystem::path& path, any_cview v) {
-    const std::string target = detail::npy_path_text(path);
-    detail::npy_check_view(v, target + ": cannot write");
-    if (path.filename().empty())
-        detail::npy_fail(target, "cannot write: the path names no file", error_code::invalid_argument);
-    const std::filesystem::path tmp = detail::npy_temp_path(path);
-    const std::string tmp_text = detail::npy_path_text(tmp);
-    errno = 0;
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out)
-        detail::npy_fail(target, "cannot create the temporary file '" + tmp_text + "': " + detail::npy_os_reason(errno),
-                         error_code::io);
-    try {
-        auto sink = [&](const std::byte* p, std::size_t n) {
-            errno = 0;
-            out.write(reinterpret_cast<const char*>(p), static_cast<std::streamsize>(n));
-            if (!out)
-                detail::npy_fail(target, "write to '" + tmp_text + "' failed: " + detail::npy_os_reason(errno),
-                                 error_code::io);
-        };
-        const std::string header = detail::npy_header_bytes(v);
-        sink(reinterpret_cast<const std::byte*>(header.data()), header.size());
-        detail::npy_emit_data(v, sink);
-        errno = 0;
-        out.close();
-        if (out.fail())
-            detail::npy_fail(target, "write to '" + tmp_text + "' failed: " + detail::npy_os_reason(errno),
-                             error_code::io);
-    } catch (...) {
-        if (out.is_open()) out.close();
-        std::error_code ignored;
-        std::filesystem::remove(tmp, ignored);
-        throw;
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::error_code ignored;
-        std::filesystem::remove(tmp, ignored);
-        detail::npy_fail(target, "cannot replace the file with '" + tmp_text + "': " + ec.message(), error_code::io);
-    }
+    detail::npy_write_files(std::span<const std::filesystem::path>(&path, 1), std::span<const any_cview>(&v, 1));
 }
 
 } // namespace strix::io
