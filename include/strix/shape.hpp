@@ -19,6 +19,28 @@ inline constexpr int max_rank = 8;
 /// Marks a dimension of `extents` whose size is known only at run time.
 inline constexpr std::int64_t dynamic_extent = -1;
 
+namespace detail {
+/// `a + b` into `out`; false when the sum does not fit in int64 (`out` then holds it wrapped).
+/// Usable in constant expressions, so the rules compute every size with it.
+constexpr bool add_fits(std::int64_t a, std::int64_t b, std::int64_t& out) { return !__builtin_add_overflow(a, b, &out); }
+/// `a * b` into `out`; false when the product does not fit in int64.
+constexpr bool mul_fits(std::int64_t a, std::int64_t b, std::int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
+
+/// The product of non-negative sizes, or -1 when a size is negative or the product exceeds
+/// 2^63 - 1. A zero anywhere makes it 0, however large the others.
+template <class Sizes>
+constexpr std::int64_t checked_product(const Sizes& sizes, int n) {
+    for (int i = 0; i < n; ++i) {
+        if (sizes[static_cast<std::size_t>(i)] < 0) return -1;
+        if (sizes[static_cast<std::size_t>(i)] == 0) return 0;
+    }
+    std::int64_t p = 1;
+    for (int i = 0; i < n; ++i)
+        if (!mul_fits(p, sizes[static_cast<std::size_t>(i)], p)) return -1;
+    return p;
+}
+} // namespace detail
+
 /// A run-time shape: rank 0..8 and one size per dimension. Structural, so it can also be a
 /// template argument (that is how static output extents are computed).
 struct shape {
@@ -33,27 +55,15 @@ struct shape {
     }
     constexpr std::int64_t operator[](int i) const { return dims[static_cast<std::size_t>(i)]; }
     constexpr std::int64_t& operator[](int i) { return dims[static_cast<std::size_t>(i)]; }
-    /// Number of elements (1 for rank 0).
+    /// Number of elements (1 for rank 0). The shape must be one whose count fits in int64
+    /// (`checked_count` >= 0): every view and rule the operators accept is.
     [[nodiscard]] constexpr std::int64_t count() const {
         std::int64_t n = 1;
         for (int i = 0; i < rank; ++i) n *= dims[static_cast<std::size_t>(i)];
         return n;
     }
     /// Number of elements, or -1 when a size is negative or the product overflows 63 bits.
-    [[nodiscard]] constexpr std::int64_t checked_count() const {
-        std::int64_t n = 1;
-        for (int i = 0; i < rank; ++i) {
-            const std::int64_t d = dims[static_cast<std::size_t>(i)];
-            if (d < 0) return -1;
-            if (d == 0) return 0;
-        }
-        for (int i = 0; i < rank; ++i) {
-            const std::int64_t d = dims[static_cast<std::size_t>(i)];
-            if (n > INT64_MAX / d) return -1;
-            n *= d;
-        }
-        return n;
-    }
+    [[nodiscard]] constexpr std::int64_t checked_count() const { return detail::checked_product(dims, rank); }
     /// Appends one dimension.
     constexpr void push_back(std::int64_t d) { dims[static_cast<std::size_t>(rank++)] = d; }
     friend constexpr bool operator==(const shape& a, const shape& b) {
@@ -82,6 +92,8 @@ public:
     static constexpr bool is_static = rank_dynamic == 0;
     static_assert(rank <= max_rank, "strix::extents: a tensor has at most 8 dimensions");
     static_assert(((E >= 0 || E == dynamic_extent) && ...), "strix::extents: a static extent must not be negative");
+    static_assert(detail::checked_product(std::array<std::int64_t, rank + 1>{(E == dynamic_extent ? 1 : E)..., 1}, rank) >= 0,
+                  "strix::extents: the static extents multiply to more than 2^63 - 1 elements");
 
     /// The static size of dimension `i`, or `dynamic_extent`.
     static constexpr std::int64_t static_extent(int i) {
@@ -100,6 +112,7 @@ public:
         for (int i = 0; i < rank; ++i) dyn_[static_cast<std::size_t>(i)] = static_extent(i) == dynamic_extent ? values[k++] : static_extent(i);
         for (int i = 0; i < rank; ++i)
             if (dyn_[static_cast<std::size_t>(i)] < 0) throw error(error_code::invalid_argument, "strix::extents: a size must not be negative");
+        check_count();
     }
     /// From a run-time shape; throws when the rank or a static size does not match.
     constexpr explicit extents(const shape& s) {
@@ -111,6 +124,7 @@ public:
             if (s[i] < 0) throw error(error_code::invalid_argument, "strix::extents: a size must not be negative");
             dyn_[static_cast<std::size_t>(i)] = s[i];
         }
+        check_count();
     }
 
     /// Size of dimension `i`.
@@ -128,6 +142,11 @@ public:
 
 private:
     std::array<std::int64_t, rank> dyn_{E...};
+
+    constexpr void check_count() const {
+        if (detail::checked_product(dyn_, rank) < 0)
+            throw error(error_code::invalid_argument, "strix::extents: sizes " + to_string(to_shape()) + " multiply to more than 2^63 - 1 elements");
+    }
 };
 
 namespace detail {

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -15,13 +16,23 @@
 
 namespace strix {
 
+namespace detail {
+/// The next dense stride after one of `n` over `size` elements; saturates at 2^63 - 1 where the
+/// product does not fit (such a shape has more elements than a view may have, and check_view
+/// refuses it before any stride is used).
+constexpr std::int64_t next_dense_stride(std::int64_t n, std::int64_t size) {
+    std::int64_t r = 0;
+    return mul_fits(n, size, r) ? r : std::numeric_limits<std::int64_t>::max();
+}
+} // namespace detail
+
 /// Element strides of a C-order (row-major) tensor of shape `s`.
 constexpr std::array<std::int64_t, max_rank> c_strides(const shape& s) {
     std::array<std::int64_t, max_rank> st{};
     std::int64_t n = 1;
     for (int i = s.rank - 1; i >= 0; --i) {
         st[static_cast<std::size_t>(i)] = n;
-        n *= s[i];
+        n = detail::next_dense_stride(n, s[i]);
     }
     return st;
 }
@@ -32,7 +43,7 @@ constexpr std::array<std::int64_t, max_rank> f_strides(const shape& s) {
     std::int64_t n = 1;
     for (int i = 0; i < s.rank; ++i) {
         st[static_cast<std::size_t>(i)] = n;
-        n *= s[i];
+        n = detail::next_dense_stride(n, s[i]);
     }
     return st;
 }
@@ -104,7 +115,7 @@ public:
         std::int64_t n = 1;
         for (int i = rank - 1; i >= 0; --i) {
             strides_[static_cast<std::size_t>(i)] = n;
-            n *= ext.extent(i);
+            n = detail::next_dense_stride(n, ext.extent(i));
         }
     }
     /// A view with explicit element strides.
@@ -158,7 +169,27 @@ template <class V> concept typed_view = requires { typename V::element_type; typ
 
 namespace detail {
 
-/// Lowest and one-past-highest byte touched by a view (empty when it has no elements).
+/// How far a view's offsets may reach, in bytes: the sum over its dimensions of size times
+/// |stride| times the element size. -1 when that sum, or one stride in bytes, exceeds 2^63 - 1.
+/// A view whose reach fits has every offset — and every partial sum of offsets the operators
+/// form while walking it, a full row's step included — inside 64 bits; check_view refuses the
+/// others.
+template <bool M>
+constexpr std::int64_t byte_reach(const basic_any_view<M>& v) {
+    const auto es = static_cast<std::int64_t>(v.element_size());
+    std::int64_t reach = 0;
+    for (int i = 0; i < v.rank(); ++i) {
+        const std::int64_t st = v.stride(i);
+        std::int64_t bytes = 0, span = 0;
+        if (v.size(i) < 0) return -1;
+        if (st == std::numeric_limits<std::int64_t>::min() || !mul_fits(st < 0 ? -st : st, es, bytes)) return -1;
+        if (!mul_fits(bytes, v.size(i), span) || !add_fits(reach, span, reach)) return -1;
+    }
+    return reach;
+}
+
+/// Lowest and one-past-highest byte touched by a view (empty when it has no elements). The view
+/// must have a byte reach that fits (see byte_reach; check_view makes sure of it).
 template <bool M>
 constexpr std::pair<std::intptr_t, std::intptr_t> byte_range(const basic_any_view<M>& v) {
     if (v.count() == 0) return {0, 0};
@@ -168,8 +199,11 @@ constexpr std::pair<std::intptr_t, std::intptr_t> byte_range(const basic_any_vie
         (span < 0 ? lo : hi) += span;
     }
     const auto es = static_cast<std::int64_t>(v.element_size());
-    const auto base = reinterpret_cast<std::intptr_t>(v.data());
-    return {base + lo * es, base + (hi + 1) * es};
+    // unsigned: an address near the top of the space plus a large reach wraps instead of being
+    // undefined (such a view is not real memory; the comparison then only needs to be defined)
+    const auto base = reinterpret_cast<std::uintptr_t>(v.data());
+    return {static_cast<std::intptr_t>(base + static_cast<std::uintptr_t>(lo * es)),
+            static_cast<std::intptr_t>(base + static_cast<std::uintptr_t>((hi + 1) * es))};
 }
 
 /// True unless the dimensions nest: sorted by |stride|, each steps past everything the smaller

@@ -33,15 +33,24 @@ inline std::string strides_text(const shape& s, const std::array<std::int64_t, m
 }
 
 /// Throws when a view with elements has no data, or when the output reaches one element twice.
+/// Also throws when the view's element count, its count in bytes, one of its strides in bytes or
+/// the bytes its offsets reach (byte_reach) exceed 2^63 - 1: every offset the operators compute
+/// over an accepted view then fits in 64 bits.
 template <bool M>
 void check_view(std::string_view op, std::string_view role, const basic_any_view<M>& v, bool is_output) {
-    if (v.sizes().checked_count() < 0)
-        throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " view " + to_string(v.sizes()) +
-                                              " has a negative size or more elements than 64-bit offsets can address");
-    if (v.count() > 0 && v.data() == nullptr)
-        throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " view " + to_string(v.sizes()) + " has no data");
     if (v.rank() < 0 || v.rank() > max_rank)
         throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " has rank " + std::to_string(v.rank()) + "; a tensor has 0 to 8 dimensions");
+    const std::int64_t count = v.sizes().checked_count();
+    std::int64_t bytes = 0;
+    if (count < 0 || !mul_fits(count, static_cast<std::int64_t>(v.element_size()), bytes))
+        throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " view " + to_string(v.sizes()) + " " +
+                                              std::string(name(v.type())) + " has a negative size or more bytes than 64-bit offsets can address");
+    if (byte_reach(v) < 0)
+        throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " view " + to_string(v.sizes()) +
+                                              " with strides " + strides_text(v.sizes(), v.strides()) + " of " + std::string(name(v.type())) +
+                                              " reaches beyond 64-bit byte offsets");
+    if (count > 0 && v.data() == nullptr)
+        throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " view " + to_string(v.sizes()) + " has no data");
     if (!is_output) return;
     const overlap o = self_overlap(v.sizes(), v.strides());
     if (o != overlap::none)
