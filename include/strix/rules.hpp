@@ -22,6 +22,7 @@ namespace strix {
     X(gather_axis_range, "gather: the axis must lie in [-rank, rank) of the input")                                 \
     X(gather_index_type, "gather: the indices must be int32, int64, uint32 or uint64")                              \
     X(gather_output_rank, "gather: the output would have more than 8 dimensions")                                   \
+    X(gather_output_count, "gather: the output would have more than 2^63 - 1 elements")                            \
     X(gather_k_range, "gather: IndexDimensions must lie in [0, rank of the indices]")                               \
     X(gather_k_same_rank, "gather: with IndexDimensions, the input and the indices must have the same rank")        \
     X(gather_k_leading_ones, "gather: with IndexDimensions K, the leading rank-K dimensions of the indices must be 1") \
@@ -34,11 +35,15 @@ namespace strix {
     X(join_rank, "join: every input must have the rank of the first input")                                        \
     X(join_axis_range, "join: the axis must lie in [-rank, rank) of the inputs")                                    \
     X(join_off_axis, "join: the inputs must have equal sizes on every axis but the join axis")                      \
+    X(join_output_size, "join: the output's size on the join axis would exceed 2^63 - 1")                         \
+    X(join_output_count, "join: the output would have more than 2^63 - 1 elements")                              \
     X(join_dtype, "join: every input and the output must have one element type")                                   \
     X(join_output_shape, "join: the output's shape is not the inferred shape")                                      \
     X(pad_count, "pad: the start and end pads must each have one entry per dimension of the input")                 \
     X(pad_crop, "pad: negative pads must not remove more elements than the axis has")                              \
     X(pad_empty_source, "pad: edge, reflect and symmetric padding need at least one element on a padded axis")     \
+    X(pad_output_size, "pad: the output's size on an axis would exceed 2^63 - 1")                                \
+    X(pad_output_count, "pad: the output would have more than 2^63 - 1 elements")                                \
     X(pad_value_range, "pad: the constant value does not fit the element type")                                    \
     X(pad_dtype, "pad: the output must have the input's element type")                                             \
     X(pad_output_shape, "pad: the output's shape is not the inferred shape")                                        \
@@ -65,6 +70,7 @@ namespace strix {
     X(gather_nd_batch_shape, "gather-nd: the indices' batch dimensions must equal the input's")                    \
     X(gather_nd_tuple_length, "gather-nd: the indices' last dimension must lie in [1, rank of the input - batch dimensions]") \
     X(gather_nd_output_rank, "gather-nd: the output would have more than 8 dimensions")                             \
+    X(gather_nd_output_count, "gather-nd: the output would have more than 2^63 - 1 elements")                      \
     X(gather_nd_index_type, "gather-nd: the indices must be int32, int64, uint32 or uint64")                        \
     X(gather_nd_empty_axis, "gather-nd: cannot index an axis of size 0")                                            \
     X(gather_nd_dtype, "gather-nd: the output must have the input's element type")                                 \
@@ -107,12 +113,13 @@ constexpr std::string_view rule_text(rule r) noexcept {
 }
 
 /// What the number in a verdict is, for the message.
-enum class value_kind : std::uint8_t { none, given_axis, rank, size, pad, start_count, end_count, index_dimensions, batch_dimensions, tuple_length, sum };
+enum class value_kind : std::uint8_t { none, given_axis, rank, size, pad, start_count, end_count, index_dimensions, batch_dimensions, tuple_length, sum, sum_beyond };
 
 /// The words before a verdict's number in messages ("rank 3", "axis given as -5").
 constexpr std::string_view value_label(value_kind k) noexcept {
     constexpr std::string_view labels[] = {"",          "axis given as", "rank",         "size",          "pad", "start count",
-                                           "end count", "IndexDimensions", "batch dimensions", "index tuple length", "sizes add up to"};
+                                           "end count", "IndexDimensions", "batch dimensions", "index tuple length", "sizes add up to",
+                                           "sizes add up to more than"};
     return labels[static_cast<int>(k)];
 }
 

@@ -15,7 +15,8 @@ struct join_desc {
 };
 
 /// The rules of join: every input has the first input's rank and sizes off the axis; the output's
-/// axis size is the sum. Operand i of the verdict is input i.
+/// axis size is the sum, which like the output's element count must not exceed 2^63 - 1.
+/// Operand i of the verdict is input i (and operand n, past the inputs, the output).
 constexpr inferred join_rule(std::span<const shape> inputs, const join_desc& d) {
     inferred res;
     if (inputs.empty()) {
@@ -39,8 +40,12 @@ constexpr inferred join_rule(std::span<const shape> inputs, const join_desc& d) 
                 res.v = {rule::join_off_axis, static_cast<int>(k), i, inputs[k][i], value_kind::size};
                 return res;
             }
-        res.out[axis] += inputs[k][axis];
+        if (!detail::add_fits(res.out[axis], inputs[k][axis], res.out[axis])) {
+            res.v = {rule::join_output_size, static_cast<int>(k), axis, inputs[k][axis], value_kind::size};
+            return res;
+        }
     }
+    if (res.out.checked_count() < 0) res.v = {rule::join_output_count, static_cast<int>(inputs.size()), axis};
     return res;
 }
 

@@ -29,7 +29,8 @@ struct pad_desc {
 
 /// The rules of pad: one start and end per dimension; a negative pad crops that side (and may
 /// not remove more than the axis has); the folding modes need an element left to fold from on a
-/// padded axis; output[i] = input[i] + start[i] + end[i].
+/// padded axis; output[i] = input[i] + start[i] + end[i], which like the output's element count
+/// must not exceed 2^63 - 1.
 constexpr inferred pad_rule(const shape& input, const pad_desc& d) {
     inferred res;
     if (d.start.rank != input.rank) {
@@ -43,8 +44,9 @@ constexpr inferred pad_rule(const shape& input, const pad_desc& d) {
     res.out = input;
     for (int i = 0; i < input.rank; ++i) {
         const std::int64_t s = d.start[i], e = d.end[i];
-        const std::int64_t kept = input[i] + (s < 0 ? s : 0) + (e < 0 ? e : 0);
-        if (kept < 0) {
+        // crops first, then pads; a sum that leaves 64 bits downwards crops more than there is
+        std::int64_t kept = input[i];
+        if (!detail::add_fits(kept, s < 0 ? s : 0, kept) || !detail::add_fits(kept, e < 0 ? e : 0, kept) || kept < 0) {
             res.v = {rule::pad_crop, 0, i, s < 0 ? s : e, value_kind::pad};
             return res;
         }
@@ -52,8 +54,12 @@ constexpr inferred pad_rule(const shape& input, const pad_desc& d) {
             res.v = {rule::pad_empty_source, 0, i};
             return res;
         }
-        res.out[i] = input[i] + s + e;
+        if (!detail::add_fits(kept, s > 0 ? s : 0, res.out[i]) || !detail::add_fits(res.out[i], e > 0 ? e : 0, res.out[i])) {
+            res.v = {rule::pad_output_size, 0, i, s > e ? s : e, value_kind::pad};
+            return res;
+        }
     }
+    if (res.out.checked_count() < 0) res.v = {rule::pad_output_count, 0};
     return res;
 }
 
@@ -76,23 +82,29 @@ namespace detail {
 
 /// Source coordinate of output coordinate `o` on a dimension of `n` input elements padded by
 /// `start` (-1: fill). Periodic folds, so any pad width works.
+/// Periods are unsigned: 2n fits in 64 bits for any n an axis may have, where it may not in int64.
 constexpr std::int64_t pad_source(pad_mode mode, std::int64_t o, std::int64_t start, std::int64_t n) {
     const std::int64_t j = o - start;
     if (j >= 0 && j < n) return j;
-    auto mod = [](std::int64_t a, std::int64_t p) { return ((a % p) + p) % p; };
+    // a mod p in [0, p), for any int64 a and p > 0 (no negation of a that could overflow)
+    auto mod = [](std::int64_t a, std::uint64_t p) -> std::uint64_t {
+        if (a >= 0) return static_cast<std::uint64_t>(a) % p;
+        return p - 1 - static_cast<std::uint64_t>(-(a + 1)) % p;
+    };
+    const auto un = static_cast<std::uint64_t>(n);
     switch (mode) {
     case pad_mode::constant: return -1;
     case pad_mode::edge: return j < 0 ? 0 : n - 1;
     case pad_mode::reflect: {
         if (n == 1) return 0;
-        const std::int64_t m = mod(j, 2 * (n - 1));
-        return m < n ? m : 2 * (n - 1) - m;
+        const std::uint64_t p = 2 * (un - 1), m = mod(j, p);
+        return static_cast<std::int64_t>(m < un ? m : p - m);
     }
     case pad_mode::symmetric: {
-        const std::int64_t m = mod(j, 2 * n);
-        return m < n ? m : 2 * n - 1 - m;
+        const std::uint64_t p = 2 * un, m = mod(j, p);
+        return static_cast<std::int64_t>(m < un ? m : p - 1 - m);
     }
-    case pad_mode::wrap: return mod(j, n);
+    case pad_mode::wrap: return static_cast<std::int64_t>(mod(j, un));
     }
     return -1;
 }
@@ -111,6 +123,12 @@ inline plan::move_plan lower_pad(const any_cview& full_input, const any_view& ou
                           full_input.type(), kept, full_input.strides());
     plan::move_plan p = copy_plan(input, output); // output sizes, both sides' strides
     scalar_bytes(d.value, input.type(), p.fill.data());
+    // an empty output moves nothing: no map, however wide the pads (each map holds only padded
+    // coordinates of its axis, so it is never longer than the output's extent there)
+    if (output.count() == 0) {
+        plan::collapse(p);
+        return p;
+    }
     for (int i = 0; i < p.rank; ++i) {
         if (kept[i] == p.dims[static_cast<std::size_t>(i)].size) continue;
         // affine on the input's own coordinates, mapped on the pads only

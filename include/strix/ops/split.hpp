@@ -3,6 +3,7 @@
 /// pieces of given sizes (zero sizes allowed). As views of the input where no copy is needed
 /// (`split_views`), or copied into outputs of any strides (`split`).
 
+#include <limits>
 #include <vector>
 
 #include "strix/ops/common.hpp"
@@ -16,7 +17,8 @@ struct split_desc {
 
 /// The rules of split, given the outputs' shapes: at least one output, each of the input's rank
 /// and sizes off the axis, none negative on it, and the sizes on the axis adding up to the
-/// input's. Operand 0 is the input, operand i + 1 output i.
+/// input's (a sum beyond 2^63 - 1 breaks that rule too). Operand 0 is the input, operand i + 1
+/// output i.
 constexpr verdict split_rule(const shape& input, std::span<const shape> outputs, const split_desc& d) {
     const int r = input.rank;
     if (r < 1) return {rule::split_input_rank, 0};
@@ -30,7 +32,8 @@ constexpr verdict split_rule(const shape& input, std::span<const shape> outputs,
         for (int i = 0; i < r; ++i)
             if (i != axis && outputs[k][i] != input[i]) return {rule::split_off_axis, o, i, outputs[k][i], value_kind::size};
         if (outputs[k][axis] < 0) return {rule::split_negative_size, o, axis, outputs[k][axis], value_kind::size};
-        sum += outputs[k][axis];
+        if (!detail::add_fits(sum, outputs[k][axis], sum))
+            return {rule::split_sizes_sum, 0, axis, std::numeric_limits<std::int64_t>::max(), value_kind::sum_beyond};
     }
     if (sum != input[axis]) return {rule::split_sizes_sum, 0, axis, sum, value_kind::sum};
     return {};
