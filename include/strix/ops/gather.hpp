@@ -20,6 +20,7 @@ struct gather_desc {
 /// DirectML form (K = index_dimensions): indices have the input's rank r with only the last K
 /// dimensions meaningful; the full shape input[0..axis) ++ indices[r-K..r) ++ input(axis..r) is
 /// right-aligned to rank r by cropping leading 1s of the input.
+/// Either way the output must have at most 2^63 - 1 elements.
 constexpr inferred gather_rule(const shape& input, const shape& indices, const gather_desc& d) {
     inferred res;
     const int r = input.rank;
@@ -36,6 +37,7 @@ constexpr inferred gather_rule(const shape& input, const shape& indices, const g
         for (int i = 0; i < axis; ++i) res.out.push_back(input[i]);
         for (int i = 0; i < indices.rank; ++i) res.out.push_back(indices[i]);
         for (int i = axis + 1; i < r; ++i) res.out.push_back(input[i]);
+        if (res.out.checked_count() < 0) return fail(rule::gather_output_count, 1, axis);
         return res;
     }
     const int k = d.index_dimensions;
@@ -57,6 +59,7 @@ constexpr inferred gather_rule(const shape& input, const shape& indices, const g
     for (int i = crop > 0 ? crop : 0; i < axis; ++i) res.out.push_back(input[i]);
     for (int i = r - k; i < r; ++i) res.out.push_back(indices[i]);
     for (int i = axis + 1; i < r; ++i) res.out.push_back(input[i]);
+    if (res.out.checked_count() < 0) return fail(rule::gather_output_count, 1, axis);
     return res;
 }
 
@@ -99,20 +102,27 @@ constexpr auto gather_extents(const In& input, const Idx& indices) {
 
 namespace detail {
 
+/// The meaningful part of a gather's indices as a view: all of them in the natural form, the
+/// last K dimensions in the DirectML form. Index messages name positions in this view.
+inline any_cview gather_index_view(const any_cview& indices, const gather_desc& d) {
+    const int k = d.index_dimensions < 0 ? indices.rank() : d.index_dimensions;
+    shape isz;
+    std::array<std::int64_t, max_rank> ist{};
+    for (int i = indices.rank() - k; i < indices.rank(); ++i) {
+        ist[static_cast<std::size_t>(isz.rank)] = indices.stride(i);
+        isz.push_back(indices.size(i));
+    }
+    return any_cview(indices.data(), indices.type(), isz, ist);
+}
+
 inline plan::move_plan lower_gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d,
                                     const std::string& context, index_reading reading = index_reading::host_table) {
     const int r = input.rank();
     const int axis = normalize_axis(d.axis, r);
     const int k = d.index_dimensions < 0 ? indices.rank() : d.index_dimensions;
-    const int first_idx = d.index_dimensions < 0 ? 0 : indices.rank() - k; // first meaningful index dim
-    // the meaningful part of the indices as a view of rank k
-    shape isz;
-    std::array<std::int64_t, max_rank> ist{};
-    for (int i = first_idx; i < indices.rank(); ++i) {
-        ist[static_cast<std::size_t>(isz.rank)] = indices.stride(i);
-        isz.push_back(indices.size(i));
-    }
-    const any_cview idx(indices.data(), indices.type(), isz, ist);
+    const any_cview idx = gather_index_view(indices, d); // rank k
+    const shape& isz = idx.sizes();
+    const auto& ist = idx.strides();
     const auto es = static_cast<std::int64_t>(input.element_size());
 
     plan::move_plan p;
@@ -154,15 +164,20 @@ inline plan::move_plan lower_gather(const any_cview& input, const any_cview& ind
     return p;
 }
 
-/// Every run-time check of a gather (views, rules, types, output shape, aliasing). Returns the
+/// Every run-time check of a gather (views, rules, types, output shape, aliasing, and indices
+/// into an axis of size 0, even where the output has no element to read them for). Returns the
 /// operands' description for index messages.
 inline std::string check_gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d) {
-    return check_gathering("gather", input, indices, output, [&](std::span<const operand_info> ops) {
+    const std::string context = check_gathering("gather", input, indices, output, [&](std::span<const operand_info> ops) {
         const inferred r = gather_rule(input.sizes(), indices.sizes(), d);
         enforce(r.v, ops);
         enforce(gather_type_rule(input.type(), indices.type(), output.type()), ops);
         if (r.out != output.sizes()) enforce({rule::gather_output_shape, 2}, ops);
     });
+    const int axis = normalize_axis(d.axis, input.rank());
+    if (input.size(axis) == 0 && gather_index_view(indices, d).count() > 0)
+        throw error(error_code::rule_violation, "strix::" + std::string(rule_text(rule::gather_empty_axis)) + " (axis " + std::to_string(axis) + "; " + context + ")");
+    return context;
 }
 
 } // namespace detail
@@ -177,8 +192,12 @@ inline void gather(const any_cview& input, const any_cview& indices, const any_v
     // The executor reads and resolves each index where it lies: building a table of resolved
     // offsets first cost a pass that writes as many bytes as it reads (and a fresh allocation).
     const plan::move_plan p = detail::lower_gather(input, indices, output, d, context, detail::index_reading::device);
-    if (p.rank > 0 && d.policy == index_policy::error && !detail::indices_in_range(indices, p.axis_size, opt))
-        detail::lower_gather(input, indices, output, d, context); // finds the first bad index in C order and throws
+    // every index is checked, also where the output is empty and the plan reads none of them
+    // (numpy.take refuses those too)
+    const int axis = detail::normalize_axis(d.axis, input.rank());
+    if (d.policy == index_policy::error && !detail::indices_in_range(indices, input.size(axis), opt))
+        detail::resolve_indices(detail::gather_index_view(indices, d), input.size(axis), 1, d.policy, "gather", axis,
+                                context); // finds the first bad index in C order and throws
     cpu::execute(p, opt);
 }
 

@@ -16,7 +16,7 @@ struct gather_nd_desc {
 
 /// The rules of gather-nd (ONNX GatherND): input rank r >= 1, indices rank q >= 1, batch
 /// dimensions b < min(q, r) equal on both, tuple length k = indices[q-1] in [1, r-b]; the output
-/// is indices[0..q-1) ++ input[b+k..r).
+/// is indices[0..q-1) ++ input[b+k..r), of at most 2^63 - 1 elements.
 constexpr inferred gather_nd_rule(const shape& input, const shape& indices, const gather_nd_desc& d) {
     inferred res;
     const int r = input.rank, q = indices.rank, b = d.batch_dimensions;
@@ -35,6 +35,7 @@ constexpr inferred gather_nd_rule(const shape& input, const shape& indices, cons
     if (out_rank > max_rank) return fail(rule::gather_nd_output_rank, 1, -1, out_rank, value_kind::rank);
     for (int i = 0; i + 1 < q; ++i) res.out.push_back(indices[i]);
     for (int i = b + static_cast<int>(k); i < r; ++i) res.out.push_back(input[i]);
+    if (res.out.checked_count() < 0) return fail(rule::gather_nd_output_count, 1, -1);
     return res;
 }
 
@@ -178,8 +179,11 @@ inline void gather_nd(const any_cview& input, const any_cview& indices, const an
     const std::string context = detail::check_gather_nd(input, indices, output, d);
     const int q = indices.rank();
     const auto axes = detail::tuple_axes_of(input, d.batch_dimensions, indices.size(q - 1));
-    auto table = output.count() ? detail::resolve_tuples(indices, axes.n, axes.stride, d.policy, "gather-nd", axes.first, context)
-                                : std::vector<std::int64_t>{};
+    // the tuples are resolved (and, under index_policy::error, checked) even when the output is
+    // empty: a slice of no elements at a row that does not exist is still an error
+    auto table = output.count() || d.policy == index_policy::error
+                     ? detail::resolve_tuples(indices, axes.n, axes.stride, d.policy, "gather-nd", axes.first, context)
+                     : std::vector<std::int64_t>{};
     cpu::execute(detail::lower_gather_nd(input, indices.sizes(), output, d, std::move(table)), opt);
 }
 

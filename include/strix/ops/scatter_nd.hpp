@@ -91,7 +91,10 @@ inline void scatter_nd(const any_cview& input, const any_cview& indices, const a
     const int q = indices.rank();
     const auto axes = detail::tuple_axes_of(output, 0, indices.size(q - 1));
     std::vector<std::int64_t> offsets;
-    if (updates.count() > 0) offsets = detail::resolve_tuples(indices, axes.n, axes.stride, d.policy, "scatter-nd", 0, c.context);
+    // resolved (and under index_policy::error checked) even when the updates are empty: a slice of
+    // no elements at a row that does not exist is still an error
+    if (updates.count() > 0 || d.policy == index_policy::error)
+        offsets = detail::resolve_tuples(indices, axes.n, axes.stride, d.policy, "scatter-nd", 0, c.context);
     if (!c.in_place) {
         auto p = detail::copy_plan(input, output);
         plan::collapse(p);
