@@ -17,6 +17,7 @@ import ast
 import math
 import os
 import shutil
+import stat
 import struct
 import subprocess
 import sys
@@ -1241,6 +1242,304 @@ class FamilyBadInputTests(ToolCase):
         self.refused("scatter-nd", ["--input", self.x, "--indices", gone, "--updates", gone],
                      keys, named=False)
 
+
+
+# --------------------------------------------------------------------------
+# how the outputs are written: all or none, under fresh temporary names, through
+# links, into devices and FIFOs in place, and a clear message when memory runs out
+
+
+def leftovers(directory, expected):
+    """The names in directory beyond the expected ones (temporary files left behind)."""
+    return sorted(set(p.name for p in Path(directory).iterdir()) - set(expected))
+
+
+class OutputFileTests(ToolCase):
+    def setUp(self):
+        super().setUp()
+        self.x6 = self.npy("x6.npy", "float32", [1, 2, 3, 4, 5, 6])
+
+    def split(self, *outputs):
+        cmd = ["split", "--input", self.x6, "--axis", 0, "--sizes",
+               ",".join(["2", "4", "0"][:len(outputs)])]
+        for o in outputs:
+            cmd += ["--output", o]
+        return strix(*cmd)
+
+    def reference(self, name, args, dtype, expected):
+        """The bytes the tool writes for args into a plain new file, checked against the
+        expected values."""
+        out = self.path(name)
+        self.run_ok(*args, "--output", out)
+        self.check_output(out, dtype, expected)
+        data = out.read_bytes()
+        out.unlink()
+        return data
+
+    def check_refused(self, proc):
+        err = text(proc.stderr)
+        self.assertEqual(proc.returncode, 2, err)
+        self.assertEqual(len(err.splitlines()), 1, err)
+        return err
+
+    def device_node(self, name, minor):
+        """A character device of the memory driver (3: null, 7: full) made in the test
+        folder, or /dev's own where the test may not make one and cannot replace it."""
+        node = self.path(name)
+        try:
+            os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+            with open(node, "wb"):
+                pass
+            return node
+        except OSError:
+            if node.exists():
+                node.unlink()
+        if not os.access("/dev", os.W_OK) and os.path.exists(f"/dev/{name}"):
+            return Path(f"/dev/{name}")
+        self.skipTest("cannot make a device node here")
+
+    def test_split_puts_back_what_it_replaced_when_a_later_output_fails(self):
+        # the device that is always full takes the last output, after the first was renamed
+        # into place: the first must be put back as it was (or removed, when it was new)
+        full = self.device_node("full", 7)
+        first = self.path("first.npy")
+        for existing in (True, False):
+            if existing:
+                first.write_bytes(SENTINEL)
+            elif first.exists():
+                first.unlink()
+            err = self.check_refused(self.split(first, full))
+            self.assertIn("full", err)
+            self.assertTrue(stat.S_ISCHR(os.stat(full).st_mode), "split replaced the device")
+            if existing:
+                self.assertEqual(first.read_bytes(), SENTINEL, "split changed its first output")
+            else:
+                self.assertFalse(first.exists(), "split wrote its first output alone")
+            self.assertEqual(leftovers(self.dir, ["x6.npy", "first.npy", "full"]), [])
+
+    def test_split_changes_nothing_when_an_output_is_a_directory(self):
+        first, second = self.path("first.npy"), self.path("second.npy")
+        (self.dir / "dir.npy").mkdir()
+        for order in ((first, self.dir / "dir.npy"), (self.dir / "dir.npy", first),
+                      (first, second, self.dir / "dir.npy")):
+            first.write_bytes(SENTINEL)
+            if second.exists():
+                second.unlink()
+            err = self.check_refused(self.split(*order))
+            self.assertIn("dir.npy", err)
+            self.assertEqual(first.read_bytes(), SENTINEL, "split changed an output")
+            self.assertFalse(second.exists(), "split wrote an output alone")
+            self.assertTrue((self.dir / "dir.npy").is_dir())
+            self.assertEqual(leftovers(self.dir, ["x6.npy", "first.npy", "dir.npy"]), [])
+
+    def test_a_file_of_the_old_temporary_name_is_kept(self):
+        out = self.path("out.npy")
+        mine = self.path("out.npy.strix-partial")
+        mine.write_bytes(SENTINEL)
+        self.run_ok("split", "--input", self.x6, "--axis", 0, "--sizes", "6", "--output", out)
+        self.check_output(out, "float32", [1, 2, 3, 4, 5, 6])
+        self.assertEqual(mine.read_bytes(), SENTINEL, "the tool replaced a file it did not make")
+        self.run_ok("join", "--input", self.x6, "--axis", 0, "--output", out)
+        self.assertEqual(mine.read_bytes(), SENTINEL, "the tool replaced a file it did not make")
+        self.assertEqual(leftovers(self.dir, ["x6.npy", "out.npy", "out.npy.strix-partial"]), [])
+
+    def test_the_longest_legal_output_names(self):
+        limit = os.pathconf(self.dir, "PC_NAME_MAX")
+        for length in (limit - 27, limit):
+            a = self.path("a" * (length - 4) + ".npy")
+            b = self.path("b" * (length - 4) + ".npy")
+            self.run_ok("split", "--input", self.x6, "--axis", 0, "--sizes", "2,4",
+                        "--output", a, "--output", b)
+            self.check_output(a, "float32", [1, 2])
+            self.check_output(b, "float32", [3, 4, 5, 6])
+            self.run_ok("pad", "--input", self.x6, "--mode", "edge", "--start", 1, "--end", 0,
+                        "--output", a)
+            self.check_output(a, "float32", [1, 1, 2, 3, 4, 5, 6])
+            self.assertEqual(leftovers(self.dir, ["x6.npy", a.name, b.name]), [])
+            a.unlink()
+            b.unlink()
+
+    def test_concurrent_splits_to_the_same_files(self):
+        # each process splits its own input; every output must end as one process's whole file
+        n, size, rounds = 8, 20000, 6
+        sizes = f"{size // 4},{size - size // 4}"
+        inputs, expected_a, expected_b = [], set(), set()
+        for k in range(n):
+            values = [k * 1000000 + i for i in range(size)]
+            x = self.npy(f"in{k}.npy", "int32", values)
+            inputs.append(x)
+            ra, rb = self.path("ra.npy"), self.path("rb.npy")
+            self.run_ok("split", "--input", x, "--axis", 0, "--sizes", sizes, "--backend", "cpu",
+                        "--output", ra, "--output", rb)
+            self.check_output(ra, "int32", values[:size // 4])
+            self.check_output(rb, "int32", values[size // 4:])
+            expected_a.add(ra.read_bytes())
+            expected_b.add(rb.read_bytes())
+            ra.unlink()
+            rb.unlink()
+        a, b = self.path("a.npy"), self.path("b.npy")
+        for _ in range(rounds):
+            procs = [subprocess.Popen([STRIX, "split", "--input", str(x), "--axis", "0",
+                                       "--sizes", sizes, "--backend", "cpu", "--output", str(a),
+                                       "--output", str(b)],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                     for x in inputs]
+            for p in procs:
+                _, err = p.communicate(timeout=RUN_TIMEOUT)
+                self.assertEqual(p.returncode, 0, text(err))
+            self.assertIn(a.read_bytes(), expected_a, "a.npy is not one process's whole output")
+            self.assertIn(b.read_bytes(), expected_b, "b.npy is not one process's whole output")
+            self.assertEqual(leftovers(self.dir, [x.name for x in inputs] + ["x6.npy", "a.npy",
+                                                                           "b.npy"]), [])
+
+    def test_a_link_stays_a_link(self):
+        sub = self.dir / "sub"
+        sub.mkdir()
+        target = sub / "target.npy"
+        target.write_bytes(SENTINEL)
+        link = self.path("link.npy")
+        os.symlink(os.path.join("sub", "target.npy"), link)     # relative, into another folder
+        chain = self.path("chain.npy")
+        os.symlink("link.npy", chain)                            # a link to a link
+        dangling = self.path("dangling.npy")
+        os.symlink(os.path.join("sub", "new.npy"), dangling)    # its target does not exist yet
+        self.run_ok("pad", "--input", self.x6, "--mode", "constant", "--start", 1, "--end", 1,
+                    "--output", link)
+        self.check_output(target, "float32", [0, 1, 2, 3, 4, 5, 6, 0])
+        self.run_ok("split", "--input", self.x6, "--axis", 0, "--sizes", "2,4",
+                    "--output", chain, "--output", dangling)
+        self.check_output(target, "float32", [1, 2])
+        self.check_output(sub / "new.npy", "float32", [3, 4, 5, 6])
+        for l, to in ((link, os.path.join("sub", "target.npy")), (chain, "link.npy"),
+                      (dangling, os.path.join("sub", "new.npy"))):
+            self.assertTrue(l.is_symlink(), f"{l.name} is no longer a link")
+            self.assertEqual(os.readlink(l), to)
+        self.assertEqual(leftovers(sub, ["target.npy", "new.npy"]), [])
+        self.assertEqual(leftovers(self.dir, ["x6.npy", "sub", "link.npy", "chain.npy",
+                                              "dangling.npy"]), [])
+        # a loop of links is refused and stays as it was
+        loop = self.path("loop.npy")
+        os.symlink("loop.npy", loop)
+        self.check_refused(strix("join", "--input", self.x6, "--axis", 0, "--output", loop))
+        self.assertEqual(os.readlink(loop), "loop.npy")
+
+    def test_a_fifo_is_written_in_place(self):
+        fifo = self.path("pipe.npy")
+        os.mkfifo(fifo)
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader, so the tool's open returns
+        try:
+            self.run_ok("join", "--input", self.x6, "--input", self.x6, "--axis", 0,
+                        "--output", fifo)
+            got = b""
+            while True:
+                try:
+                    chunk = os.read(reader, 65536)
+                except BlockingIOError:
+                    break
+                if not chunk:
+                    break
+                got += chunk
+        finally:
+            os.close(reader)
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced")
+        self.assertEqual(got, self.reference("plain.npy", ["join", "--input", self.x6, "--input",
+                                                           self.x6, "--axis", 0],
+                                             "float32", [1, 2, 3, 4, 5, 6] * 2))
+        self.assertEqual(leftovers(self.dir, ["x6.npy", "pipe.npy"]), [])
+
+    def test_a_device_is_written_in_place(self):
+        null = self.device_node("null", 3)
+        self.run_ok("pad", "--input", self.x6, "--mode", "edge", "--start", 2, "--end", 2,
+                    "--output", null)
+        self.assertTrue(stat.S_ISCHR(os.stat(null).st_mode), "the device was replaced")
+        full = self.device_node("full", 7)
+        err = self.check_refused(strix("join", "--input", self.x6, "--axis", 0, "--output", full))
+        self.assertIn("space", err.lower())
+        self.assertTrue(stat.S_ISCHR(os.stat(full).st_mode), "the device was replaced")
+        self.assertEqual(leftovers(self.dir, ["x6.npy", "null", "full"]), [])
+
+
+MEMORY_LIMIT = 1 << 30
+
+
+def limit_memory():
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+class OutOfMemoryTests(ToolCase):
+    """The tool under a 1 GiB address-space limit, asked for more (a sanitized build, whose
+    shadow memory needs more address space than that, skips them)."""
+
+    def setUp(self):
+        super().setUp()
+        try:
+            import resource  # noqa: F401
+        except ImportError:
+            self.skipTest("no resource limits on this platform")
+        probe = subprocess.run([STRIX, "--help"], capture_output=True, timeout=RUN_TIMEOUT,
+                               preexec_fn=limit_memory)
+        if probe.returncode != 0:
+            self.skipTest("the tool does not start under a 1 GiB address-space limit")
+
+    def refused(self, args, keywords, outputs=("out.npy",)):
+        for existing in (True, False):
+            paths = [self.path(o) for o in outputs]
+            cmd = [STRIX, *map(str, args)]
+            for p in paths:
+                if p.exists():
+                    p.unlink()
+                if existing:
+                    p.write_bytes(SENTINEL)
+                cmd += ["--output", str(p)]
+            proc = subprocess.run(cmd, capture_output=True, timeout=RUN_TIMEOUT,
+                                  preexec_fn=limit_memory)
+            err = text(proc.stderr)
+            self.assertEqual(proc.returncode, 2, err)
+            lines = err.splitlines()
+            self.assertEqual(len(lines), 1, err)
+            for k in keywords:
+                self.assertIn(k, lines[0])
+            for p in paths:
+                if existing:
+                    self.assertEqual(p.read_bytes(), SENTINEL, f"changed {p.name}")
+                else:
+                    self.assertFalse(p.exists(), f"created {p.name}")
+            self.assertEqual([n for n in os.listdir(self.dir) if n.startswith(".strix")], [])
+
+    def test_an_output_too_large(self):
+        x = self.npy("x.npy", "float32", [1, 2])
+        # 2 + (2**31 - 2) float32 elements: 8 GiB
+        self.refused(["pad", "--input", x, "--mode", "constant", "--start", 0,
+                      "--end", 2 ** 31 - 2, "--backend", "cpu"],
+                     ["strix pad: cannot allocate 8589934592 bytes for the output",
+                      "[2147483648]", "float32"])
+        # gather of 4 rows of a 256 MiB input (a sparse file): 1 GiB
+        rows = self.path("rows.npy")
+        head = npy_bytes("|u1", (1, 2 ** 28), b"")
+        rows.write_bytes(head)
+        with open(rows, "r+b") as f:
+            f.truncate(len(head) + 2 ** 28)
+        i = self.npy("i.npy", "int64", [0] * 4)
+        self.refused(["gather", "--input", rows, "--indices", i, "--axis", 0, "--backend", "cpu"],
+                     ["strix gather: cannot allocate 1073741824 bytes for the output",
+                      "[4,268435456]", "uint8"])
+
+    def test_an_input_too_large(self):
+        # a sparse file that holds 2 GiB of float32 elements
+        big = self.path("big.npy")
+        head = npy_bytes("<f4", (2 ** 29,), b"")
+        big.write_bytes(head)
+        with open(big, "r+b") as f:
+            f.truncate(len(head) + 2 ** 31)
+        x = self.npy("x.npy", "float32", [1, 2])
+        self.refused(["join", "--input", x, "--input", big, "--axis", 0, "--backend", "cpu"],
+                     ["strix join: cannot allocate 2147483648 bytes for --input " + str(big),
+                      "[536870912]", "float32"])
+        self.refused(["split", "--input", big, "--axis", 0, "--sizes", f"{2 ** 28},{2 ** 28}",
+                      "--backend", "cpu"],
+                     ["strix split: cannot allocate 2147483648 bytes for --input"],
+                     outputs=("a.npy", "b.npy"))
 
 
 # --------------------------------------------------------------------------
