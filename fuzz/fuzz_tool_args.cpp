@@ -1,0 +1,83 @@
+// Fuzz target: the strix tool's command-line parser (examples/strix_args.hpp).
+//
+// The input is split at NUL bytes into the arguments after the program name. Parsing must
+// either give a command that is consistent with itself or throw strix::error (invalid_argument)
+// with a message that starts with "strix"; any other exception, a crash or a sanitizer report is
+// a finding. The parser does no file I/O, so nothing here touches a file.
+//
+//   clang++ -std=c++20 -Iinclude -Iexamples -fsanitize=fuzzer,address,undefined fuzz/fuzz_tool_args.cpp
+//   ./a.out -max_total_time=30 fuzz/corpus/tool_args
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "../examples/strix_args.hpp" // found from this file, with or without -Iexamples
+
+namespace {
+
+[[noreturn]] void fail(const char* what, const std::string& detail = {}) {
+    std::fprintf(stderr, "fuzz_tool_args: %s%s%s\n", what, detail.empty() ? "" : ": ", detail.c_str());
+    std::abort();
+}
+
+// The checks a parsed command must pass.
+void check(const strix::tool::command& c) {
+    using strix::tool::action;
+    switch (c.what) {
+    case action::usage:
+    case action::devices:
+    case action::demo: return;
+    case action::op_usage:
+        if (!strix::tool::op_help.count(c.op)) fail("help asked for an unknown operator", c.op);
+        return;
+    case action::run: break;
+    default: fail("an action out of range");
+    }
+    if (!strix::tool::op_help.count(c.op)) fail("an unknown operator was parsed", c.op);
+    if (c.backend != "" && c.backend != "cpu" && c.backend != "vulkan") fail("an unknown backend was accepted", c.backend);
+    if (c.inputs.empty() || (c.op != "join" && c.inputs.size() != 1)) fail("a wrong number of inputs", c.op);
+    if (c.outputs.empty() || (c.op != "split" && c.outputs.size() != 1)) fail("a wrong number of outputs", c.op);
+    if (c.op == "split") {
+        if (c.outputs.size() != c.sizes.size()) fail("split's outputs do not match its sizes");
+        for (std::size_t i = 0; i < c.outputs.size(); ++i)
+            for (std::size_t j = i + 1; j < c.outputs.size(); ++j)
+                if (c.outputs[i] == c.outputs[j]) fail("split accepted one output twice", c.outputs[i]);
+    }
+    if (c.gather.index_dimensions < -1 || c.gather.index_dimensions > strix::max_rank) fail("--index-dimensions out of range");
+    if (c.gather_nd.batch_dimensions < 0 || c.gather_nd.batch_dimensions > strix::max_rank) fail("--batch-dimensions out of range");
+    if (c.pad.start.rank < 0 || c.pad.start.rank > strix::max_rank || c.pad.end.rank < 0 || c.pad.end.rank > strix::max_rank)
+        fail("a pad list of a bad length");
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    std::vector<std::string> args;
+    std::string current;
+    for (std::size_t i = 0; i < size; ++i) {
+        if (data[i] == 0) {
+            args.push_back(current);
+            current.clear();
+        } else {
+            current += static_cast<char>(data[i]);
+        }
+    }
+    if (size > 0 && data[size - 1] != 0) args.push_back(current); // a last argument without its NUL
+    try {
+        check(strix::tool::parse_command(args));
+    } catch (const strix::error& e) {
+        const std::string m = e.what();
+        if (e.code() != strix::error_code::invalid_argument) fail("a parse error of an unexpected code", m);
+        if (m.rfind("strix", 0) != 0) fail("a message that does not start with 'strix'", m);
+    } catch (const std::exception& e) {
+        fail("an exception other than strix::error", e.what());
+    } catch (...) {
+        fail("an exception of an unknown type");
+    }
+    return 0;
+}
