@@ -750,3 +750,34 @@ TEST_CASE("family: index errors name the operator, the position and the value", 
     const auto clamped = strix::gather_nd(in.view(), idx.view(), {.policy = strix::index_policy::clamp});
     CHECK(clamped.sizes() == shape{2});
 }
+
+// ---------------------------------------------------------------------------------------------
+// sizes and counts beyond 64 bits: checked arithmetic, in constant expressions as at run time
+
+TEST_CASE("overflow: every size sum and element count is checked in constant expressions", "[rules]") {
+    constexpr std::int64_t big = INT64_MAX, q = std::int64_t{1} << 62, g = std::int64_t{1} << 32;
+    // pad: a size, a crop, an element count
+    STATIC_REQUIRE(broke(pad_rule(shape{3}, pad_desc{.start = {big}, .end = {big}}).v, rule::pad_output_size, 0, 0, big, value_kind::pad));
+    STATIC_REQUIRE(broke(pad_rule(shape{2, 3}, pad_desc{.start = {0, 1}, .end = {0, big}}).v, rule::pad_output_size, 0, 1, big, value_kind::pad));
+    STATIC_REQUIRE(broke(pad_rule(shape{3}, pad_desc{.start = {INT64_MIN}, .end = {INT64_MIN}}).v, rule::pad_crop, 0, 0, INT64_MIN, value_kind::pad));
+    STATIC_REQUIRE(broke(pad_rule(shape{1, 1}, pad_desc{.start = {g, g}, .end = {0, 0}}).v, rule::pad_output_count, 0, -1));
+    STATIC_REQUIRE(pad_rule(shape{1, 1}, pad_desc{.start = {g, g / 4}, .end = {0, 0}}).out == shape{g + 1, g / 4 + 1});
+    STATIC_REQUIRE(pad_rule(shape{3}, pad_desc{.start = {-3}, .end = {big}}).out == shape{big});
+    // join: the sum on the axis, then the element count
+    STATIC_REQUIRE(broke(join_of({shape{q, 0}, shape{q, 0}}, join_desc{.axis = 0}).v, rule::join_output_size, 1, 0, q, value_kind::size));
+    STATIC_REQUIRE(join_of({shape{q, 0}, shape{q - 1, 0}}, join_desc{.axis = 0}).out == shape{big, 0});
+    STATIC_REQUIRE(broke(join_of({shape{g / 4, g}, shape{g / 4, g}}, join_desc{.axis = 0}).v, rule::join_output_count, 2, 0));
+    // split: a sum beyond 2^63 - 1 never equals the input's size
+    STATIC_REQUIRE(broke(split_of(shape{0, 0}, {shape{big, 0}, shape{big, 0}, shape{2, 0}}, {}), rule::split_sizes_sum, 0, 0, big,
+                         value_kind::sum_beyond));
+    // gather and gather-nd: outputs of 2^64 elements from operands that fit
+    STATIC_REQUIRE(broke(gather_rule(shape{g, 1 << 20}, shape{g}, gather_desc{.axis = 1}).v, rule::gather_output_count, 1, 1));
+    STATIC_REQUIRE(broke(gather_rule(shape{1, g, 2}, shape{1, 1, g}, gather_desc{.axis = 2, .index_dimensions = 1}).v, rule::gather_output_count,
+                         1, 2));
+    STATIC_REQUIRE(broke(gather_nd_rule(shape{2, g}, shape{g, 1}, gather_nd_desc{}).v, rule::gather_nd_output_count, 1, -1));
+    // an empty dimension keeps every count at zero
+    STATIC_REQUIRE(gather_rule(shape{g, 0}, shape{g}, gather_desc{.axis = 0}).v.ok());
+    STATIC_REQUIRE(shape{q, 4, 0}.checked_count() == 0);
+    STATIC_REQUIRE(shape{q, 4}.checked_count() == -1);
+    STATIC_REQUIRE(strix::c_strides(shape{2, q, 4})[0] == big); // saturated, never wrapped
+}
