@@ -22,7 +22,7 @@ namespace {
 double copy_tbps(vk::context& ctx, const vk::device_tensor& a, const vk::device_tensor& b) {
     std::vector<double> t;
     for (int i = 0; i < 10; ++i) {
-        vk::stream s(ctx);
+        vk::stream s(ctx, {.timestamps = true});
         s.copy(a.view(), b.view());
         s.run();
         if (i) t.push_back(s.device_seconds());
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
         std::printf("%-52s %.2f TB/s\n", "while the large buffer is allocated", copy_tbps(ctx, a, b));
         const vk::device_tensor u(ctx, dtype::float32, {big});
         {
-            vk::stream s(ctx);
+            vk::stream s(ctx, {.timestamps = true});
             s.copy(t.view(), u.view()); // first touch of both
             s.run();
         }
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
         std::printf("%-52s %.2f TB/s\n", "after 3 s of host idle", copy_tbps(ctx, a, b));
         // then sustained work: one stream of back-to-back copies, ~0.33 ms each
         for (const int copies : {30, 150, 600, 1500}) {
-            vk::stream s(ctx);
+            vk::stream s(ctx, {.timestamps = true});
             for (int i = 0; i < copies; ++i) s.copy(a.view(), b.view());
             s.run();
             char what[64];

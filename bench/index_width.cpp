@@ -20,7 +20,7 @@ namespace {
 double median_seconds(vk::context& ctx, const std::function<void(vk::stream&)>& record) {
     std::vector<double> t;
     for (int i = 0; i < 10; ++i) {
-        vk::stream s(ctx);
+        vk::stream s(ctx, {.timestamps = true});
         record(s);
         s.run();
         if (i) t.push_back(s.device_seconds()); // the first run creates the pipelines

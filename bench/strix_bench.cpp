@@ -270,7 +270,7 @@ struct vulkan_backend {
         std::vector<double> t;
         int k = 0;
         for (int i = 0; i <= reps; ++i) {
-            vk::stream s(*ctx);
+            vk::stream s(*ctx, {.timestamps = true});
             rec r{s};
             for (int j = 0; j < inner; ++j) f(r, k++);
             const auto t0 = clk::now();

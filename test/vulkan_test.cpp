@@ -2459,6 +2459,64 @@ TEST_CASE("vulkan: two contexts alive at once, destroyed in either order", "[vul
 // The stream finds which call had the bad index by reading the indices back after the run; when
 // a later operator of the same stream overwrites them, the stream copies them aside first, so the
 // message is still the CPU's.
+TEST_CASE("vulkan: streams reuse the frames of finished ones, scratch and metadata included", "[vulkan]") {
+    // one stream at a time takes one frame, whatever it records; two alive at once take two;
+    // streams that throw, or are never submitted, give theirs back too. Every result is the CPU's.
+    vk::context ctx;
+    rng_t g(0xf4a3e5ull);
+    using R = strix::scatter_reduction;
+    const auto scatter_case = [&](std::int64_t n, std::int64_t size, R red, bool det) {
+        host_tensor in(dtype::float32, shape{size}), upd(dtype::float32, shape{n}), idx(dtype::int32, shape{n});
+        for (std::int64_t i = 0; i < size; ++i) reinterpret_cast<float*>(in.data())[i] = static_cast<float>(uni(g, -9, 9));
+        for (std::int64_t i = 0; i < n; ++i) {
+            reinterpret_cast<float*>(upd.data())[i] = static_cast<float>(uni(g, -99, 99)) / 8.0f;
+            reinterpret_cast<std::int32_t*>(idx.data())[i] = static_cast<std::int32_t>(uni(g, 0, size - 1));
+        }
+        const strix::scatter_desc d{0, index_policy::error, red, det};
+        const host_tensor want = strix::scatter(in.view(), idx.view(), upd.view(), d);
+        host_tensor got(dtype::float32, shape{size});
+        vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), d);
+        CHECK(same_bytes(got, want));
+    };
+    const std::size_t before = ctx.frames_made();
+    // scratch of growing and shrinking sizes: claims, winners, the deterministic sort
+    for (const std::int64_t n : {10, 5000, 70000, 300, 70000, 10}) {
+        INFO(n << " updates");
+        scatter_case(n, 3 * n + 1, R::none, false);
+        scatter_case(n, n / 3 + 1, R::add, true);
+        scatter_case(n, n + 1, R::max, false);
+    }
+    // the convenience calls run one stream at a time (uploads and downloads included)
+    CHECK(ctx.frames_made() - before <= 1);
+    // a stream that threw while recording, and one never submitted, give their frames back
+    const vk::device_tensor a(ctx, dtype::float32, {64}), b(ctx, dtype::float32, {64}), c(ctx, dtype::float32, {32});
+    {
+        vk::stream s(ctx);
+        CHECK_THROWS_AS(s.copy(a.view(), c.view()), strix::error);
+    }
+    { vk::stream s(ctx); s.copy(a.view(), b.view()); }
+    CHECK(ctx.frames_made() - before <= 1);
+    // two streams alive at once: two frames, both reused afterwards
+    {
+        vk::stream s1(ctx), s2(ctx);
+        s1.copy(a.view(), b.view());
+        s2.copy(b.view(), a.view());
+        s1.submit();
+        s2.submit();
+        s1.wait();
+        s2.wait();
+    }
+    const std::size_t two = ctx.frames_made();
+    CHECK(two - before <= 2);
+    for (int i = 0; i < 20; ++i) {
+        vk::stream s1(ctx), s2(ctx);
+        s1.copy(a.view(), b.view());
+        s1.run();
+    }
+    CHECK(ctx.frames_made() == two);
+    CHECK(ctx.validation_messages() == 0);
+}
+
 TEST_CASE("vulkan: an operator whose output is empty still checks its indices", "[vulkan]") {
     // input (3, 0): every gather and scatter-nd of it moves nothing, yet index 5 must raise the
     // CPU's error under the `error` policy (numpy.take does), and pass under `clamp`

@@ -8,6 +8,7 @@
 /// one thread at a time.
 
 #include <algorithm>
+#include <atomic>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -384,6 +385,24 @@ struct pipeline_key {
     auto operator<=>(const pipeline_key&) const = default;
 };
 
+/// What one stream records and runs with, made once and kept by its context for the next
+/// stream: a command pool and buffer, a fence, two timestamp slots, the out-of-range flag word,
+/// upload chunks for plan metadata and device scratch buffers, and the pipelines this frame has
+/// looked up (so a dispatch finds its pipeline without taking the context's lock). Nothing on a
+/// stream's path asks the driver for memory or objects once its frame has served a stream of
+/// the same shape.
+struct frame {
+    VkCommandPool pool = VK_NULL_HANDLE;
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    VkQueryPool queries = VK_NULL_HANDLE;
+    buffer flag;
+    std::vector<buffer> meta;      ///< upload chunks for metadata, filled in order
+    std::vector<buffer> scratch;   ///< device scratch, each used whole by one request per stream
+    std::vector<bool> scratch_used;
+    std::map<pipeline_key, VkPipeline> pipelines;
+};
+
 /// One Vulkan device, ready to run strix's operators.
 class context {
 public:
@@ -479,6 +498,8 @@ public:
     ~context() {
         if (!device_) return;
         table_.vkDeviceWaitIdle(device_);
+        for (auto& f : frames_) destroy(*f);
+        frames_.clear();
         for (auto& [k, p] : pipelines_) table_.vkDestroyPipeline(device_, p, nullptr);
         for (auto m : modules_)
             if (m) table_.vkDestroyShaderModule(device_, m, nullptr);
@@ -671,6 +692,85 @@ public:
         if (!f) throw error(error_code::io, "strix::vulkan: cannot write the pipeline cache to " + path.string());
     }
 
+    /// A frame for a new stream: one a finished stream gave back, else a new one (thread-safe).
+    /// Its command pool is reset, its fence unsignalled, its scratch free.
+    std::unique_ptr<frame> acquire_frame() {
+        {
+            std::lock_guard lock(frames_mutex_);
+            if (!frames_.empty()) {
+                auto f = std::move(frames_.back());
+                frames_.pop_back();
+                return f;
+            }
+        }
+        auto f = std::make_unique<frame>();
+        frames_made_.fetch_add(1, std::memory_order_relaxed);
+        try {
+            auto pci = make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+            pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+            pci.queueFamilyIndex = family_;
+            check(table_.vkCreateCommandPool(device_, &pci, nullptr, &f->pool), "vkCreateCommandPool");
+            auto ai = make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+            ai.commandPool = f->pool;
+            ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+            ai.commandBufferCount = 1;
+            check(table_.vkAllocateCommandBuffers(device_, &ai, &f->cmd), "vkAllocateCommandBuffers");
+            auto fci = make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
+            check(table_.vkCreateFence(device_, &fci, nullptr, &f->fence), "vkCreateFence");
+            if (timestamp_bits_ > 0) { // two timestamps bracket a stream's work
+                auto qci = make<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
+                qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+                qci.queryCount = 2;
+                check(table_.vkCreateQueryPool(device_, &qci, nullptr, &f->queries), "vkCreateQueryPool");
+            }
+            f->flag = create_buffer(16, memory::host);
+        } catch (...) {
+            destroy(*f);
+            throw;
+        }
+        return f;
+    }
+
+    /// Takes back the frame of a stream whose work has finished (or was never submitted):
+    /// resets it for the next stream and keeps it, with at most frame_scratch_bytes of scratch.
+    void release_frame(std::unique_ptr<frame> f) noexcept {
+        if (!f) return;
+        if (table_.vkResetCommandPool(device_, f->pool, 0) != VK_SUCCESS || table_.vkResetFences(device_, 1, &f->fence) != VK_SUCCESS) {
+            destroy(*f); // a frame that cannot be reset is not reused
+            return;
+        }
+        // the smallest buffers first, while they fit the budget
+        const auto trim = [](std::vector<buffer>& v, std::uint64_t budget) {
+            std::sort(v.begin(), v.end(), [](const buffer& x, const buffer& y) { return x.size() < y.size(); });
+            std::uint64_t kept = 0;
+            std::size_t n = 0;
+            while (n < v.size() && kept + v[n].size() <= budget) kept += v[n++].size();
+            v.erase(v.begin() + static_cast<std::ptrdiff_t>(n), v.end());
+        };
+        trim(f->scratch, frame_scratch_bytes);
+        trim(f->meta, frame_meta_bytes);
+        f->scratch_used.assign(f->scratch.size(), false);
+        std::lock_guard lock(frames_mutex_);
+        frames_.push_back(std::move(f));
+    }
+
+    /// Frames made so far: as many as streams were ever alive at once, since a stream takes the
+    /// frame an earlier one gave back.
+    [[nodiscard]] std::size_t frames_made() const { return frames_made_.load(std::memory_order_relaxed); }
+
+    /// Scratch a frame keeps between streams (larger requests get a buffer that the stream frees).
+    static constexpr std::uint64_t frame_scratch_bytes = 64ull << 20;
+    /// Metadata chunks a frame keeps between streams.
+    static constexpr std::uint64_t frame_meta_bytes = 4ull << 20;
+
+    /// A pipeline for `key`, looked up in the frame first (no lock), then in the context.
+    VkPipeline pipeline(frame& f, const pipeline_key& key) {
+        if (auto it = f.pipelines.find(key); it != f.pipelines.end()) return it->second;
+        const VkPipeline p = pipeline(key);
+        f.pipelines.emplace(key, p);
+        return p;
+    }
+
     /// Submits `cmd` to the queue with `fence` (thread-safe).
     void submit(VkCommandBuffer cmd, VkFence fence) {
         std::lock_guard lock(mutex_);
@@ -681,6 +781,13 @@ public:
     }
 
 private:
+    void destroy(frame& f) noexcept {
+        if (f.queries) table_.vkDestroyQueryPool(device_, f.queries, nullptr);
+        if (f.fence) table_.vkDestroyFence(device_, f.fence, nullptr);
+        if (f.pool) table_.vkDestroyCommandPool(device_, f.pool, nullptr);
+        f = frame{};
+    }
+
     std::optional<std::uint32_t> find_type(std::uint32_t bits, VkMemoryPropertyFlags want) const {
         for (std::uint32_t i = 0; i < memory_.memoryTypeCount; ++i)
             if ((bits & (1u << i)) && (memory_.memoryTypes[i].propertyFlags & want) == want) return i;
@@ -703,6 +810,9 @@ private:
     std::array<VkShaderModule, 21> modules_{};
     std::map<pipeline_key, VkPipeline> pipelines_;
     mutable std::mutex mutex_;
+    std::vector<std::unique_ptr<frame>> frames_; // streams' frames, free for the next stream
+    std::mutex frames_mutex_;
+    std::atomic<std::size_t> frames_made_{0};
     bool small_storage_ = false;
     bool wide_arithmetic_ = false;
     bool int64_atomics_ = false;

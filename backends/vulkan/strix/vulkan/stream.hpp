@@ -230,39 +230,31 @@ private:
     buffer buf_;
 };
 
+/// How a stream runs.
+struct stream_options {
+    /// Write device timestamps around the stream's work, for device_seconds(). Off by default:
+    /// on some devices (lavapipe) the query reset and the two timestamps cost more than a small
+    /// operator.
+    bool timestamps = false;
+};
+
 /// Records operators on device views and runs them together. One thread at a time.
 class stream {
 public:
-    explicit stream(context& ctx) : ctx_(&ctx) {
-        const auto& vk = ctx.vk();
-        auto pci = make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
-        pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-        pci.queueFamilyIndex = ctx.queue_family();
-        check(vk.vkCreateCommandPool(ctx.handle(), &pci, nullptr, &pool_), "vkCreateCommandPool");
-        auto ai = make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
-        ai.commandPool = pool_;
-        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-        ai.commandBufferCount = 1;
-        check(vk.vkAllocateCommandBuffers(ctx.handle(), &ai, &cmd_), "vkAllocateCommandBuffers");
-        auto fci = make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
-        check(vk.vkCreateFence(ctx.handle(), &fci, nullptr, &fence_), "vkCreateFence");
-        flag_ = ctx.create_buffer(16, memory::host);
-        if (ctx.timestamp_bits() > 0) { // two timestamps bracket the stream's work
-            auto qci = make<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
-            qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
-            qci.queryCount = 2;
-            check(vk.vkCreateQueryPool(ctx.handle(), &qci, nullptr, &queries_), "vkCreateQueryPool");
-        }
+    /// A stream on `ctx`, recording into a frame the context keeps between streams (see
+    /// strix::vulkan::frame): making one asks the driver for nothing once a stream has run.
+    explicit stream(context& ctx, const stream_options& opt = {}) : ctx_(&ctx), frame_(ctx.acquire_frame()) {
+        cmd_ = frame_->cmd;
+        fence_ = frame_->fence;
+        queries_ = opt.timestamps ? frame_->queries : VK_NULL_HANDLE;
         begin();
     }
     stream(const stream&) = delete;
     stream& operator=(const stream&) = delete;
+    /// Waits for submitted work, then gives the frame back to the context.
     ~stream() {
-        const auto& vk = ctx_->vk();
-        if (submitted_) vk.vkWaitForFences(ctx_->handle(), 1, &fence_, VK_TRUE, UINT64_MAX);
-        if (queries_) vk.vkDestroyQueryPool(ctx_->handle(), queries_, nullptr);
-        vk.vkDestroyFence(ctx_->handle(), fence_, nullptr);
-        vk.vkDestroyCommandPool(ctx_->handle(), pool_, nullptr);
+        if (submitted_ && !done_) ctx_->vk().vkWaitForFences(ctx_->handle(), 1, &fence_, VK_TRUE, UINT64_MAX);
+        ctx_->release_frame(std::move(frame_));
     }
 
     /// Records a gather (same rules and messages as strix::gather).
@@ -464,7 +456,7 @@ public:
         check(ctx_->vk().vkWaitForFences(ctx_->handle(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
         done_ = true;
         std::uint32_t raised = 0;
-        std::memcpy(&raised, flag_.mapped(), 4);
+        std::memcpy(&raised, frame_->flag.mapped(), 4);
         if (!raised) return;
         for (const auto& c : checks_) {
             // read the indices back and let the CPU's resolver name the first bad one
@@ -478,7 +470,8 @@ public:
     void run() { wait(); }
 
     /// Device time of the stream's work in seconds, from timestamps written around it (after
-    /// wait(); 0 when the queue has no timestamps).
+    /// wait(); 0 unless the stream was made with stream_options::timestamps and the queue has
+    /// timestamps).
     [[nodiscard]] double device_seconds() const {
         if (!queries_ || !done_) return 0;
         std::uint64_t t[2] = {};
@@ -605,14 +598,14 @@ private:
         push p{};
         range table_range{0, 0};
         if (table) {
-            auto& t = keep(ctx_->create_buffer(static_cast<std::uint64_t>(tuples) * 8, memory::device));
-            table_range = {t.address(), t.address() + static_cast<std::uint64_t>(tuples) * 8};
-            p.dst = t.address();
+            const scratch_block t = scratch(static_cast<std::uint64_t>(tuples) * 8);
+            table_range = {t.address, t.address + t.size};
+            p.dst = t.address;
         }
         p.dims = upload_meta(dims);
         p.indices = indices.address;
         p.count = static_cast<std::uint64_t>(tuples);
-        p.flag = flag_.address();
+        p.flag = frame_->flag.address();
         p.axis_stride = bias;
         p.aux = static_cast<std::uint32_t>(k);
         barrier_for({indices.range()}, table_range);
@@ -638,7 +631,7 @@ private:
         p.dims = upload_meta(j.dims);
         p.indices = j.index_address;
         p.count = n;
-        p.flag = flag_.address();
+        p.flag = frame_->flag.address();
         p.axis_size = j.axis_size;
         p.axis_stride = j.axis_stride;
         p.lo = out.first;
@@ -649,12 +642,12 @@ private:
             // one claim per slot: (update number + 1) << 32 | the update's bits for 4-byte
             // elements, else the update number + 1
             const std::uint64_t claim_bytes = elem == 4 ? 8 : 4;
-            auto& claims = keep(ctx_->create_buffer(slots * claim_bytes, memory::device));
-            const range cr{claims.address(), claims.address() + slots * claim_bytes};
+            const scratch_block claims = scratch(slots * claim_bytes);
+            const range cr{claims.address, claims.address + slots * claim_bytes};
             barrier_for({}, cr);
-            ctx_->vk().vkCmdFillBuffer(cmd_, claims.handle(), 0, VK_WHOLE_SIZE, 0);
+            ctx_->vk().vkCmdFillBuffer(cmd_, claims.handle, claims.offset, claims.size, 0);
             transfer_barrier();
-            p.aux_addr = claims.address();
+            p.aux_addr = claims.address;
             pipeline_key key{shader::reduce, elem, rank, j.index_type, policy, 4};
             key.type = static_cast<std::uint32_t>(j.output.type);
             key.reduction = 0;
@@ -685,12 +678,12 @@ private:
         if (j.reduction == scatter_reduction::none) {
             // 16 bytes of indirect dispatch arguments for pass 1 (zero: no work, unless pass 0
             // meets a duplicate target), then each target's winner slot (shaders/scatter.comp)
-            auto& winners = keep(ctx_->create_buffer(16 + slots * 4, memory::device));
-            const range wr{winners.address(), winners.address() + winners.size()};
+            const scratch_block winners = scratch(16 + slots * 4);
+            const range wr{winners.address, winners.address + winners.size};
             barrier_for({}, wr);
-            ctx_->vk().vkCmdFillBuffer(cmd_, winners.handle(), 0, VK_WHOLE_SIZE, 0);
+            ctx_->vk().vkCmdFillBuffer(cmd_, winners.handle, winners.offset, winners.size, 0);
             transfer_barrier();
-            p.aux_addr = winners.address();
+            p.aux_addr = winners.address;
             const auto [gx, gy] = grid((n + 255) / 256);
             p.aux = gx;
             p.aux2 = gy;
@@ -702,7 +695,7 @@ private:
             // pass 1 reads its arguments and the slots after every write of pass 0
             full_barrier(VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
             key.phase = 1;
-            dispatch(key, p, 0, &winners);
+            dispatch(key, p, 0, winners.handle, winners.offset);
             read_ = reads;
             written_ = {out};
             return;
@@ -730,9 +723,9 @@ private:
         // prefix sum's block totals
         const std::uint64_t at_args = slots * 2 + 1, at_pairs = at_args + 3 * chunks, at_hist = at_pairs + 4 * n;
         const std::uint64_t words = at_hist + 2 * hist + blocks;
-        auto& scratch = keep(ctx_->create_buffer(words * 4, memory::device));
-        const range sr{scratch.address(), scratch.address() + scratch.size()};
-        const auto addr = [&](std::uint64_t word) { return static_cast<std::int64_t>(scratch.address() + word * 4); };
+        const scratch_block work = scratch(words * 4);
+        const range sr{work.address, work.address + work.size};
+        const auto addr = [&](std::uint64_t word) { return static_cast<std::int64_t>(work.address + word * 4); };
         const std::int64_t keys[2] = {addr(at_pairs), addr(at_pairs + 2 * n)}, vals[2] = {addr(at_pairs + n), addr(at_pairs + 3 * n)};
         const auto [fx, fy] = grid((slots + 255) / 256);
         // the Order record (shaders/common.glsl) with pair arrays `from` -> `to`, digit at `shift`
@@ -742,7 +735,7 @@ private:
                                                          addr(at_args), static_cast<std::int64_t>(chunks), static_cast<std::int64_t>(chunk), fx, fy});
         };
         barrier_for({}, sr);
-        ctx_->vk().vkCmdFillBuffer(cmd_, scratch.handle(), 0, at_args * 4, 0);
+        ctx_->vk().vkCmdFillBuffer(cmd_, work.handle, work.offset, at_args * 4, 0);
         transfer_barrier();
         reads.push_back(sr);
         barrier_for(reads, sr);
@@ -793,7 +786,7 @@ private:
             for (std::uint64_t c = 1; c < chunks; ++c) {
                 if (c > 1) full_barrier();
                 fp.aux = static_cast<std::uint32_t>(c);
-                dispatch(key, fp, 0, &scratch, (at_args + 3 * c) * 4);
+                dispatch(key, fp, 0, work.handle, work.offset + (at_args + 3 * c) * 4);
             }
         }
         written_ = {out, sr};
@@ -832,32 +825,55 @@ private:
         auto bi = make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
         bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
         check(ctx_->vk().vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
-        std::memset(flag_.mapped(), 0, 16);
+        std::memset(frame_->flag.mapped(), 0, 16);
         if (queries_) {
             ctx_->vk().vkCmdResetQueryPool(cmd_, queries_, 0, 2);
             ctx_->vk().vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 0);
         }
     }
 
-    buffer& keep(buffer b) {
-        kept_.push_back(std::move(b));
-        return kept_.back();
+    /// Device scratch for one operator of this stream: a buffer of the frame that no other
+    /// operator of the stream uses, else a new one the frame keeps (within its budget).
+    struct scratch_block {
+        VkBuffer handle;
+        VkDeviceSize offset;
+        VkDeviceAddress address;
+        std::uint64_t size; ///< the bytes asked for, rounded up to 16
+    };
+    scratch_block scratch(std::uint64_t bytes) {
+        bytes = std::max<std::uint64_t>((bytes + 15) / 16 * 16, 16);
+        frame& f = *frame_;
+        std::size_t best = f.scratch.size();
+        for (std::size_t i = 0; i < f.scratch.size(); ++i)
+            if (!f.scratch_used[i] && f.scratch[i].size() >= bytes && (best == f.scratch.size() || f.scratch[i].size() < f.scratch[best].size())) best = i;
+        if (best == f.scratch.size()) {
+            f.scratch.push_back(ctx_->create_buffer(std::max<std::uint64_t>(std::bit_ceil(bytes), 64 << 10), memory::device));
+            f.scratch_used.push_back(false);
+        }
+        f.scratch_used[best] = true;
+        return {f.scratch[best].handle(), 0, f.scratch[best].address(), bytes};
     }
 
-    /// Plan metadata (Dim records, pad maps, scratch records): 16-byte aligned pieces of chunks
-    /// in memory::upload, so that a stream of many small operators allocates a few buffers, not
-    /// one per operator, and the shaders read the metadata from device memory.
+    /// Plan metadata (Dim records, pad maps, scratch records): 16-byte aligned pieces of the
+    /// frame's upload chunks, so that a stream of many small operators fills a few buffers that
+    /// later streams fill again, and the shaders read the metadata from device memory.
     struct meta_block {
         VkDeviceAddress address;
         std::byte* host;
     };
     meta_block meta_alloc(std::size_t bytes) {
         bytes = std::max<std::size_t>((bytes + 15) / 16 * 16, 16);
-        if (!meta_ || meta_used_ + bytes > meta_->size()) {
-            meta_ = &keep(ctx_->create_buffer(std::max<std::size_t>(bytes, meta_chunk_bytes), memory::upload));
+        auto& chunks = frame_->meta;
+        while (meta_chunk_ < chunks.size() && meta_used_ + bytes > chunks[meta_chunk_].size()) {
+            ++meta_chunk_;
             meta_used_ = 0;
         }
-        const meta_block b{meta_->address() + meta_used_, meta_->mapped() + meta_used_};
+        if (meta_chunk_ == chunks.size()) {
+            chunks.push_back(ctx_->create_buffer(std::max<std::size_t>(bytes, meta_chunk_bytes), memory::upload));
+            meta_used_ = 0;
+        }
+        const buffer& c = chunks[meta_chunk_];
+        const meta_block b{c.address() + meta_used_, c.mapped() + meta_used_};
         meta_used_ += bytes;
         return b;
     }
@@ -945,15 +961,15 @@ private:
 
     /// Dispatches `groups` work groups of 256 (0: enough for p.count invocations), or as many as
     /// the 12 bytes of `indirect` at `indirect_offset` say when it is given.
-    void dispatch(pipeline_key key, const push& p, std::uint64_t groups = 0, const buffer* indirect = nullptr, VkDeviceSize indirect_offset = 0) {
+    void dispatch(pipeline_key key, const push& p, std::uint64_t groups = 0, VkBuffer indirect = VK_NULL_HANDLE, VkDeviceSize indirect_offset = 0) {
         key.wide = wide(p.count * key.vec) ? 1u : 0u; // coordinates run over count * vec elements
         if (groups == 0) groups = (p.count + 255) / 256;
         const auto [gx, gy] = grid(groups);
         const auto& vk = ctx_->vk();
-        vk.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, ctx_->pipeline(key));
+        vk.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, ctx_->pipeline(*frame_, key));
         vk.vkCmdPushConstants(cmd_, ctx_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &p);
-        if (indirect != nullptr)
-            vk.vkCmdDispatchIndirect(cmd_, indirect->handle(), indirect_offset);
+        if (indirect != VK_NULL_HANDLE)
+            vk.vkCmdDispatchIndirect(cmd_, indirect, indirect_offset);
         else
             vk.vkCmdDispatch(cmd_, gx, gy, 1);
         ++dispatches_;
@@ -1015,7 +1031,7 @@ private:
         pc.dims = meta.address;
         pc.indices = reinterpret_cast<std::uintptr_t>(p.index);
         pc.count = static_cast<std::uint64_t>(p.count()) / vec;
-        pc.flag = flag_.address();
+        pc.flag = frame_->flag.address();
         pc.axis_size = p.axis_size;
         pc.axis_stride = p.axis_stride;
         std::memcpy(pc.fill, p.fill.data(), 16);
@@ -1033,14 +1049,11 @@ private:
     }
 
     context* ctx_;
-    VkCommandPool pool_ = VK_NULL_HANDLE;
+    std::unique_ptr<frame> frame_; // the command buffer, fence, flag, metadata and scratch
     VkCommandBuffer cmd_ = VK_NULL_HANDLE;
     VkFence fence_ = VK_NULL_HANDLE;
     VkQueryPool queries_ = VK_NULL_HANDLE;
-    buffer flag_;
-    std::deque<buffer> kept_; // metadata and scratch, alive until the stream is destroyed (stable references)
-    buffer* meta_ = nullptr;  // the metadata chunk being filled (in kept_)
-    std::size_t meta_used_ = 0;
+    std::size_t meta_chunk_ = 0, meta_used_ = 0; // the metadata chunk being filled, and how far
     std::deque<index_check> checks_;
     std::vector<range> written_, read_;
     bool submitted_ = false, done_ = false;
@@ -1060,38 +1073,28 @@ public:
 
 namespace detail {
 
-/// Runs `record(cmd)` in a one-time command buffer and waits for it.
+/// Runs `record(cmd)` in the command buffer of a frame of the context's and waits for it.
 template <class F>
 void one_shot(context& ctx, F&& record) {
     const auto& vk = ctx.vk();
-    VkCommandPool pool = VK_NULL_HANDLE;
-    auto pci = make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
-    pci.queueFamilyIndex = ctx.queue_family();
-    check(vk.vkCreateCommandPool(ctx.handle(), &pci, nullptr, &pool), "vkCreateCommandPool");
     struct guard {
-        const context& c;
-        VkCommandPool p;
-        VkFence f = VK_NULL_HANDLE;
+        context& c;
+        std::unique_ptr<frame> f;
+        bool submitted = false;
         ~guard() {
-            if (f) c.vk().vkDestroyFence(c.handle(), f, nullptr);
-            c.vk().vkDestroyCommandPool(c.handle(), p, nullptr);
+            if (submitted) c.vk().vkWaitForFences(c.handle(), 1, &f->fence, VK_TRUE, UINT64_MAX);
+            c.release_frame(std::move(f));
         }
-    } g{ctx, pool};
-    auto ai = make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
-    ai.commandPool = pool;
-    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    ai.commandBufferCount = 1;
-    VkCommandBuffer cmd = VK_NULL_HANDLE;
-    check(vk.vkAllocateCommandBuffers(ctx.handle(), &ai, &cmd), "vkAllocateCommandBuffers");
+    } g{ctx, ctx.acquire_frame()};
     auto bi = make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    check(vk.vkBeginCommandBuffer(cmd, &bi), "vkBeginCommandBuffer");
-    record(cmd);
-    check(vk.vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
-    auto fci = make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
-    check(vk.vkCreateFence(ctx.handle(), &fci, nullptr, &g.f), "vkCreateFence");
-    ctx.submit(cmd, g.f);
-    check(vk.vkWaitForFences(ctx.handle(), 1, &g.f, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    check(vk.vkBeginCommandBuffer(g.f->cmd, &bi), "vkBeginCommandBuffer");
+    record(g.f->cmd);
+    check(vk.vkEndCommandBuffer(g.f->cmd), "vkEndCommandBuffer");
+    ctx.submit(g.f->cmd, g.f->fence);
+    g.submitted = true;
+    check(vk.vkWaitForFences(ctx.handle(), 1, &g.f->fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    g.submitted = false;
 }
 
 /// Copies `bytes` between a device buffer and host memory, through a staging buffer when the
