@@ -203,6 +203,7 @@ const auto fake_base = static_cast<std::uintptr_t>(1) << 62;
 
 void place(operand& o, std::size_t& used, bool null_empty) {
     const std::int64_t count = o.s.checked_count();
+    o.data = reinterpret_cast<std::byte*>(fake_base); // until a buffer is found; never dereferenced
     if (count < 0) return; // not representable: the checks must reject it
     if (count == 0) {
         o.representable = o.fits = true;
@@ -229,8 +230,6 @@ void place(operand& o, std::size_t& used, bool null_empty) {
         o.buf.reset(new std::byte[o.len]);
         o.data = o.buf.get() - static_cast<std::ptrdiff_t>(o.lo);
         o.fits = true;
-    } else {
-        o.data = reinterpret_cast<std::byte*>(fake_base); // never dereferenced: nothing runs
     }
 }
 
@@ -403,6 +402,16 @@ bool strides_overflow(const operand& o) {
     return false;
 }
 
+// a stride (in bytes) so large that one step from a real buffer leaves the address space: the
+// executor advances its pointers once past the last element of a row, and that step wraps
+bool stride_leaves_address_space(const operand& o) {
+    for (int i = 0; i < o.s.rank; ++i) {
+        const i128 b = static_cast<i128>(o.st[static_cast<std::size_t>(i)]) * static_cast<i128>(o.es());
+        if (b > (static_cast<i128>(1) << 46) || b < -(static_cast<i128>(1) << 46)) return true;
+    }
+    return false;
+}
+
 // an empty shape (a size 0) whose other sizes multiply past 63 bits: shape::count() overflows
 bool empty_count_overflows(const shape& s) {
     i128 n = 1;
@@ -442,15 +451,55 @@ std::string text(const strides_t& st, int rank) {
 }
 
 // Runs one call; only strix::error may leave it. With STRIX_FUZZ_TRACE=1 says what happened.
+// True when the call returned.
 template <class F>
-void expect_only_strix_errors(const char* what, F&& f) {
+bool expect_only_strix_errors(const char* what, F&& f) {
     if (tracing()) std::fprintf(stderr, "  %s ...\n", what);
     try {
         f();
         if (tracing()) std::fprintf(stderr, "  %s: ok\n", what);
+        return true;
     } catch (const strix::error& e) {
         if (tracing()) std::fprintf(stderr, "  %s: strix::error: %s\n", what, e.what());
+        return false;
     }
+}
+
+// Whether an index of `x` (a view over a real buffer) lies outside its axis: [-n, n) for signed
+// types, [0, n) for unsigned ones, where n = axis_size(coordinate in the last dimension).
+template <class AxisSize>
+bool has_bad_index(const operand& x, AxisSize axis_size) {
+    if (!x.fits || x.s.checked_count() <= 0 || !strix::is_index_type(x.type)) return false;
+    const std::int64_t count = x.s.checked_count();
+    std::array<std::int64_t, strix::max_rank> c{};
+    const auto es = static_cast<std::int64_t>(x.es());
+    for (std::int64_t k = 0; k < count; ++k) {
+        std::int64_t off = 0;
+        for (int i = 0; i < x.s.rank; ++i) off += c[static_cast<std::size_t>(i)] * x.st[static_cast<std::size_t>(i)];
+        const std::byte* p = x.data + off * es;
+        const std::int64_t n = axis_size(x.s.rank ? c[static_cast<std::size_t>(x.s.rank - 1)] : 0);
+        bool bad = n <= 0;
+        if (x.type == dtype::int32 || x.type == dtype::int64) {
+            std::int64_t v = 0;
+            if (x.type == dtype::int32) { std::int32_t w; std::memcpy(&w, p, 4); v = w; } else std::memcpy(&v, p, 8);
+            bad |= v < -n || v >= n;
+        } else {
+            std::uint64_t v = 0;
+            if (x.type == dtype::uint32) { std::uint32_t w; std::memcpy(&w, p, 4); v = w; } else std::memcpy(&v, p, 8);
+            bad |= v >= static_cast<std::uint64_t>(n);
+        }
+        if (bad) return true;
+        for (int i = x.s.rank - 1; i >= 0 && ++c[static_cast<std::size_t>(i)] == x.s[i]; --i) c[static_cast<std::size_t>(i)] = 0;
+    }
+    return false;
+}
+
+// Under the `error` policy a call that returned must have had every index in range. `empty`:
+// the call moves nothing (its output, or its updates, is empty).
+void check_indices_were_checked(bool returned, strix::index_policy policy, bool bad, bool empty) {
+    if (!returned || policy != strix::index_policy::error || !bad) return;
+    if (empty && skip_known()) return; // known: indices are not checked when nothing moves
+    finding(empty ? "an out-of-range index was not reported (the call moves nothing)" : "an out-of-range index was not reported");
 }
 
 } // namespace
@@ -674,7 +723,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     if (skip_known()) // known: strides times the element size overflow in the views and lowering;
         for (const auto& x : o) { // shape::count() of an empty shape overflows; a lowering offsets
-            if (strides_overflow(x) || empty_count_overflows(x.s)) return 0; // the null data of an empty view
+            if (strides_overflow(x) || empty_count_overflows(x.s)) return 0; // the null data of an empty view;
+            if (x.fits && stride_leaves_address_space(x)) return 0;            // the step past a row's end wraps
             if ((op == op_pad || op == op_join || op == op_split) && x.fits && !x.data && x.s.checked_count() == 0) return 0;
         }
 
@@ -691,7 +741,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto I = o[0].cview(), X = o[1].cview();
         const auto O = o[2].view();
         const index_info ii{range_of(o[1]), o[1].es()};
-        if (all_fit) expect_only_strix_errors("operator on views", [&] { strix::gather(I, X, O, gd, opt); });
+        if (all_fit) {
+            const bool ok = expect_only_strix_errors("operator on views", [&] { strix::gather(I, X, O, gd, opt); });
+            const int ax = strix::detail::normalize_axis(axis, I.rank());
+            if (ok && ax >= 0)
+                check_indices_were_checked(ok, policy, has_bad_index(o[1], [&](std::int64_t) { return I.size(ax); }), O.sizes().checked_count() == 0);
+        }
         expect_only_strix_errors("checks + lowering + plan walk", [&] {
             const auto ctx = strix::detail::check_gather(I, X, O, gd);
             const auto p = strix::detail::lower_gather(I, X, O, gd, ctx, strix::detail::index_reading::device);
@@ -708,7 +763,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto I = o[0].cview(), X = o[1].cview();
         const auto O = o[2].view();
         const index_info ii{range_of(o[1]), o[1].es()};
-        if (all_fit) expect_only_strix_errors("operator on views", [&] { strix::gather_elements(I, X, O, ged, opt); });
+        if (all_fit) {
+            const bool ok = expect_only_strix_errors("operator on views", [&] { strix::gather_elements(I, X, O, ged, opt); });
+            const int ax = strix::detail::normalize_axis(axis, I.rank());
+            if (ok && ax >= 0)
+                check_indices_were_checked(ok, policy, has_bad_index(o[1], [&](std::int64_t) { return I.size(ax); }), O.sizes().checked_count() == 0);
+        }
         expect_only_strix_errors("checks + lowering + plan walk", [&] {
             const auto ctx = strix::detail::check_gather_elements(I, X, O, ged);
             const auto p = strix::detail::lower_gather_elements(I, X, O, ged, ctx, strix::detail::index_reading::device);
@@ -721,7 +781,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case op_gather_nd: {
         const auto I = o[0].cview(), X = o[1].cview();
         const auto O = o[2].view();
-        if (all_fit) expect_only_strix_errors("operator on views", [&] { strix::gather_nd(I, X, O, gnd, opt); });
+        if (all_fit) {
+            const bool ok = expect_only_strix_errors("operator on views", [&] { strix::gather_nd(I, X, O, gnd, opt); });
+            if (ok)
+                check_indices_were_checked(ok, policy, has_bad_index(o[1], [&](std::int64_t j) { return I.size(gnd.batch_dimensions + static_cast<int>(j)); }),
+                                           O.sizes().checked_count() == 0);
+        }
         expect_only_strix_errors("checks + lowering + plan walk", [&] {
             const auto ctx = strix::detail::check_gather_nd(I, X, O, gnd);
             if (!all_fit || O.count() == 0) return; // the table needs the indices' values
@@ -824,7 +889,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case op_scatter: {
         const auto I = o[0].cview(), X = o[1].cview(), U = o[2].cview();
         const auto O = o[3].view();
-        if (all_fit) expect_only_strix_errors("operator on views", [&] { strix::scatter(I, X, U, O, scd, opt); });
+        if (all_fit) {
+            const bool ok = expect_only_strix_errors("operator on views", [&] { strix::scatter(I, X, U, O, scd, opt); });
+            const int ax = strix::detail::normalize_axis(axis, I.rank());
+            if (ok && ax >= 0)
+                check_indices_were_checked(ok, policy, has_bad_index(o[1], [&](std::int64_t) { return I.size(ax); }), U.sizes().checked_count() == 0);
+        }
         else expect_only_strix_errors("checks only", [&] { (void)strix::detail::check_scatter(I, X, U, O, scd); });
         if (allocating && o[0].fits && o[1].fits && o[2].fits && bytes_of(I.sizes(), type))
             expect_only_strix_errors("allocating entry point", [&] { (void)strix::scatter(I, X, U, scd, opt); });
@@ -833,7 +903,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case op_scatter_nd: {
         const auto I = o[0].cview(), X = o[1].cview(), U = o[2].cview();
         const auto O = o[3].view();
-        if (all_fit) expect_only_strix_errors("operator on views", [&] { strix::scatter_nd(I, X, U, O, snd, opt); });
+        if (all_fit) {
+            const bool ok = expect_only_strix_errors("operator on views", [&] { strix::scatter_nd(I, X, U, O, snd, opt); });
+            if (ok)
+                check_indices_were_checked(ok, policy, has_bad_index(o[1], [&](std::int64_t j) { return I.size(static_cast<int>(j)); }),
+                                           U.sizes().checked_count() == 0);
+        }
         else expect_only_strix_errors("checks only", [&] { (void)strix::detail::check_scatter_nd(I, X, U, O, snd); });
         if (allocating && o[0].fits && o[1].fits && o[2].fits && bytes_of(I.sizes(), type))
             expect_only_strix_errors("allocating entry point", [&] { (void)strix::scatter_nd(I, X, U, snd, opt); });
