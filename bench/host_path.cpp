@@ -10,9 +10,10 @@
 //   round trip  `vk::stream s(ctx); s.copy(a, b); s.run();` on 4 KiB: made, run, destroyed
 //   sync pad    one constant pad (+3 on the two inner axes) per stream, each waited for, back to
 //               back with no warm-up (16x64x256x256 float32 by default: 256 MiB in)
-//   pad kernel  the pad's device time (timestamps) in the same loop
-//   replay      a recorded stream of 100 operators (4 KiB copies) submitted again: host time
-//               per operator (submit + wait, divided by 100), beside recording it anew
+//   pad kernel  the pad's device time (timestamps), in 20 more calls right after
+//   replay      a recorded stream of 100 operators (4 KiB copies) submitted again: the host's
+//               time in replay() per operator, and submit + wait per operator, beside recording
+//               and running it anew
 
 #include <algorithm>
 #include <chrono>
@@ -155,10 +156,15 @@ int main(int argc, char** argv) {
         std::vector<double> wall, kernel;
         for (int i = 0; i < 100; ++i) {
             const auto t0 = clock_type::now();
-            vk::stream s(ctx, {.timestamps = true});
+            vk::stream s(ctx);
             s.pad(in.view(), out.view(), d);
             s.run();
             wall.push_back(seconds_since(t0));
+        }
+        for (int i = 0; i < 20; ++i) { // then the kernel's device time, in streams with timestamps
+            vk::stream s(ctx, {.timestamps = true});
+            s.pad(in.view(), out.view(), d);
+            s.run();
             kernel.push_back(s.device_seconds());
         }
         const std::string shape_text = strix::to_string(pad_shape);
@@ -177,6 +183,21 @@ int main(int argc, char** argv) {
             record.push_back(seconds_since(t0) / 100);
         }
         rows.push_back(summarize("100-operator stream, recorded and run: per operator", record));
+        // the same stream recorded once, then submitted again: the host's time in replay() per
+        // operator, and the whole replay (submit and wait) per operator
+        vk::stream s(ctx);
+        for (int k = 0; k < 100; ++k) s.copy(a.view(), b.view());
+        s.run();
+        std::vector<double> host, whole;
+        for (int rep = 0; rep < 200; ++rep) {
+            const auto t0 = clock_type::now();
+            s.replay();
+            host.push_back(seconds_since(t0) / 100);
+            s.wait();
+            whole.push_back(seconds_since(t0) / 100);
+        }
+        rows.push_back(summarize("100-operator stream, replayed: host time of replay() per operator", host));
+        rows.push_back(summarize("100-operator stream, replayed and waited for: per operator", whole));
     }
 
     for (const auto& r : rows) std::printf("%-64s median %10.1f us   first %10.1f us\n", r.name.c_str(), r.median_us, r.first_us);

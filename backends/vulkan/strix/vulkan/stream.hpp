@@ -440,7 +440,7 @@ public:
                         c.context});
     }
 
-    /// Submits everything recorded so far (at most once per stream).
+    /// Submits everything recorded so far (once; replay() submits it again).
     void submit() {
         if (submitted_) throw error(error_code::invalid_argument, "strix::vulkan::stream: submitted twice");
         if (queries_) ctx_->vk().vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 1);
@@ -468,6 +468,29 @@ public:
 
     /// Submits and waits.
     void run() { wait(); }
+
+    /// Submits the recorded work again once the last submission has been waited for: a stream
+    /// records once and runs many times (a decode loop's appends and gathers, every token). The
+    /// same operators run on the same device views, so their buffers must still be alive; what
+    /// they hold may change between runs (write new rows into a bound tensor, then replay).
+    /// Asynchronous like submit(): wait() (or a wait on fence()) waits for it, and wait()
+    /// reports an out-of-range index of this run. Throws strix::error when the last submission
+    /// has not been waited for.
+    void replay() {
+        if (!submitted_) {
+            submit();
+            return;
+        }
+        if (!done_) throw error(error_code::invalid_argument, "strix::vulkan::stream: replay before the last submission was waited for (call wait())");
+        check(ctx_->vk().vkResetFences(ctx_->handle(), 1, &fence_), "vkResetFences");
+        std::memset(frame_->flag.mapped(), 0, 16);
+        ctx_->submit(cmd_, fence_);
+        done_ = false;
+    }
+
+    /// The fence the stream's submissions signal, for a caller that waits on it with its own
+    /// Vulkan calls (then call wait(), which returns at once, to have index errors reported).
+    [[nodiscard]] VkFence fence() const { return fence_; }
 
     /// Device time of the stream's work in seconds, from timestamps written around it (after
     /// wait(); 0 unless the stream was made with stream_options::timestamps and the queue has
@@ -822,8 +845,7 @@ private:
     }
 
     void begin() {
-        auto bi = make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
-        bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+        auto bi = make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO); // not one-time: it may replay
         check(ctx_->vk().vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
         std::memset(frame_->flag.mapped(), 0, 16);
         if (queries_) {
