@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "strix/strix.hpp"
@@ -203,27 +204,17 @@ inline strix::scatter_reduction parse_reduction(const std::string& op, const opt
     bad("strix " + op + ": --reduction must be none, add, mul, min or max, got '" + v + "'");
 }
 
-/// An integer literal is kept exact (int64, or uint64 beyond); anything else is a double.
+/// An integer literal is kept exact (int64, or uint64 beyond); anything else is a double, and
+/// a finite number beyond a double (1e400) is kept as such, so that the pad refuses it for every
+/// element type rather than writing infinity (strix::parse_scalar).
 inline strix::scalar parse_value(const std::string& s) {
-    const char* b = s.data();
-    const char* e = s.data() + s.size();
-    bool integer = !s.empty();
-    for (std::size_t i = 0; i < s.size(); ++i)
-        integer &= (s[i] >= '0' && s[i] <= '9') || (i == 0 && (s[i] == '-' || s[i] == '+') && s.size() > 1);
-    if (integer) {
-        if (*b == '+') ++b;
-        std::int64_t i = 0;
-        if (auto [p, ec] = std::from_chars(b, e, i); ec == std::errc() && p == e) return strix::scalar(i);
-        std::uint64_t u = 0;
-        if (auto [p, ec] = std::from_chars(b, e, u); ec == std::errc() && p == e) return strix::scalar(u);
-        bad("strix pad: --value " + s + " is beyond 64-bit integers");
-    }
-    char* end = nullptr;
-    errno = 0;
-    const double d = std::strtod(s.c_str(), &end);
-    if (s.empty() || end != s.c_str() + s.size() || std::isspace(static_cast<unsigned char>(s[0])))
+    try {
+        return strix::parse_scalar(s);
+    } catch (const strix::error& e) {
+        if (std::string_view(e.what()).find("beyond 64-bit integers") != std::string_view::npos)
+            bad("strix pad: --value " + s + " is beyond 64-bit integers");
         bad("strix pad: --value must be a number, got '" + s + "'");
-    return strix::scalar(d);
+    }
 }
 
 /// The --out-of-range option (error when absent).

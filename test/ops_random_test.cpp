@@ -787,14 +787,14 @@ void gather_natural_case(std::uint64_t seed, dtype et, dtype it) {
     INFO("output " << vout.describe());
 
     const strix::gather_desc desc{given_axis, -1, policy};
-    if (in[axis] == 0 && out.count() > 0) {
+    if (in[axis] == 0 && idx.count() > 0) { // indices into an empty axis, read or not
         expect_error(error_code::rule_violation, [&] { strix::gather(vin.cview(), vidx.cview(), vout.view(), desc, config.opt); });
         CHECK(vout.buf == out_before);
         return;
     }
     const ref_result ref = gather_ref(vin.ref(), vidx.ref(), axis, out);
-    // The output-free case reads no index: only a gather that writes something can fail.
-    if (policy == index_policy::error && ref.bad && out.count() > 0) {
+    // Every index is checked, also those an empty output never reads (numpy.take refuses them too).
+    if (policy == index_policy::error && ref.bad) {
         expect_error(error_code::index_out_of_range, [&] { strix::gather(vin.cview(), vidx.cview(), vout.view(), desc, config.opt); });
         CHECK(vout.buf == out_before);
     } else if (returning) {
@@ -870,13 +870,13 @@ void gather_directml_case(std::uint64_t seed, dtype et, dtype it) {
 
     const strix::gather_desc desc{given_axis, k, policy};
     const strix::gather_desc natural_desc{given_axis, -1, policy};
-    if (in[axis] == 0 && out.count() > 0) {
+    if (in[axis] == 0 && idx.count() > 0) { // indices into an empty axis, read or not
         expect_error(error_code::rule_violation, [&] { strix::gather(vin.cview(), vidx.cview(), vout.view(), desc, config.opt); });
         CHECK(vout.buf == out_before);
         return;
     }
     const ref_result ref = gather_ref(vin.ref(), tail_ref, axis, out, k - 1);
-    if (policy == index_policy::error && ref.bad && out.count() > 0) {
+    if (policy == index_policy::error && ref.bad) {
         expect_error(error_code::index_out_of_range, [&] { strix::gather(vin.cview(), vidx.cview(), vout.view(), desc, config.opt); });
         CHECK(vout.buf == out_before);
         if (natural_fits)
@@ -1153,6 +1153,17 @@ void apply_tuple(const ref_view& idx, const coords& tuple, int first, const shap
     }
 }
 
+/// Sets `bad` when any tuple of `idx` (into the axes of `target` from `first`) is out of range,
+/// whether or not a slice it selects has elements.
+void check_all_tuples(const ref_view& idx, int first, const shape& target, bool& bad) {
+    shape lead;
+    for (int i = 0; i + 1 < idx.sizes.rank; ++i) lead.push_back(idx.sizes[i]);
+    for_each_coord(lead, [&](const coords& c, std::int64_t) {
+        coords t{};
+        apply_tuple(idx, c, first, target, t, bad);
+    });
+}
+
 /// GATHER-ND with b batch dimensions: out[o] = in[o[0..b), tuple(o[0..q-1)), o[q-1..)].
 ref_result gather_nd_ref(const ref_view& in, const ref_view& idx, int b, const shape& out_shape) {
     ref_result res;
@@ -1160,6 +1171,7 @@ ref_result gather_nd_ref(const ref_view& in, const ref_view& idx, int b, const s
     const int q = idx.sizes.rank;
     const auto k = static_cast<int>(idx.sizes[q - 1]);
     res.data.resize(static_cast<std::size_t>(out_shape.count() * es));
+    check_all_tuples(idx, b, in.sizes, res.bad);
     for_each_coord(out_shape, [&](const coords& o, std::int64_t lin) {
         coords t{};
         for (int i = 0; i < b; ++i) t[static_cast<std::size_t>(i)] = o[static_cast<std::size_t>(i)];
@@ -1181,6 +1193,7 @@ ref_result scatter_nd_ref(const ref_view& in, const ref_view& idx, const ref_vie
     for_each_coord(in.sizes, [&](const coords& c, std::int64_t lin) {
         std::memcpy(res.data.data() + lin * es, in.at(c), static_cast<std::size_t>(es));
     });
+    check_all_tuples(idx, 0, in.sizes, res.bad);
     for_each_coord(upd.sizes, [&](const coords& u, std::int64_t) {
         coords t{};
         apply_tuple(idx, u, 0, in.sizes, t, res.bad);

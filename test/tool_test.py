@@ -919,6 +919,12 @@ class BadInputTests(ToolCase):
         p = ["pad", "--input", self.x, "--start", "0,1", "--end", "1,0"]
         self.bad(p + ["--mode", "wrapx"], ["mode"])
         self.bad(p + ["--mode", "constant", "--value", "nine"], ["value"])
+        # finite values beyond the element type are refused; infinity itself is a value
+        for value in ("1e400", "-1e400", "3.5e38"):
+            self.bad(p + ["--mode", "constant", "--value", value], ["does not fit"])
+        f16 = self.npy("h.npy", "float16", [[1, 2], [3, 4]])
+        self.bad(["pad", "--input", f16, "--start", "0,1", "--end", "1,0", "--mode", "constant",
+                  "--value", "70000"], ["does not fit"])
         self.bad(["pad", "--input", self.x, "--mode", "edge", "--start", "0,x", "--end", "0,0"],
                  ["start"])
 
