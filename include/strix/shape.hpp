@@ -58,6 +58,8 @@ struct shape {
     /// Number of elements (1 for rank 0). The shape must be one whose count fits in int64
     /// (`checked_count` >= 0): every view and rule the operators accept is.
     [[nodiscard]] constexpr std::int64_t count() const {
+        for (int i = 0; i < rank; ++i) // an empty shape's other sizes may multiply beyond 63 bits
+            if (dims[static_cast<std::size_t>(i)] == 0) return 0;
         std::int64_t n = 1;
         for (int i = 0; i < rank; ++i) n *= dims[static_cast<std::size_t>(i)];
         return n;

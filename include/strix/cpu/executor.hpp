@@ -65,7 +65,9 @@ void parallel_ranges(int t, std::int64_t n, const F& f) {
 
 template <std::size_t E>
 inline void copy_elems(std::byte* dst, std::int64_t ds, const std::byte* src, std::int64_t ss, std::int64_t n) {
-    for (std::int64_t i = 0; i < n; ++i, dst += ds, src += ss) std::memcpy(dst, src, E);
+    // indexed, not stepped: a step past the last element may leave the address space (a size-1
+    // dimension may have any stride)
+    for (std::int64_t i = 0; i < n; ++i) std::memcpy(dst + i * ds, src + i * ss, E);
 }
 
 template <std::size_t E>
@@ -77,7 +79,7 @@ inline void fill_elems(std::byte* dst, std::int64_t ds, const std::byte* fill, s
         for (std::int64_t i = 0; i < n; ++i) std::memcpy(dst + i * static_cast<std::int64_t>(E), f, E);
         return;
     }
-    for (std::int64_t i = 0; i < n; ++i, dst += ds) std::memcpy(dst, f, E);
+    for (std::int64_t i = 0; i < n; ++i) std::memcpy(dst + i * ds, f, E);
 }
 
 /// Copies n contiguous bytes. With `stream`, the whole 64-byte lines of the destination are
@@ -206,7 +208,7 @@ inline void gather_row(std::byte* out, std::int64_t ds, const std::byte* base, s
         for (std::int64_t i = a; i < b; ++i, out += E, ix += sizeof(I)) std::memcpy(out, base + read_index<I, Clamp>(ix, n) * astride, E);
         return;
     }
-    for (std::int64_t i = a; i < b; ++i, out += ds, base += ss, ix += ks) std::memcpy(out, base + read_index<I, Clamp>(ix, n) * astride, E);
+    for (std::int64_t i = 0; i < b - a; ++i) std::memcpy(out + i * ds, base + i * ss + read_index<I, Clamp>(ix + i * ks, n) * astride, E);
 }
 
 /// Calls f(type_tag-like I{}) with the C++ type of an index dtype.
@@ -333,7 +335,7 @@ void run_elements(const run_state& st, std::int64_t e0, std::int64_t e1) {
                             copy_run(o, from, static_cast<std::size_t>(hi - lo) * E, st.stream);
                         else copy_elems<E>(o, ds, from, seg.step, hi - lo);
                     } else {
-                        for (std::int64_t i = lo; i < hi; ++i, o += ds) std::memcpy(o, p.src + s + in.source(i), E);
+                        for (std::int64_t i = lo; i < hi; ++i) std::memcpy(o + (i - lo) * ds, p.src + s + in.source(i), E);
                     }
                 }
             }

@@ -2,6 +2,7 @@
 /// join (concatenate): one or more inputs of one rank and type, equal off the axis, laid one
 /// after another along the axis.
 
+#include <cstdint>
 #include <tuple>
 #include <vector>
 
@@ -125,8 +126,10 @@ inline std::vector<plan::move_plan> lower_join(std::span<const any_cview> inputs
     std::vector<plan::move_plan> plans;
     std::int64_t at = 0;
     for (const auto& in : inputs) {
-        const any_view part(static_cast<std::byte*>(output.data()) + at * output.stride(axis) * static_cast<std::int64_t>(output.element_size()),
-                            output.type(), in.sizes(), output.strides());
+        // address arithmetic in integers: an empty output may have no data (a null pointer)
+        const auto address = reinterpret_cast<std::uintptr_t>(output.data()) +
+                             static_cast<std::uintptr_t>(at * output.stride(axis) * static_cast<std::int64_t>(output.element_size()));
+        const any_view part(reinterpret_cast<std::byte*>(address), output.type(), in.sizes(), output.strides());
         at += in.size(axis);
         plans.push_back(copy_plan(in, part));
         plan::collapse(plans.back());

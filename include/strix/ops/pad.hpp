@@ -119,8 +119,10 @@ inline plan::move_plan lower_pad(const any_cview& full_input, const any_view& ou
         kept[i] += (s < 0 ? s : 0) + (e < 0 ? e : 0);
         start[i] = s < 0 ? 0 : s;
     }
-    const any_cview input(static_cast<const std::byte*>(full_input.data()) + first * static_cast<std::int64_t>(full_input.element_size()),
-                          full_input.type(), kept, full_input.strides());
+    // address arithmetic in integers: an empty input may have no data (a null pointer), and
+    // device views carry device addresses
+    const auto at = reinterpret_cast<std::uintptr_t>(full_input.data()) + static_cast<std::uintptr_t>(first * static_cast<std::int64_t>(full_input.element_size()));
+    const any_cview input(reinterpret_cast<const std::byte*>(at), full_input.type(), kept, full_input.strides());
     plan::move_plan p = copy_plan(input, output); // output sizes, both sides' strides
     scalar_bytes(d.value, input.type(), p.fill.data());
     // an empty output moves nothing: no map, however wide the pads (each map holds only padded

@@ -3,6 +3,7 @@
 /// pieces of given sizes (zero sizes allowed). As views of the input where no copy is needed
 /// (`split_views`), or copied into outputs of any strides (`split`).
 
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -104,8 +105,10 @@ inline std::vector<plan::move_plan> lower_split(const any_cview& input, std::spa
     std::vector<plan::move_plan> plans;
     std::int64_t at = 0;
     for (const auto& out : outputs) {
-        const any_cview part(static_cast<const std::byte*>(input.data()) + at * input.stride(axis) * static_cast<std::int64_t>(input.element_size()),
-                             input.type(), out.sizes(), input.strides());
+        // address arithmetic in integers: an empty input may have no data (a null pointer)
+        const auto address = reinterpret_cast<std::uintptr_t>(input.data()) +
+                             static_cast<std::uintptr_t>(at * input.stride(axis) * static_cast<std::int64_t>(input.element_size()));
+        const any_cview part(reinterpret_cast<const std::byte*>(address), input.type(), out.sizes(), input.strides());
         at += out.size(axis);
         plans.push_back(copy_plan(part, out));
         plan::collapse(plans.back());
@@ -126,8 +129,9 @@ std::vector<basic_any_view<M>> split_views(const basic_any_view<M>& input, std::
     std::vector<basic_any_view<M>> out;
     std::int64_t at = 0;
     for (const auto& s : shapes) {
-        out.emplace_back(static_cast<byte_ptr>(input.data()) + at * input.stride(axis) * static_cast<std::int64_t>(input.element_size()),
-                         input.type(), s, input.strides());
+        const auto address = reinterpret_cast<std::uintptr_t>(input.data()) +
+                             static_cast<std::uintptr_t>(at * input.stride(axis) * static_cast<std::int64_t>(input.element_size()));
+        out.emplace_back(reinterpret_cast<byte_ptr>(address), input.type(), s, input.strides());
         at += s[axis];
     }
     return out;

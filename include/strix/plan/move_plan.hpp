@@ -62,6 +62,8 @@ struct move_plan {
 
     /// Number of elements written.
     [[nodiscard]] std::int64_t count() const {
+        for (int i = 0; i < rank; ++i) // an empty plan's other sizes may multiply beyond 63 bits
+            if (dims[static_cast<std::size_t>(i)].size == 0) return 0;
         std::int64_t n = 1;
         for (int i = 0; i < rank; ++i) n *= dims[static_cast<std::size_t>(i)].size;
         return n;
