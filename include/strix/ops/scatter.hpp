@@ -188,13 +188,13 @@ void apply_updates_range(const any_cview& updates, const any_view& output, const
         const std::byte* u = us_at[slot];
         const std::int64_t* t = tg[slot];
         if constexpr (red == scatter_reduction::none) {
-            for (std::int64_t j = 0; j < len[slot]; ++j, u += us)
-                if (t[j] >= lo && t[j] < hi) std::memcpy(ob + t[j], u, sizeof(T));
+            for (std::int64_t j = 0; j < len[slot]; ++j) // indexed: no step past the last update
+                if (t[j] >= lo && t[j] < hi) std::memcpy(ob + t[j], u + j * us, sizeof(T));
         } else {
-            for (std::int64_t j = 0; j < len[slot]; ++j, u += us) {
+            for (std::int64_t j = 0; j < len[slot]; ++j) {
                 if (t[j] < lo || t[j] >= hi) continue;
                 T v, a;
-                std::memcpy(&v, u, sizeof(T));
+                std::memcpy(&v, u + j * us, sizeof(T));
                 std::memcpy(&a, ob + t[j], sizeof(T));
                 a = combine(a, v, red);
                 std::memcpy(ob + t[j], &a, sizeof(T));
@@ -215,9 +215,8 @@ void apply_updates_range(const any_cview& updates, const any_view& output, const
                 // cache of the worker that owns it
                 if (t[j] >= lo && t[j] < hi) __builtin_prefetch(ob + t[j], 1);
             }
-            us_at[cur] = u;
+            us_at[cur] = u + i0 * us; // indexed: no step past the row's last update
             len[cur] = m;
-            u += m * us;
             cur ^= 1;
             if (len[cur]) apply_block(cur); // the previous block, in order
         }
