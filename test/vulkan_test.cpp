@@ -1368,7 +1368,7 @@ TEST_CASE("vulkan: a stream that threw while recording stays usable", "[vulkan]"
     const strix::pad_desc d{pad_mode::edge, {1, 2}, {1, 1}, 0};
     vk::stream s(ctx);
     CHECK_THROWS_AS(s.pad(dx.view(), bad.view(), d), strix::error);
-    CHECK(s.dispatches_ == 0);
+    CHECK(strix::vulkan::detail::counters_of(s).dispatches == 0);
     s.pad(dx.view(), good.view(), d);
     s.run();
     host_tensor got(dtype::int16, {6, 8});
@@ -1398,7 +1398,7 @@ TEST_CASE("vulkan: a submitted stream refuses more work", "[vulkan]") {
         CHECK_THROWS_AS(s.gather(a.view(), z.view(), b.view(), {0, 2}), strix::error);
         CHECK_THROWS_AS(s.scatter(a.view(), z.view(), upd.view(), c.view(), {0}), strix::error);
         s.wait();
-        CHECK(s.dispatches_ == 1);
+        CHECK(strix::vulkan::detail::counters_of(s).dispatches == 1);
     }
     CHECK(ctx.validation_messages() == 0);
 }
@@ -1491,16 +1491,16 @@ TEST_CASE("vulkan: one stream runs a chain of operators, with barriers only wher
         vk::stream s(ctx);
         s.pad(dx.view(), dp.view(), pd);
         s.pad(dx.view(), de.view(), {pad_mode::symmetric, {0, 3}, {2, 0}, 0.0}); // independent of the first
-        CHECK(s.barriers_ == 0);
+        CHECK(strix::vulkan::detail::counters_of(s).barriers == 0);
         s.gather(dp.view(), didx.view(), dg.view(), {1});
-        CHECK(s.barriers_ == 1); // reads what the first pad wrote
+        CHECK(strix::vulkan::detail::counters_of(s).barriers == 1); // reads what the first pad wrote
         const vk::device_view dparts[] = {dg.view(), dx.view()};
         s.join(dparts, dj.view(), {0});
-        const int before_scatter = s.barriers_;
+        const int before_scatter = strix::vulkan::detail::counters_of(s).barriers;
         CHECK(before_scatter == 2); // the join reads what the gather wrote; its two parts need none between them
         s.scatter(dj.view(), dsidx.view(), dupd.view(), dj.view(), {0});
-        CHECK(s.barriers_ > before_scatter);
-        CHECK(s.dispatches_ == 7); // pad, pad, gather, two join parts, two scatter passes
+        CHECK(strix::vulkan::detail::counters_of(s).barriers > before_scatter);
+        CHECK(strix::vulkan::detail::counters_of(s).dispatches == 7); // pad, pad, gather, two join parts, two scatter passes
         s.run();
         CHECK(same_bytes(read_back(ctx, dp), p));
         CHECK(same_bytes(read_back(ctx, dg), gt));
@@ -1518,8 +1518,8 @@ TEST_CASE("vulkan: one stream runs a chain of operators, with barriers only wher
         const vk::device_view one[] = {dx.view()};
         s.join(one, c.view(), {1});
         s.pad(dx.view(), d.view(), {pad_mode::constant, {0, 1}, {0, 0}, 2.5});
-        CHECK(s.barriers_ == 0);
-        CHECK(s.dispatches_ == 4);
+        CHECK(strix::vulkan::detail::counters_of(s).barriers == 0);
+        CHECK(strix::vulkan::detail::counters_of(s).dispatches == 4);
         s.run();
         CHECK(same_bytes(read_back(ctx, a), strix::pad(x.view(), {pad_mode::edge, {1, 1}, {1, 1}, 0.0})));
         CHECK(same_bytes(read_back(ctx, b), strix::gather(x.view(), idx.view(), {1})));
@@ -1534,7 +1534,7 @@ TEST_CASE("vulkan: one stream runs a chain of operators, with barriers only wher
         s.pad(dx.view(), a.view(), {pad_mode::symmetric, {1, 0}, {0, 0}, 0.0}); // reads x
         const vk::device_view one[] = {dy.view()};
         s.join(one, dx.view(), {0}); // then overwrites x
-        CHECK(s.barriers_ == 1);
+        CHECK(strix::vulkan::detail::counters_of(s).barriers == 1);
         s.run();
         CHECK(same_bytes(read_back(ctx, a), strix::pad(x.view(), {pad_mode::symmetric, {1, 0}, {0, 0}, 0.0})));
         CHECK(same_bytes(read_back(ctx, dx), y));
@@ -1576,10 +1576,10 @@ TEST_CASE("vulkan: barriers follow the bytes operators touch, not the buffers", 
     SECTION("writes to neighbouring bytes, then a read of the first one's bytes") {
         s.pad(da.view(), at_byte(buf, 0, dtype::uint8, {12}), edge);  // bytes [0, 12)
         s.pad(db.view(), at_byte(buf, 12, dtype::uint8, {12}), edge); // bytes [12, 24): no hazard
-        CHECK(s.barriers_ == 0);
+        CHECK(strix::vulkan::detail::counters_of(s).barriers == 0);
         const vk::device_view one[] = {at_byte(buf, 11, dtype::uint8, {2})}; // reads bytes 11 and 12
         s.join(one, at_byte(buf, 30, dtype::uint8, {2}), {0});
-        CHECK(s.barriers_ == 1);
+        CHECK(strix::vulkan::detail::counters_of(s).barriers == 1);
         strix::pad(a.view(), cpu_view(0, {12}), edge);
         strix::pad(b.view(), cpu_view(12, {12}), edge);
         const any_cview cone[] = {cpu_view(11, {2})};
@@ -1588,7 +1588,7 @@ TEST_CASE("vulkan: barriers follow the bytes operators touch, not the buffers", 
     SECTION("a write that overlaps an earlier write by one byte comes after it") {
         s.pad(da.view(), at_byte(buf, 0, dtype::uint8, {12}), edge);                            // [0, 12)
         s.pad(db.view(), at_byte(buf, 11, dtype::uint8, {12}), {pad_mode::reflect, {2}, {0}, 0}); // [11, 23)
-        CHECK(s.barriers_ == 1);
+        CHECK(strix::vulkan::detail::counters_of(s).barriers == 1);
         strix::pad(a.view(), cpu_view(0, {12}), edge);
         strix::pad(b.view(), cpu_view(11, {12}), {pad_mode::reflect, {2}, {0}, 0});
     }
@@ -1596,7 +1596,7 @@ TEST_CASE("vulkan: barriers follow the bytes operators touch, not the buffers", 
         const vk::device_view one[] = {at_byte(buf, 40, dtype::uint8, {8})};
         s.join(one, at_byte(buf, 0, dtype::uint8, {8}), {0}); // reads [40, 48)
         s.pad(da.view(), at_byte(buf, 36, dtype::uint8, {12}), edge); // writes [36, 48)
-        CHECK(s.barriers_ == 1);
+        CHECK(strix::vulkan::detail::counters_of(s).barriers == 1);
         const any_cview cone[] = {cpu_view(40, {8})};
         strix::join(cone, cpu_view(0, {8}), {0});
         strix::pad(a.view(), cpu_view(36, {12}), edge);
@@ -1616,7 +1616,7 @@ TEST_CASE("vulkan: the parts of one join need no barrier between them", "[vulkan
     vk::stream s(ctx);
     const vk::device_view parts[] = {dx.view(), dx.view(), dx.view()};
     s.join(parts, out.view(), {1});
-    CHECK(s.barriers_ == 0);
+    CHECK(strix::vulkan::detail::counters_of(s).barriers == 0);
     s.run();
     const any_cview hparts[] = {x.view(), x.view(), x.view()};
     CHECK(same_bytes(read_back(ctx, out), strix::join(hparts, {1})));
@@ -1655,15 +1655,15 @@ TEST_CASE("vulkan: contiguous rows move in 16-byte elements, contiguous outputs 
         vk::stream s(ctx);
         const vk::device_view parts[] = {da.view(), db.view()};
         s.join(parts, joined.view(), {0});
-        CHECK(s.widened_ == 2);
+        CHECK(strix::vulkan::detail::counters_of(s).widened == 2);
         s.pad(dx.view(), padded.view(), pd);
         s.gather(dx.view(), didx.view(), gathered.view(), {2});
-        CHECK(s.chunked_ == 2);
+        CHECK(strix::vulkan::detail::counters_of(s).chunked == 2);
         s.pad(dx.view(), odd.view(), od);
-        CHECK(s.chunked_ == 2);
-        CHECK(s.widened_ == 2);
+        CHECK(strix::vulkan::detail::counters_of(s).chunked == 2);
+        CHECK(strix::vulkan::detail::counters_of(s).widened == 2);
         s.pad(dw.view(), wide_pad.view(), wd);
-        CHECK(s.chunked_ == 3);
+        CHECK(strix::vulkan::detail::counters_of(s).chunked == 3);
         s.run();
         const any_cview hparts[] = {a.view(), b.view()};
         CHECK(same_bytes(read_back(ctx, joined), strix::join(hparts, {0})));
@@ -1699,7 +1699,7 @@ TEST_CASE("vulkan: many work groups of unrolled 16-byte moves, chunks and copies
     const vk::device_view zz[] = {dz.view(), dz.view()};
     s.join(zz, zjoin.view(), {0});
     s.pad(dz.view(), zpad.view(), pd);
-    CHECK(s.plain_copies_ == 1);
+    CHECK(strix::vulkan::detail::counters_of(s).plain_copies == 1);
     s.run();
     CHECK(same_bytes(read_back(ctx, copied), x));
     const any_cview hxy[] = {x.view(), y.view()};
@@ -1728,7 +1728,7 @@ TEST_CASE("vulkan: long rows of 16-byte elements, located once per row", "[vulka
             const vk::device_tensor out(ctx, dtype::float32, {37, cols});
             vk::stream s(ctx);
             s.gather(dtable.view(), didx.view(), out.view(), {0});
-            CHECK(s.widened_ == 1);
+            CHECK(strix::vulkan::detail::counters_of(s).widened == 1);
             s.run();
             CHECK(same_bytes(read_back(ctx, out), strix::gather(table.view(), idx.view(), {0})));
         }
@@ -1754,7 +1754,7 @@ TEST_CASE("vulkan: long rows of 16-byte elements, located once per row", "[vulka
         const vk::device_tensor padded(ctx, dtype::float32, {6, 7, 1024});
         vk::stream s(ctx);
         s.pad(dx.view(), padded.view(), pd);
-        CHECK(s.widened_ == 1);
+        CHECK(strix::vulkan::detail::counters_of(s).widened == 1);
         s.run();
         CHECK(same_bytes(read_back(ctx, padded), strix::pad(x.view(), pd)));
     }
@@ -1765,7 +1765,7 @@ TEST_CASE("vulkan: long rows of 16-byte elements, located once per row", "[vulka
     vk::stream s(ctx);
     const vk::device_view parts[] = {da.view(), db.view()};
     s.join(parts, joined.view(), {1});
-    CHECK(s.widened_ == 2);
+    CHECK(strix::vulkan::detail::counters_of(s).widened == 2);
     s.run();
     const any_cview hparts[] = {a.view(), b.view()};
     CHECK(same_bytes(read_back(ctx, joined), strix::join(hparts, {1})));
@@ -1816,8 +1816,8 @@ TEST_CASE("vulkan: pad folds computed in 32-bit arithmetic equal the maps and th
                 const vk::device_tensor out(ctx, c.type, want.sizes());
                 vk::stream s(ctx);
                 s.pad(dx.view(), out.view(), d);
-                CHECK(s.narrow_ == (wide ? 0 : 1));
-                CHECK(s.folded_ == (folded ? mapped : 0));
+                CHECK(strix::vulkan::detail::counters_of(s).narrow == (wide ? 0 : 1));
+                CHECK(strix::vulkan::detail::counters_of(s).folded == (folded ? mapped : 0));
                 s.run();
                 CHECK(same_bytes(read_back(ctx, out), want));
             }
@@ -1960,9 +1960,9 @@ TEST_CASE("vulkan: stream::copy runs contiguous views as the 16-byte copy shader
     tv.strides = {1, 6};
     vk::stream s(ctx);
     s.copy(dx.view(), plain.view());
-    CHECK(s.plain_copies_ == 1);
+    CHECK(strix::vulkan::detail::counters_of(s).plain_copies == 1);
     s.copy(dx.view(), tv);
-    CHECK(s.plain_copies_ == 1);
+    CHECK(strix::vulkan::detail::counters_of(s).plain_copies == 1);
     s.run();
     CHECK(same_bytes(read_back(ctx, plain), x));
     host_tensor expect(dtype::float16, {40, 6});
@@ -1980,7 +1980,7 @@ TEST_CASE("vulkan: stream::copy runs contiguous views as the 16-byte copy shader
     vk::device_view head = dx.view();
     head.sizes = {6, 39};
     CHECK_THROWS_WITH(bad.copy(head, shifted), Catch::Contains("strix::copy") && Catch::Contains("overlap"));
-    CHECK(bad.dispatches_ == 0);
+    CHECK(strix::vulkan::detail::counters_of(bad).dispatches == 0);
     CHECK(ctx.validation_messages() == 0);
 }
 
@@ -2160,7 +2160,7 @@ TEST_CASE("vulkan: plain scatter claims its targets in one atomic per update, fu
         strix::scatter(c.in_place ? strix::any_cview(hout) : x.view(), idx.view(), upd.view(), hout, d);
         vk::stream s(ctx);
         s.scatter(c.in_place ? out : dx.view(), didx.view(), dupd.view(), out, d);
-        CHECK(s.claim_scatters_ == (claims && c.takes_claims ? 1 : 0));
+        CHECK(strix::vulkan::detail::counters_of(s).claim_scatters == (claims && c.takes_claims ? 1 : 0));
         s.run();
         CHECK(same_bytes(read_back(ctx, dout), want));
     }
@@ -2692,5 +2692,324 @@ TEST_CASE("vulkan: a tensor of more than 2^32 elements", "[.][huge]") {
     CHECK(xe.as<std::uint8_t>()[0] == pattern(n - 6));
     CHECK(xe.as<std::uint8_t>()[1] == 0xab);
     CHECK(xe.as<std::uint8_t>()[2] == pattern(n - 4));
+    CHECK(ctx.validation_messages() == 0);
+}
+
+namespace {
+
+/// A Vulkan structure with its sType (and pNext) set, everything else zero.
+template <class T>
+T init(VkStructureType type, const void* next = nullptr) {
+    T t{};
+    t.sType = type;
+    t.pNext = const_cast<void*>(next);
+    return t;
+}
+
+/// A device the test makes itself with plain Vulkan (as an application would), with or without
+/// the features strix needs, and a messenger of its own: a context that adopts it reports no
+/// validation messages of its own, so the test counts them here.
+struct own_device {
+    VkInstance instance = VK_NULL_HANDLE;
+    VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+    VkPhysicalDevice physical = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;
+    VkQueue queue = VK_NULL_HANDLE;
+    std::uint32_t family = 0;
+    VkPhysicalDeviceVulkan12Features f12 = init<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+    VkPhysicalDeviceFeatures2 f2 = init<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12);
+    VkDeviceQueueCreateInfo qi = init<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+    VkDeviceCreateInfo info = init<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f2);
+    float priority = 1.0f;
+    VkPhysicalDeviceMemoryProperties memory{};
+    std::vector<std::pair<VkBuffer, VkDeviceMemory>> buffers;
+    static inline int messages = 0;
+
+    static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT, VkDebugUtilsMessageTypeFlagsEXT,
+                                                     const VkDebugUtilsMessengerCallbackDataEXT* d, void*) {
+        if (d->pMessageIdName && std::strncmp(d->pMessageIdName, "Loader", 6) == 0) return VK_FALSE;
+        ++messages;
+        std::fprintf(stderr, "validation (own device): %s\n", d->pMessage ? d->pMessage : "");
+        return VK_FALSE;
+    }
+
+    own_device(bool buffer_device_address, bool int64) {
+        REQUIRE(volkInitialize() == VK_SUCCESS);
+        VkApplicationInfo app = init<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
+        app.apiVersion = VK_API_VERSION_1_2;
+        const char* exts[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+        VkInstanceCreateInfo ici = init<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
+        ici.pApplicationInfo = &app;
+        ici.enabledExtensionCount = 1;
+        ici.ppEnabledExtensionNames = exts;
+        REQUIRE(vkCreateInstance(&ici, nullptr, &instance) == VK_SUCCESS);
+        volkLoadInstance(instance); // device functions too, through the loader's trampolines
+        VkDebugUtilsMessengerCreateInfoEXT mi = init<VkDebugUtilsMessengerCreateInfoEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT);
+        mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+        mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
+        mi.pfnUserCallback = on_message;
+        auto create_messenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT"));
+        REQUIRE(create_messenger(instance, &mi, nullptr, &messenger) == VK_SUCCESS);
+        // the device a context would pick
+        const auto devices = vk::list_devices();
+        const auto chosen = vk::choose_device(devices);
+        std::uint32_t n = 0;
+        vkEnumeratePhysicalDevices(instance, &n, nullptr);
+        std::vector<VkPhysicalDevice> pds(n);
+        vkEnumeratePhysicalDevices(instance, &n, pds.data());
+        physical = pds.at(chosen);
+        std::uint32_t nq = 0;
+        vkGetPhysicalDeviceQueueFamilyProperties(physical, &nq, nullptr);
+        std::vector<VkQueueFamilyProperties> qf(nq);
+        vkGetPhysicalDeviceQueueFamilyProperties(physical, &nq, qf.data());
+        while (!(qf.at(family).queueFlags & VK_QUEUE_COMPUTE_BIT)) ++family;
+        qi.queueFamilyIndex = family;
+        qi.queueCount = 1;
+        qi.pQueuePriorities = &priority;
+        f12.bufferDeviceAddress = buffer_device_address;
+        f2.features.shaderInt64 = int64;
+        info.queueCreateInfoCount = 1;
+        info.pQueueCreateInfos = &qi;
+        REQUIRE(vkCreateDevice(physical, &info, nullptr, &device) == VK_SUCCESS);
+        vkGetDeviceQueue(device, family, 0, &queue);
+        vkGetPhysicalDeviceMemoryProperties(physical, &memory);
+    }
+    own_device(const own_device&) = delete;
+    own_device& operator=(const own_device&) = delete;
+    ~own_device() {
+        for (auto [b, m] : buffers) {
+            vkDestroyBuffer(device, b, nullptr);
+            vkFreeMemory(device, m, nullptr);
+        }
+        vkDestroyDevice(device, nullptr);
+        auto destroy_messenger = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT"));
+        destroy_messenger(instance, messenger, nullptr);
+        vkDestroyInstance(instance, nullptr);
+    }
+    [[nodiscard]] vk::adopted_device adopt() const { return {instance, physical, device, family, queue, &info}; }
+
+    /// A host-visible buffer of `bytes` that shaders address (the application's own).
+    std::pair<VkBuffer, void*> make_buffer(VkDeviceSize bytes) {
+        VkBufferCreateInfo bi = init<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+        bi.size = bytes;
+        bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                   VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+        VkBuffer b = VK_NULL_HANDLE;
+        REQUIRE(vkCreateBuffer(device, &bi, nullptr, &b) == VK_SUCCESS);
+        VkMemoryRequirements req{};
+        vkGetBufferMemoryRequirements(device, b, &req);
+        std::uint32_t type = 0;
+        const auto want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        while (!((req.memoryTypeBits >> type) & 1) || (memory.memoryTypes[type].propertyFlags & want) != want) ++type;
+        VkMemoryAllocateFlagsInfo flags = init<VkMemoryAllocateFlagsInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO);
+        flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+        VkMemoryAllocateInfo ai = init<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags);
+        ai.allocationSize = req.size;
+        ai.memoryTypeIndex = type;
+        VkDeviceMemory m = VK_NULL_HANDLE;
+        REQUIRE(vkAllocateMemory(device, &ai, nullptr, &m) == VK_SUCCESS);
+        REQUIRE(vkBindBufferMemory(device, b, m, 0) == VK_SUCCESS);
+        void* p = nullptr;
+        REQUIRE(vkMapMemory(device, m, 0, VK_WHOLE_SIZE, 0, &p) == VK_SUCCESS);
+        buffers.emplace_back(b, m);
+        return {b, p};
+    }
+};
+
+} // namespace
+
+TEST_CASE("vulkan: a context adopts the application's device, checks its features and leaves it alive", "[vulkan]") {
+    own_device::messages = 0;
+    SECTION("without bufferDeviceAddress or shaderInt64, a clear error names the feature") {
+        {
+            own_device app(false, true);
+            const outcome o = capture([&] { vk::context ctx(app.adopt()); });
+            CHECK(o.code == error_code::unsupported);
+            CHECK(o.what.find("bufferDeviceAddress") != std::string::npos);
+        }
+        {
+            own_device app(true, false);
+            const outcome o = capture([&] { vk::context ctx(app.adopt()); });
+            CHECK(o.code == error_code::unsupported);
+            CHECK(o.what.find("shaderInt64") != std::string::npos);
+        }
+        own_device app(true, true);
+        vk::adopted_device no_info = app.adopt();
+        no_info.create_info = nullptr;
+        CHECK(capture([&] { vk::context ctx(no_info); }).what.find("create_info") != std::string::npos);
+        vk::adopted_device bad_family = app.adopt();
+        bad_family.queue_family = 1000;
+        CHECK(capture([&] { vk::context ctx(bad_family); }).what.find("queue family 1000") != std::string::npos);
+    }
+    SECTION("its operators equal the CPU, its views wrap the application's buffers, and the device outlives it") {
+        own_device app(true, true);
+        rng_t g(0xad0b7ull);
+        const host_tensor image = random_tensor(g, dtype::float32, shape{5, 7});
+        const strix::pad_desc d{.mode = strix::pad_mode::symmetric, .start = {2, 1}, .end = {1, 3}};
+        const host_tensor expect = strix::pad(image.view(), d);
+        const auto [in_buf, in_host] = app.make_buffer(256 + image.bytes());
+        const auto [out_buf, out_host] = app.make_buffer(expect.bytes());
+        std::memcpy(static_cast<std::byte*>(in_host) + 256, image.data(), image.bytes());
+        {
+            vk::context ctx(app.adopt());
+            CHECK(ctx.adopted());
+            CHECK(ctx.handle() == app.device);
+            // small storage was not enabled: the 32-bit word path
+            CHECK_FALSE(ctx.small_storage());
+            const vk::device_view in = vk::wrap(ctx, in_buf, 256, image.bytes(), dtype::float32, image.sizes());
+            const vk::device_view out = vk::wrap(ctx, out_buf, 0, expect.bytes(), dtype::float32, expect.sizes());
+            CHECK(in.owner == 0);
+            vk::stream s(ctx);
+            s.pad(in, out, d);
+            s.run();
+            CHECK(std::memcmp(out_host, expect.data(), expect.bytes()) == 0);
+            // a strix tensor's data through upload and download on the adopted queue
+            const vk::device_tensor t = vk::upload(ctx, image.view());
+            host_tensor back(dtype::float32, image.sizes());
+            vk::download(ctx, t, back.view());
+            CHECK(same_bytes(back, image));
+            // wrapping checks the range against the view and the buffer
+            const outcome small = capture([&] { (void)vk::wrap(ctx, out_buf, 0, expect.bytes() - 4, dtype::float32, expect.sizes()); });
+            CHECK(small.code == error_code::invalid_argument);
+            CHECK(small.what.find("needs " + std::to_string(expect.bytes()) + " bytes") != std::string::npos);
+            INFO(small.what);
+            CHECK(small.what.find("shape [8,11]") != std::string::npos);
+            const outcome beyond = capture([&] { (void)vk::wrap(ctx, out_buf, 64, 1 << 20, dtype::float32, shape{4}); });
+            CHECK(beyond.code == error_code::invalid_argument);
+            CHECK(beyond.what.find("too few") != std::string::npos);
+            const outcome odd = capture([&] { (void)vk::wrap(ctx, out_buf, 2, 64, dtype::float32, shape{4}); });
+            CHECK(odd.what.find("multiple of the element size") != std::string::npos);
+            // negative strides: the lowest byte at the offset, coordinates 0 at the far end
+            const vk::device_view reversed = vk::wrap(ctx, in_buf, 256, image.bytes(), dtype::float32, shape{5, 7}, std::array<std::int64_t, 8>{-7, -1});
+            const host_tensor flipped = vk::stream::download_view(ctx, reversed);
+            CHECK(std::memcmp(flipped.data(), image.data() + image.bytes() - 4, 4) == 0);
+        }
+        // the context is gone; the application's device still works
+        const auto [b, p] = app.make_buffer(64);
+        CHECK(b != VK_NULL_HANDLE);
+    }
+    CHECK(own_device::messages == 0);
+}
+
+TEST_CASE("vulkan: operators recorded into the application's command buffer, submitted by it, index errors checked after its fence", "[vulkan]") {
+    own_device::messages = 0;
+    own_device app(true, true);
+    vk::context ctx(app.adopt());
+    rng_t g(0xc0bdull);
+    const host_tensor table = random_tensor(g, dtype::float32, shape{6, 4});
+    host_tensor rows(dtype::int32, shape{3});
+    const std::int32_t good[3] = {5, 0, 3}, bad[3] = {1, 6, 2};
+    std::memcpy(rows.data(), good, sizeof good);
+    const auto [table_buf, table_host] = app.make_buffer(table.bytes());
+    const auto [rows_buf, rows_host] = app.make_buffer(16);
+    const auto [copy_buf, copy_host] = app.make_buffer(3 * 4 * 4);
+    std::memset(table_host, 0, table.bytes());
+    const vk::device_view t = vk::wrap(ctx, table_buf, 0, table.bytes(), dtype::float32, table.sizes());
+    const vk::device_view r = vk::wrap(ctx, rows_buf, 0, 12, dtype::int32, shape{3});
+    const vk::device_tensor out(ctx, dtype::float32, shape{3, 4});
+
+    VkCommandPoolCreateInfo pci = init<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+    pci.queueFamilyIndex = app.family;
+    VkCommandPool pool = VK_NULL_HANDLE;
+    REQUIRE(vkCreateCommandPool(app.device, &pci, nullptr, &pool) == VK_SUCCESS);
+    VkCommandBufferAllocateInfo cai = init<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+    cai.commandPool = pool;
+    cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    cai.commandBufferCount = 1;
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    REQUIRE(vkAllocateCommandBuffers(app.device, &cai, &cmd) == VK_SUCCESS);
+    VkFenceCreateInfo fci = init<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
+    VkFence fence = VK_NULL_HANDLE;
+    REQUIRE(vkCreateFence(app.device, &fci, nullptr, &fence) == VK_SUCCESS);
+    {
+        VkCommandBufferBeginInfo bi = init<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO); // reusable: submitted twice
+        REQUIRE(vkBeginCommandBuffer(cmd, &bi) == VK_SUCCESS);
+        // the application writes the table with its own command; strix's opening barrier orders it
+        vkCmdUpdateBuffer(cmd, table_buf, 0, table.bytes(), table.data());
+        vk::command_recorder rec(ctx, cmd);
+        rec.gather(t, r, out.view(), strix::gather_desc{0});
+        rec.finish();
+        CHECK_THROWS_AS(rec.pad(t, t, strix::pad_desc{}), strix::error); // finished: no more recording
+        const VkBufferCopy region{0, 0, 48};
+        vkCmdCopyBuffer(cmd, out.storage().handle(), copy_buf, 1, &region);
+        VkMemoryBarrier to_host = init<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+        to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+        vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, nullptr, 0, nullptr);
+        REQUIRE(vkEndCommandBuffer(cmd) == VK_SUCCESS);
+        VkSubmitInfo si = init<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+        si.commandBufferCount = 1;
+        si.pCommandBuffers = &cmd;
+        for (int run = 0; run < 3; ++run) {
+            INFO("submission " << run);
+            std::memcpy(rows_host, run == 1 ? bad : good, sizeof good);
+            std::memcpy(rows.data(), run == 1 ? bad : good, sizeof good);
+            REQUIRE(vkQueueSubmit(app.queue, 1, &si, fence) == VK_SUCCESS);
+            REQUIRE(vkWaitForFences(app.device, 1, &fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS);
+            REQUIRE(vkResetFences(app.device, 1, &fence) == VK_SUCCESS);
+            if (run == 1) {
+                const outcome o = capture([&] { rec.check(); });
+                CHECK(o.code == error_code::index_out_of_range);
+                CHECK(o.what.find("index 6 at position [1]") != std::string::npos);
+                continue;
+            }
+            CHECK_NOTHROW(rec.check());
+            const host_tensor expect = strix::gather(table.view(), rows.view(), strix::gather_desc{0});
+            CHECK(std::memcmp(copy_host, expect.data(), expect.bytes()) == 0);
+        }
+    }
+    vkDestroyFence(app.device, fence, nullptr);
+    vkDestroyCommandPool(app.device, pool, nullptr);
+    CHECK(own_device::messages == 0);
+}
+
+TEST_CASE("vulkan: replaying a stream whose tensor was destroyed is a clear error", "[vulkan]") {
+    vk::context ctx;
+    auto in = std::make_unique<vk::device_tensor>(ctx, dtype::float32, shape{4, 4});
+    vk::device_tensor out(ctx, dtype::float32, shape{6, 6});
+    vk::stream s(ctx);
+    s.pad(in->view(), out.view(), strix::pad_desc{.start = {1, 1}, .end = {1, 1}});
+    s.run();
+    s.replay();
+    s.wait();
+    in.reset();
+    const outcome o = capture([&] { s.replay(); });
+    CHECK(o.code == error_code::invalid_argument);
+    CHECK(o.what.find("destroyed") != std::string::npos);
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: upload and download move strided views in pieces through the staging halves", "[vulkan]") {
+    vk::context ctx;
+    rng_t g(0x57a6eull);
+    for (const auto type : {dtype::uint8, dtype::float32, dtype::float64}) {
+        const host_tensor base = random_tensor(g, type, shape{9, 10, 11});
+        // a strided, reversed view of it: every other row, the last axis backwards
+        const auto es = static_cast<std::int64_t>(strix::size_of(type));
+        const any_cview whole = base.view();
+        const any_cview view(static_cast<const std::byte*>(whole.data()) + 10 * es, type, shape{9, 5, 11}, {110, 22, -1});
+        host_tensor packed(type, view.sizes());
+        auto p = strix::detail::copy_plan(view, packed.view());
+        strix::cpu::execute(p);
+        for (const std::uint64_t limit : {std::uint64_t{7}, std::uint64_t{64}, std::uint64_t{1000}, std::uint64_t{1} << 20}) {
+            INFO(strix::name(type) << ", pieces of at most " << limit << " bytes");
+            vk::device_tensor t(ctx, type, view.sizes());
+            vk::detail::upload_into(ctx, t.storage(), 0, view, limit, true);
+            host_tensor straight(type, view.sizes());
+            vk::download(ctx, t, straight.view());
+            CHECK(same_bytes(straight, packed));
+            // and back into a strided host view, in pieces
+            host_tensor target(type, shape{9, 10, 11});
+            std::memset(target.data(), 0x5a, target.bytes());
+            const any_view into(static_cast<std::byte*>(target.view().data()) + 10 * es, type, shape{9, 5, 11}, {110, 22, -1});
+            vk::detail::download_from(ctx, t.storage(), 0, into, limit, true);
+            host_tensor again(type, view.sizes());
+            auto q = strix::detail::copy_plan(any_cview(into), again.view());
+            strix::cpu::execute(q);
+            CHECK(same_bytes(again, packed));
+            // bytes outside the view keep their value
+            CHECK(std::to_integer<int>(target.data()[11 * es]) == 0x5a); // row 1 of the base lies between the view's rows
+        }
+    }
     CHECK(ctx.validation_messages() == 0);
 }

@@ -10,3 +10,4 @@
 #include "strix/vulkan/context.hpp"
 #include "strix/vulkan/ops.hpp"
 #include "strix/vulkan/stream.hpp"
+#include "strix/vulkan/command_recorder.hpp"

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -26,6 +27,7 @@
 #include <volk.h>
 
 #include "strix/vulkan/check.hpp"
+#include "strix/vulkan/config.hpp"
 #include "strix/vulkan/spirv/move_0.h"
 #include "strix/vulkan/spirv/move_1.h"
 #include "strix/vulkan/spirv/scatter_0.h"
@@ -267,8 +269,7 @@ inline std::vector<device_info> list_devices() {
 /// part of the name; default: the STRIX_VULKAN_DEVICE environment variable), else the best
 /// usable one by type (discrete > integrated > virtual > CPU). Throws when none fits.
 inline std::uint32_t choose_device(const std::vector<device_info>& devices, std::optional<std::string> wanted = std::nullopt) {
-    if (!wanted)
-        if (const char* env = std::getenv("STRIX_VULKAN_DEVICE"); env && *env) wanted = env;
+    if (!wanted) wanted = detail::read_environment().device;
     auto lower = [](std::string s) {
         for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         return s;
@@ -312,7 +313,42 @@ struct context_options {
 
 class context;
 
+namespace detail {
+
+/// The buffers of a context that are alive, by serial number (never reused, unlike handles):
+/// a stream replayed after a tensor it used was destroyed finds out here.
+class live_set {
+public:
+    std::uint64_t add() {
+        std::lock_guard lock(mutex_);
+        ids_.insert(++last_);
+        return last_;
+    }
+    void erase(std::uint64_t id) noexcept {
+        std::lock_guard lock(mutex_);
+        ids_.erase(id);
+    }
+    /// The first of `ids` that is not alive, or 0.
+    template <class Range>
+    std::uint64_t first_dead(const Range& ids) const {
+        std::lock_guard lock(mutex_);
+        for (const std::uint64_t id : ids)
+            if (id != 0 && !ids_.count(id)) return id;
+        return 0;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::set<std::uint64_t> ids_;
+    std::uint64_t last_ = 0;
+};
+
+} // namespace detail
+
 /// A device buffer with a device address (move-only owner). Host-visible buffers stay mapped.
+/// Its VkBuffer may be used in the application's own commands (see README, "strix inside your
+/// Vulkan"): made with storage, transfer source and destination, indirect and device-address
+/// usage, exclusive to the context's queue family.
 class buffer {
 public:
     buffer() = default;
@@ -331,6 +367,8 @@ public:
     [[nodiscard]] VkDeviceAddress address() const { return address_; }
     /// Host pointer to the contents, or nullptr when the memory is not host-visible.
     [[nodiscard]] std::byte* mapped() const { return mapped_; }
+    /// Serial number in its context (see device_view::owner); 0 for an empty buffer.
+    [[nodiscard]] std::uint64_t id() const { return id_; }
 
 private:
     friend class context;
@@ -342,9 +380,12 @@ private:
         std::swap(size_, o.size_);
         std::swap(address_, o.address_);
         std::swap(mapped_, o.mapped_);
+        std::swap(id_, o.id_);
+        std::swap(live_, o.live_);
     }
     void release() noexcept {
         if (!device_) return;
+        if (live_) live_->erase(id_);
         if (mapped_) vk_->vkUnmapMemory(device_, mem_);
         if (buf_) vk_->vkDestroyBuffer(device_, buf_, nullptr);
         if (mem_) vk_->vkFreeMemory(device_, mem_, nullptr);
@@ -357,6 +398,8 @@ private:
     std::uint64_t size_ = 0;
     VkDeviceAddress address_ = 0;
     std::byte* mapped_ = nullptr;
+    std::uint64_t id_ = 0;
+    detail::live_set* live_ = nullptr;
 };
 
 /// Where a buffer lives.
@@ -401,7 +444,85 @@ struct frame {
     std::vector<buffer> scratch;   ///< device scratch, each used whole by one request per stream
     std::vector<bool> scratch_used;
     std::map<pipeline_key, VkPipeline> pipelines;
+    buffer staging;                ///< host staging of upload and download (made by the first, then kept)
 };
+
+/// A Vulkan device the application made, for a context to adopt: strix then runs on the
+/// application's queue and allocates from its device, beside the application's own work.
+/// The application keeps them: strix never destroys what it was given.
+///
+/// strix submits to `queue` only inside its own calls (stream::submit/run/replay, upload,
+/// download and the ops.hpp calls) and takes no lock the application knows of: do not use the
+/// queue from another thread during those calls (Vulkan's external synchronisation rule).
+struct adopted_device {
+    VkInstance instance = VK_NULL_HANDLE;            ///< made with apiVersion 1.2 or later
+    VkPhysicalDevice physical_device = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;
+    std::uint32_t queue_family = 0;                  ///< must have compute
+    VkQueue queue = VK_NULL_HANDLE;                  ///< a queue of queue_family
+    /// How the device was made (its features and extensions are read from it, including the
+    /// pNext chain); read during the constructor only. strix needs bufferDeviceAddress and
+    /// shaderInt64, and uses storageBuffer8BitAccess + storageBuffer16BitAccess,
+    /// shaderBufferInt64Atomics, shaderFloat64 and VK_EXT_shader_atomic_float where on.
+    const VkDeviceCreateInfo* create_info = nullptr;
+};
+
+namespace detail {
+
+/// The features a device was made with, from its VkDeviceCreateInfo (core structures of 1.0
+/// to 1.2 and their extension forms, in pEnabledFeatures or the pNext chain).
+struct enabled_features {
+    bool buffer_device_address = false, int64 = false, float64 = false, storage8 = false, storage16 = false;
+    bool int64_atomics = false, float32_atomic_add = false, float64_atomic_add = false, atomic_float_extension = false;
+
+    static enabled_features of(const VkDeviceCreateInfo& ci) {
+        enabled_features e;
+        const auto core = [&](const VkPhysicalDeviceFeatures& f) {
+            e.int64 |= f.shaderInt64 == VK_TRUE;
+            e.float64 |= f.shaderFloat64 == VK_TRUE;
+        };
+        if (ci.pEnabledFeatures) core(*ci.pEnabledFeatures);
+        for (std::uint32_t i = 0; i < ci.enabledExtensionCount; ++i)
+            e.atomic_float_extension |= std::strcmp(ci.ppEnabledExtensionNames[i], VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME) == 0;
+        for (auto* s = static_cast<const VkBaseInStructure*>(ci.pNext); s; s = s->pNext) {
+            switch (s->sType) {
+            case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2: core(reinterpret_cast<const VkPhysicalDeviceFeatures2*>(s)->features); break;
+            case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES:
+                e.storage16 |= reinterpret_cast<const VkPhysicalDeviceVulkan11Features*>(s)->storageBuffer16BitAccess == VK_TRUE;
+                break;
+            case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES: {
+                const auto* f = reinterpret_cast<const VkPhysicalDeviceVulkan12Features*>(s);
+                e.buffer_device_address |= f->bufferDeviceAddress == VK_TRUE;
+                e.storage8 |= f->storageBuffer8BitAccess == VK_TRUE;
+                e.int64_atomics |= f->shaderBufferInt64Atomics == VK_TRUE;
+                break;
+            }
+            case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES:
+                e.buffer_device_address |= reinterpret_cast<const VkPhysicalDeviceBufferDeviceAddressFeatures*>(s)->bufferDeviceAddress == VK_TRUE;
+                break;
+            case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES:
+                e.storage8 |= reinterpret_cast<const VkPhysicalDevice8BitStorageFeatures*>(s)->storageBuffer8BitAccess == VK_TRUE;
+                break;
+            case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES:
+                e.storage16 |= reinterpret_cast<const VkPhysicalDevice16BitStorageFeatures*>(s)->storageBuffer16BitAccess == VK_TRUE;
+                break;
+            case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES:
+                e.int64_atomics |= reinterpret_cast<const VkPhysicalDeviceShaderAtomicInt64Features*>(s)->shaderBufferInt64Atomics == VK_TRUE;
+                break;
+            case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT: {
+                const auto* f = reinterpret_cast<const VkPhysicalDeviceShaderAtomicFloatFeaturesEXT*>(s);
+                e.float32_atomic_add |= f->shaderBufferFloat32AtomicAdd == VK_TRUE;
+                e.float64_atomic_add |= f->shaderBufferFloat64AtomicAdd == VK_TRUE;
+                break;
+            }
+            default: break;
+            }
+        }
+        return e;
+    }
+};
+
+} // namespace detail
 
 /// One Vulkan device, ready to run strix's operators.
 class context {
@@ -409,37 +530,16 @@ public:
     /// Loads Vulkan, creates an instance (with the validation messenger when possible), picks a
     /// device (see choose_device) and creates it with one compute queue. Throws strix::error
     /// when there is no loader, no usable device or a call fails.
-    explicit context(const context_options& opt = {}) : inst_(true) {
-        const auto pds = inst_.physical_devices();
+    explicit context(const context_options& opt = {}) : env_(detail::read_environment()) {
+        inst_.emplace(true);
+        instance_ = inst_->get();
+        const auto pds = inst_->physical_devices();
         std::vector<device_info> infos;
         for (std::uint32_t i = 0; i < pds.size(); ++i) infos.push_back(detail::describe(pds[i], i));
-        info_ = infos[choose_device(infos, opt.device)];
+        info_ = infos[choose_device(infos, opt.device ? opt.device : env_.device)];
         physical_ = pds[info_.index];
-        small_storage_ = opt.small_storage && info_.storage8 && info_.storage16;
-        if (const char* env = std::getenv("STRIX_VULKAN_NO_SMALL_STORAGE"); env && *env && *env != '0') small_storage_ = false;
-        wide_arithmetic_ = opt.wide_arithmetic;
-        if (const char* env = std::getenv("STRIX_VULKAN_WIDE"); env && *env == '1') wide_arithmetic_ = true;
-        int64_atomics_ = info_.int64_atomics;
-        if (const char* env = std::getenv("STRIX_VULKAN_NO_INT64_ATOMICS"); env && *env && *env != '0') int64_atomics_ = false;
-        float64_ = info_.float64;
-        if (const char* env = std::getenv("STRIX_VULKAN_NO_FLOAT64"); env && *env && *env != '0') float64_ = false;
-        // native float32 atomic add, for the reduce variants built with it (which need 64-bit atomics too)
-        float32_atomic_add_ = info_.float32_atomic_add && int64_atomics_;
-        if (const char* env = std::getenv("STRIX_VULKAN_NO_FLOAT_ATOMICS"); env && *env && *env != '0') float32_atomic_add_ = false;
-        // float64 too, in the variants that have both (and float64 arithmetic)
-        float64_atomic_add_ = info_.float64_atomic_add && float32_atomic_add_ && float64_;
-        if (const char* env = std::getenv("STRIX_VULKAN_NO_CLAIMS"); env && *env && *env != '0') scatter_claims_ = false;
-
-        std::uint32_t nq = 0;
-        vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nq, nullptr);
-        std::vector<VkQueueFamilyProperties> qf(nq);
-        vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nq, qf.data());
-        std::optional<std::uint32_t> family;
-        for (std::uint32_t i = 0; i < nq; ++i) // prefer a compute-only family, else any with compute
-            if ((qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && (!family || !(qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT))) family = i;
-        if (!family) throw error(error_code::unsupported, "strix::vulkan: " + info_.name + " has no compute queue");
-        family_ = *family;
-        timestamp_bits_ = qf[family_].timestampValidBits;
+        choose_paths(opt, info_.storage8 && info_.storage16, info_.int64_atomics, info_.float64, info_.float32_atomic_add, info_.float64_atomic_add);
+        family_ = compute_family();
 
         const float priority = 1.0f;
         auto qci = make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
@@ -465,39 +565,57 @@ public:
         dci.enabledExtensionCount = float32_atomic_add_ ? 1 : 0;
         dci.ppEnabledExtensionNames = device_exts;
         check(vkCreateDevice(physical_, &dci, nullptr, &device_), "vkCreateDevice");
+        owns_device_ = true;
         volkLoadDeviceTable(&table_, device_);
         table_.vkGetDeviceQueue(device_, family_, 0, &queue_);
-        vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
-        VkPhysicalDeviceProperties props{};
-        vkGetPhysicalDeviceProperties(physical_, &props);
-        timestamp_period_ = props.limits.timestampPeriod;
-        std::copy(std::begin(props.limits.maxComputeWorkGroupCount), std::end(props.limits.maxComputeWorkGroupCount), max_groups_.begin());
+        finish_setup(opt);
+    }
 
-        // pipeline cache (from disk when given), layout with one 128-byte push-constant range
-        std::vector<char> cache_data;
-        if (!opt.pipeline_cache.empty() && std::filesystem::exists(opt.pipeline_cache)) {
-            std::ifstream f(opt.pipeline_cache, std::ios::binary);
-            cache_data.assign(std::istreambuf_iterator<char>(f), {});
-        }
-        auto pcci = make<VkPipelineCacheCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO);
-        pcci.initialDataSize = cache_data.size();
-        pcci.pInitialData = cache_data.empty() ? nullptr : cache_data.data();
-        if (table_.vkCreatePipelineCache(device_, &pcci, nullptr, &cache_) != VK_SUCCESS) { // a stale or foreign file: start empty
-            pcci.initialDataSize = 0;
-            pcci.pInitialData = nullptr;
-            check(table_.vkCreatePipelineCache(device_, &pcci, nullptr, &cache_), "vkCreatePipelineCache");
-        }
-        VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, 128};
-        auto lci = make<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
-        lci.pushConstantRangeCount = 1;
-        lci.pPushConstantRanges = &range;
-        check(table_.vkCreatePipelineLayout(device_, &lci, nullptr, &layout_), "vkCreatePipelineLayout");
+    /// Adopts a device the application made (see adopted_device): strix runs on its queue and
+    /// allocates its buffers from it, and never destroys the instance, the device or the queue.
+    /// Checks that the device was made with what strix needs (Vulkan 1.2, bufferDeviceAddress,
+    /// shaderInt64, a queue family with compute) and throws strix::error naming what is
+    /// missing; features strix could use but the device was made without (8/16-bit storage,
+    /// 64-bit atomics, float64, float atomics) are taken as absent, and slower paths run.
+    explicit context(const adopted_device& user, const context_options& opt = {}) : env_(detail::read_environment()) {
+        const auto fail = [](const std::string& why) { throw error(error_code::unsupported, "strix::vulkan::context (adopting a device): " + why); };
+        if (!user.instance || !user.physical_device || !user.device || !user.queue) fail("the instance, physical device, device and queue must all be given");
+        if (!user.create_info) fail("create_info must point to the VkDeviceCreateInfo the device was made with (Vulkan cannot say which features a device has on)");
+        detail::load_loader();
+        detail::keep_drivers_loaded();
+        volkLoadInstanceOnly(user.instance);
+        if (!vkGetPhysicalDeviceFeatures2 || !vkGetPhysicalDeviceProperties2) fail("the instance lacks Vulkan 1.1's vkGetPhysicalDeviceFeatures2 (make it with apiVersion 1.2 or later)");
+        instance_ = user.instance;
+        physical_ = user.physical_device;
+        info_ = detail::describe(physical_, 0);
+        if (VK_API_VERSION_MAJOR(info_.api_version) == 1 && VK_API_VERSION_MINOR(info_.api_version) < 2) fail(info_.name + ": " + info_.unusable);
+        const detail::enabled_features on = detail::enabled_features::of(*user.create_info);
+        if (!on.buffer_device_address) fail("the device was made without bufferDeviceAddress (VkPhysicalDeviceVulkan12Features or VkPhysicalDeviceBufferDeviceAddressFeatures), which strix needs to address tensors");
+        if (!on.int64) fail("the device was made without shaderInt64 (VkPhysicalDeviceFeatures), which strix needs for 64-bit addresses");
+        choose_paths(opt, on.storage8 && on.storage16, on.int64_atomics, on.float64, on.float32_atomic_add && on.atomic_float_extension,
+                     on.float64_atomic_add && on.atomic_float_extension);
+        std::uint32_t nq = 0;
+        vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nq, nullptr);
+        std::vector<VkQueueFamilyProperties> qf(nq);
+        vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nq, qf.data());
+        if (user.queue_family >= nq || !(qf[user.queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT))
+            fail("queue family " + std::to_string(user.queue_family) + " of " + info_.name + " has no compute");
+        family_ = user.queue_family;
+        timestamp_bits_ = qf[family_].timestampValidBits;
+        device_ = user.device;
+        queue_ = user.queue;
+        volkLoadDeviceTable(&table_, device_);
+        if (!table_.vkGetBufferDeviceAddress) fail("vkGetBufferDeviceAddress is not loaded (make the instance with apiVersion 1.2 or later)");
+        finish_setup(opt);
     }
     context(const context&) = delete;
     context& operator=(const context&) = delete;
+    /// Waits for the queue, then destroys what the context made: with a device of its own,
+    /// the device and instance too; an adopted one is left as it was given.
     ~context() {
         if (!device_) return;
-        table_.vkDeviceWaitIdle(device_);
+        if (owns_device_) table_.vkDeviceWaitIdle(device_);
+        else table_.vkQueueWaitIdle(queue_);
         for (auto& f : frames_) destroy(*f);
         frames_.clear();
         for (auto& [k, p] : pipelines_) table_.vkDestroyPipeline(device_, p, nullptr);
@@ -505,7 +623,7 @@ public:
             if (m) table_.vkDestroyShaderModule(device_, m, nullptr);
         table_.vkDestroyPipelineLayout(device_, layout_, nullptr);
         table_.vkDestroyPipelineCache(device_, cache_, nullptr);
-        table_.vkDestroyDevice(device_, nullptr);
+        if (owns_device_) table_.vkDestroyDevice(device_, nullptr);
     }
 
     /// The device in use.
@@ -514,6 +632,10 @@ public:
     [[nodiscard]] bool small_storage() const { return small_storage_; }
     /// Whether every move is located in 64-bit arithmetic (context_options::wide_arithmetic).
     [[nodiscard]] bool wide_arithmetic() const { return wide_arithmetic_; }
+    /// 16-byte moves per invocation of the copy shader and of 16-byte element moves, and
+    /// 16-byte output chunks per invocation of a chunked move (config.hpp).
+    [[nodiscard]] std::uint32_t unroll_16() const { return env_.unroll; }
+    [[nodiscard]] std::uint32_t unroll_chunks() const { return env_.chunk_unroll; }
     /// How many updates of one target a deterministic scatter reduction folds per dispatch: an
     /// invocation's loop stays short, since some implementations end a loop after 65535
     /// iterations in all (Mesa's llvmpipe, a CPU device, does) and a long one may trip a GPU's
@@ -536,7 +658,14 @@ public:
     /// STRIX_VULKAN_NO_CLAIMS=1 turns it off.
     [[nodiscard]] bool scatter_claims() const { return scatter_claims_; }
     /// Validation (and other layer) messages reported so far; each also went to stderr.
-    [[nodiscard]] int validation_messages() const { return inst_.messages(); }
+    /// (A context on an adopted device has no messenger of its own: 0.)
+    [[nodiscard]] int validation_messages() const { return inst_ ? inst_->messages() : 0; }
+    /// Whether the device is the application's (context(const adopted_device&)).
+    [[nodiscard]] bool adopted() const { return !owns_device_; }
+    /// The Vulkan objects in use, for an application that records its own work beside strix's.
+    [[nodiscard]] VkInstance instance_handle() const { return instance_; }
+    [[nodiscard]] VkPhysicalDevice physical_device() const { return physical_; }
+    [[nodiscard]] VkQueue queue() const { return queue_; }
     [[nodiscard]] VkDevice handle() const { return device_; }
     [[nodiscard]] const VolkDeviceTable& vk() const { return table_; }
     [[nodiscard]] std::uint32_t queue_family() const { return family_; }
@@ -619,6 +748,8 @@ public:
         auto ai = make<VkBufferDeviceAddressInfo>(VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO);
         ai.buffer = b.buf_;
         b.address_ = table_.vkGetBufferDeviceAddress(device_, &ai);
+        b.live_ = &live_;
+        b.id_ = live_.add();
         return b;
     }
 
@@ -675,6 +806,9 @@ public:
         return p;
     }
     [[nodiscard]] VkPipelineLayout layout() const { return layout_; }
+    /// The first of `ids` (buffer serial numbers) whose buffer was destroyed, or 0.
+    template <class Range>
+    [[nodiscard]] std::uint64_t first_destroyed(const Range& ids) const { return live_.first_dead(ids); }
     /// Number of pipelines created so far.
     [[nodiscard]] std::size_t pipeline_count() const {
         std::lock_guard lock(mutex_);
@@ -781,6 +915,62 @@ public:
     }
 
 private:
+    /// Which paths the device's features (as enabled) allow, less what the options and the
+    /// environment turn off.
+    void choose_paths(const context_options& opt, bool small_storage, bool int64_atomics, bool float64, bool float32_atomic_add, bool float64_atomic_add) {
+        small_storage_ = opt.small_storage && small_storage && !env_.no_small_storage;
+        wide_arithmetic_ = opt.wide_arithmetic || env_.wide;
+        int64_atomics_ = int64_atomics && !env_.no_int64_atomics;
+        float64_ = float64 && !env_.no_float64;
+        // native float32 atomic add, for the reduce variants built with it (which need 64-bit atomics too)
+        float32_atomic_add_ = float32_atomic_add && int64_atomics_ && !env_.no_float_atomics;
+        // float64 too, in the variants that have both (and float64 arithmetic)
+        float64_atomic_add_ = float64_atomic_add && float32_atomic_add_ && float64_;
+        scatter_claims_ = !env_.no_claims;
+    }
+
+    /// A compute-only queue family, else any with compute.
+    std::uint32_t compute_family() {
+        std::uint32_t nq = 0;
+        vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nq, nullptr);
+        std::vector<VkQueueFamilyProperties> qf(nq);
+        vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nq, qf.data());
+        std::optional<std::uint32_t> family;
+        for (std::uint32_t i = 0; i < nq; ++i)
+            if ((qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && (!family || !(qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT))) family = i;
+        if (!family) throw error(error_code::unsupported, "strix::vulkan: " + info_.name + " has no compute queue");
+        timestamp_bits_ = qf[*family].timestampValidBits;
+        return *family;
+    }
+
+    /// What both constructors do once the device and queue are there: memory types, limits,
+    /// the pipeline cache (from disk when given) and the layout, one 128-byte push-constant range.
+    void finish_setup(const context_options& opt) {
+        vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
+        VkPhysicalDeviceProperties props{};
+        vkGetPhysicalDeviceProperties(physical_, &props);
+        timestamp_period_ = props.limits.timestampPeriod;
+        std::copy(std::begin(props.limits.maxComputeWorkGroupCount), std::end(props.limits.maxComputeWorkGroupCount), max_groups_.begin());
+        std::vector<char> cache_data;
+        if (!opt.pipeline_cache.empty() && std::filesystem::exists(opt.pipeline_cache)) {
+            std::ifstream f(opt.pipeline_cache, std::ios::binary);
+            cache_data.assign(std::istreambuf_iterator<char>(f), {});
+        }
+        auto pcci = make<VkPipelineCacheCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO);
+        pcci.initialDataSize = cache_data.size();
+        pcci.pInitialData = cache_data.empty() ? nullptr : cache_data.data();
+        if (table_.vkCreatePipelineCache(device_, &pcci, nullptr, &cache_) != VK_SUCCESS) { // a stale or foreign file: start empty
+            pcci.initialDataSize = 0;
+            pcci.pInitialData = nullptr;
+            check(table_.vkCreatePipelineCache(device_, &pcci, nullptr, &cache_), "vkCreatePipelineCache");
+        }
+        VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, 128};
+        auto lci = make<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
+        lci.pushConstantRangeCount = 1;
+        lci.pPushConstantRanges = &range;
+        check(table_.vkCreatePipelineLayout(device_, &lci, nullptr, &layout_), "vkCreatePipelineLayout");
+    }
+
     void destroy(frame& f) noexcept {
         if (f.queries) table_.vkDestroyQueryPool(device_, f.queries, nullptr);
         if (f.fence) table_.vkDestroyFence(device_, f.fence, nullptr);
@@ -794,7 +984,11 @@ private:
         return std::nullopt;
     }
 
-    detail::instance inst_;
+    mutable detail::live_set live_; // before anything that holds buffers, so destroyed after them
+    detail::environment env_;
+    std::optional<detail::instance> inst_; // none when the device is adopted
+    VkInstance instance_ = VK_NULL_HANDLE;
+    bool owns_device_ = false;
     device_info info_;
     VkPhysicalDevice physical_ = VK_NULL_HANDLE;
     VkDevice device_ = VK_NULL_HANDLE;

@@ -1,0 +1,66 @@
+#pragma once
+/// The Vulkan backend's environment switches, all read here, by read_environment(), when a
+/// context is made (so a test or a benchmark can set one between contexts). Each turns off a
+/// path that the device would take, to test or measure the path beneath it; none is needed in
+/// normal use.
+///
+///   STRIX_VULKAN_DEVICE=<index or part of a name>  the device a context picks (context_options::device wins)
+///   STRIX_VULKAN_NO_SMALL_STORAGE=1   1- and 2-byte elements through 32-bit words
+///   STRIX_VULKAN_WIDE=1               every move located in 64-bit arithmetic
+///   STRIX_VULKAN_NO_INT64_ATOMICS=1   no 64-bit atomics (8-byte reductions take the deterministic path)
+///   STRIX_VULKAN_NO_FLOAT64=1         no float64 arithmetic in shaders
+///   STRIX_VULKAN_NO_FLOAT_ATOMICS=1   no float atomic add
+///   STRIX_VULKAN_NO_CLAIMS=1          scatters without a reduction skip the claim path
+///   STRIX_VULKAN_UNROLL=n             16-byte moves per invocation (1..8; default 4)
+///   STRIX_VULKAN_CHUNK_UNROLL=n       16-byte output chunks per invocation (1..8; default 1)
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+namespace strix::vulkan::detail {
+
+/// The switches as read from the environment.
+struct environment {
+    std::optional<std::string> device;
+    bool no_small_storage = false;
+    bool wide = false;
+    bool no_int64_atomics = false;
+    bool no_float64 = false;
+    bool no_float_atomics = false;
+    bool no_claims = false;
+    std::uint32_t unroll = 4;       ///< measured best on the H200 (1: 3.3 TB/s, 2: 3.9, 4 and 8: 4.1, a 1 GiB copy)
+    std::uint32_t chunk_unroll = 1; ///< more measured slower on the H200 (a pad of 3: 0.219 ms at 1, 0.26 at 4, 0.39 at 8)
+};
+
+/// Reads every switch now.
+inline environment read_environment() {
+    const auto text = [](const char* name) -> const char* {
+        const char* v = std::getenv(name);
+        return v && *v ? v : nullptr;
+    };
+    // a switch is on when set to anything but "0" (STRIX_VULKAN_WIDE: only "1", as documented)
+    const auto on = [&](const char* name) {
+        const char* v = text(name);
+        return v && std::string(v) != "0";
+    };
+    const auto count = [&](const char* name, int fallback) {
+        const char* v = text(name);
+        return static_cast<std::uint32_t>(std::clamp(v ? std::atoi(v) : fallback, 1, 8));
+    };
+    environment e;
+    if (const char* v = text("STRIX_VULKAN_DEVICE")) e.device = v;
+    e.no_small_storage = on("STRIX_VULKAN_NO_SMALL_STORAGE");
+    e.wide = text("STRIX_VULKAN_WIDE") && std::string(text("STRIX_VULKAN_WIDE")) == "1";
+    e.no_int64_atomics = on("STRIX_VULKAN_NO_INT64_ATOMICS");
+    e.no_float64 = on("STRIX_VULKAN_NO_FLOAT64");
+    e.no_float_atomics = on("STRIX_VULKAN_NO_FLOAT_ATOMICS");
+    e.no_claims = on("STRIX_VULKAN_NO_CLAIMS");
+    e.unroll = count("STRIX_VULKAN_UNROLL", 4);
+    e.chunk_unroll = count("STRIX_VULKAN_CHUNK_UNROLL", 1);
+    return e;
+}
+
+} // namespace strix::vulkan::detail

@@ -1,0 +1,241 @@
+#pragma once
+/// The recorder: what every strix recording is made of, whichever command buffer it targets
+/// (a stream's own, or the application's): dispatches with push constants, plan metadata in
+/// upload chunks, device scratch, and barriers placed by the byte ranges each dispatch reads
+/// and writes. It knows nothing of operators (encode.hpp turns plans into dispatches).
+
+#include <bit>
+#include <vector>
+
+#include "strix/vulkan/context.hpp"
+
+namespace strix::vulkan::detail {
+
+/// What a recording has done, for tests and benchmarks (not API: read it with counters_of).
+struct counters {
+    int barriers = 0, dispatches = 0;
+    /// moves with wider elements (widened), with 16-byte output chunks, copies by the plain copy shader
+    int widened = 0, chunked = 0, plain_copies = 0;
+    /// moves located in 32-bit arithmetic, and pad dimensions whose fold they computed
+    int narrow = 0, folded = 0;
+    /// scatters without a reduction that took the claim path
+    int claim_scatters = 0;
+};
+
+/// Records into `target`, or into the command buffer of the frame it takes from the context
+/// (begin_own / submit_own / wait_own). Holds the frame — metadata, scratch, the flag word —
+/// until destroyed, so it must live until the device has finished what it recorded.
+class recorder {
+public:
+    recorder(const recorder&) = delete;
+    recorder& operator=(const recorder&) = delete;
+    friend const counters& counters_of(const recorder& r);
+
+protected:
+    recorder(context& ctx, VkCommandBuffer target) : ctx_(&ctx), frame_(ctx.acquire_frame()) { cmd_ = target ? target : frame_->cmd; }
+    ~recorder() {
+        if (own_pending_) ctx_->vk().vkWaitForFences(ctx_->handle(), 1, &frame_->fence, VK_TRUE, UINT64_MAX);
+        ctx_->release_frame(std::move(frame_));
+    }
+
+    /// The frame's command buffer: begin (reusable: it may be submitted again), end and submit
+    /// with the frame's fence, wait.
+    void begin_own() {
+        auto bi = make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+        check(ctx_->vk().vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
+    }
+    void end_own() { check(ctx_->vk().vkEndCommandBuffer(cmd_), "vkEndCommandBuffer"); }
+    void submit_own() {
+        ctx_->submit(cmd_, frame_->fence);
+        own_pending_ = true;
+    }
+    void wait_own() {
+        check(ctx_->vk().vkWaitForFences(ctx_->handle(), 1, &frame_->fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+        own_pending_ = false;
+    }
+    void reset_own_fence() { check(ctx_->vk().vkResetFences(ctx_->handle(), 1, &frame_->fence), "vkResetFences"); }
+
+    void ensure_recording() const {
+        if (closed_) throw error(error_code::invalid_argument, "strix::vulkan::stream: recording after submit (use a new stream)");
+    }
+
+    /// The flag word that index checks raise (host-visible; 16 bytes).
+    [[nodiscard]] VkDeviceAddress flag_address() const { return frame_->flag.address(); }
+    [[nodiscard]] bool flag_raised() const {
+        std::uint32_t raised = 0;
+        std::memcpy(&raised, frame_->flag.mapped(), 4);
+        return raised != 0;
+    }
+    void clear_flag() { std::memset(frame_->flag.mapped(), 0, 16); }
+
+    /// Records a zeroing of the flag word, for a command buffer the application may submit
+    /// many times without strix seeing it (the fill comes before the recording's dispatches,
+    /// behind the barrier that opens them).
+    void record_flag_clear() {
+        ctx_->vk().vkCmdFillBuffer(cmd_, frame_->flag.handle(), 0, 16, 0);
+    }
+
+    /// The push constants of every shader (see shaders/common.glsl).
+    struct push {
+        std::uint64_t src, dst, dims, indices, count, flag;
+        std::int64_t axis_size, axis_stride;
+        std::uint32_t fill[4];
+        std::uint32_t aux, aux2;
+        std::uint64_t aux_addr;
+        std::uint64_t lo;
+    };
+    static_assert(sizeof(push) <= 128);
+    static constexpr std::size_t dim_words = 7; // int64 fields of a Dim record (shaders/common.glsl)
+    static constexpr std::size_t narrow_words = 6; // 8-byte words of a NarrowRecord (shaders/move.comp)
+
+    static std::uint32_t index_code(dtype t) {
+        switch (t) {
+        case dtype::int32: return 1;
+        case dtype::int64: return 2;
+        case dtype::uint32: return 3;
+        default: return 4;
+        }
+    }
+
+    /// Device scratch for one operator of this stream: a buffer of the frame that no other
+    /// operator of the stream uses, else a new one the frame keeps (within its budget).
+    struct scratch_block {
+        VkBuffer handle;
+        VkDeviceSize offset;
+        VkDeviceAddress address;
+        std::uint64_t size; ///< the bytes asked for, rounded up to 16
+    };
+    scratch_block scratch(std::uint64_t bytes) {
+        bytes = std::max<std::uint64_t>((bytes + 15) / 16 * 16, 16);
+        frame& f = *frame_;
+        std::size_t best = f.scratch.size();
+        for (std::size_t i = 0; i < f.scratch.size(); ++i)
+            if (!f.scratch_used[i] && f.scratch[i].size() >= bytes && (best == f.scratch.size() || f.scratch[i].size() < f.scratch[best].size())) best = i;
+        if (best == f.scratch.size()) {
+            f.scratch.push_back(ctx_->create_buffer(std::max<std::uint64_t>(std::bit_ceil(bytes), 64 << 10), memory::device));
+            f.scratch_used.push_back(false);
+        }
+        f.scratch_used[best] = true;
+        return {f.scratch[best].handle(), 0, f.scratch[best].address(), bytes};
+    }
+
+    /// Plan metadata (Dim records, pad maps, scratch records): 16-byte aligned pieces of the
+    /// frame's upload chunks, so that a stream of many small operators fills a few buffers that
+    /// later streams fill again, and the shaders read the metadata from device memory.
+    struct meta_block {
+        VkDeviceAddress address;
+        std::byte* host;
+    };
+    meta_block meta_alloc(std::size_t bytes) {
+        bytes = std::max<std::size_t>((bytes + 15) / 16 * 16, 16);
+        auto& chunks = frame_->meta;
+        while (meta_chunk_ < chunks.size() && meta_used_ + bytes > chunks[meta_chunk_].size()) {
+            ++meta_chunk_;
+            meta_used_ = 0;
+        }
+        if (meta_chunk_ == chunks.size()) {
+            chunks.push_back(ctx_->create_buffer(std::max<std::size_t>(bytes, meta_chunk_bytes), memory::upload));
+            meta_used_ = 0;
+        }
+        const buffer& c = chunks[meta_chunk_];
+        const meta_block b{c.address() + meta_used_, c.mapped() + meta_used_};
+        meta_used_ += bytes;
+        return b;
+    }
+    static constexpr std::size_t meta_chunk_bytes = 64 << 10;
+
+    VkDeviceAddress upload_meta(const std::vector<std::int64_t>& words) {
+        const meta_block b = meta_alloc(words.size() * 8); // rank 0: no words, a minimal piece
+        if (!words.empty()) std::memcpy(b.host, words.data(), words.size() * 8);
+        return b.address;
+    }
+
+    using range = std::pair<std::uint64_t, std::uint64_t>; // device addresses [first, last)
+
+    static bool meets(const std::vector<range>& set, const range& r) {
+        for (const auto& x : set)
+            if (x.first < r.second && r.first < x.second) return true;
+        return false;
+    }
+
+    /// Inserts a barrier when this operation reads bytes that earlier work in the stream wrote,
+    /// or writes bytes that earlier work read or wrote (since the last barrier).
+    void barrier_for(const std::vector<range>& reads, range write) {
+        bool hazard = meets(written_, write) || meets(read_, write);
+        for (const auto& r : reads) hazard |= meets(written_, r);
+        if (hazard) {
+            auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+            mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+            mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+            ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+            ++counters_.barriers;
+            written_.clear();
+            read_.clear();
+        }
+        for (const auto& r : reads) read_.push_back(r);
+        written_.push_back(write);
+    }
+
+    /// A barrier between all earlier and all later compute work of the stream (and the stage and
+    /// access given, such as an indirect dispatch's read of its arguments).
+    void full_barrier(VkPipelineStageFlags also_stage = 0, VkAccessFlags also_access = 0) {
+        auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+        mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
+        mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | also_access;
+        ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | also_stage, 0, 1, &mb, 0,
+                                        nullptr, 0, nullptr);
+        ++counters_.barriers;
+        written_.clear();
+        read_.clear();
+    }
+
+    void transfer_barrier() {
+        auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+        mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+        ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+        ++counters_.barriers;
+    }
+
+    /// 64-bit coordinate arithmetic only for calls of 2^32 or more invocations (or when
+    /// context_options::wide_arithmetic forces it).
+    bool wide(std::uint64_t count) const { return ctx_->wide_arithmetic() || count >= (std::uint64_t{1} << 32); }
+
+    /// The 2-D grid of `groups` work groups (x, y) within the device's limits.
+    std::pair<std::uint32_t, std::uint32_t> grid(std::uint64_t groups) const {
+        const std::uint64_t gx = std::min<std::uint64_t>(groups, ctx_->max_groups_x());
+        const std::uint64_t gy = (groups + gx - 1) / gx;
+        if (gy > ctx_->max_groups_y()) throw error(error_code::unsupported, "strix::vulkan: too many elements for one dispatch on " + ctx_->device().name);
+        return {static_cast<std::uint32_t>(gx), static_cast<std::uint32_t>(gy)};
+    }
+
+    /// Dispatches `groups` work groups of 256 (0: enough for p.count invocations), or as many as
+    /// the 12 bytes of `indirect` at `indirect_offset` say when it is given.
+    void dispatch(pipeline_key key, const push& p, std::uint64_t groups = 0, VkBuffer indirect = VK_NULL_HANDLE, VkDeviceSize indirect_offset = 0) {
+        key.wide = wide(p.count * key.vec) ? 1u : 0u; // coordinates run over count * vec elements
+        if (groups == 0) groups = (p.count + 255) / 256;
+        const auto [gx, gy] = grid(groups);
+        const auto& vk = ctx_->vk();
+        vk.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, ctx_->pipeline(*frame_, key));
+        vk.vkCmdPushConstants(cmd_, ctx_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &p);
+        if (indirect != VK_NULL_HANDLE)
+            vk.vkCmdDispatchIndirect(cmd_, indirect, indirect_offset);
+        else
+            vk.vkCmdDispatch(cmd_, gx, gy, 1);
+        ++counters_.dispatches;
+    }
+
+    context* ctx_;
+    std::unique_ptr<frame> frame_; // the command buffer, fence, flag, metadata and scratch
+    VkCommandBuffer cmd_ = VK_NULL_HANDLE;
+    std::size_t meta_chunk_ = 0, meta_used_ = 0; // the metadata chunk being filled, and how far
+    std::vector<range> written_, read_;
+    counters counters_;
+    bool own_pending_ = false; // the frame's command buffer was submitted and not yet waited for
+    bool closed_ = false;      // recording is over (a stream after submit)
+};
+
+inline const counters& counters_of(const recorder& r) { return r.counters_; }
+
+} // namespace strix::vulkan::detail

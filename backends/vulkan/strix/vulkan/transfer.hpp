@@ -1,0 +1,264 @@
+#pragma once
+/// Moving host data to and from the device: upload, download, and the synchronous one-shot
+/// submission they use.
+
+#include <optional>
+#include <system_error>
+#include <thread>
+
+#include "strix/cpu/executor.hpp"
+#include "strix/tensor.hpp"
+#include "strix/vulkan/device.hpp"
+
+namespace strix::vulkan {
+
+namespace detail {
+
+/// Runs `record(cmd)` in the command buffer of a frame of the context's and waits for it.
+template <class F>
+void one_shot(context& ctx, F&& record) {
+    const auto& vk = ctx.vk();
+    struct guard {
+        context& c;
+        std::unique_ptr<frame> f;
+        bool submitted = false;
+        ~guard() {
+            if (submitted) c.vk().vkWaitForFences(c.handle(), 1, &f->fence, VK_TRUE, UINT64_MAX);
+            c.release_frame(std::move(f));
+        }
+    } g{ctx, ctx.acquire_frame()};
+    auto bi = make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    check(vk.vkBeginCommandBuffer(g.f->cmd, &bi), "vkBeginCommandBuffer");
+    record(g.f->cmd);
+    check(vk.vkEndCommandBuffer(g.f->cmd), "vkEndCommandBuffer");
+    ctx.submit(g.f->cmd, g.f->fence);
+    g.submitted = true;
+    check(vk.vkWaitForFences(ctx.handle(), 1, &g.f->fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    g.submitted = false;
+}
+
+/// Host staging per half: a transfer fills one half on the host while the device copies the
+/// other, so it holds at most 2 x 32 MiB of host memory beyond the tensors themselves.
+inline constexpr std::uint64_t staging_half = 32ull << 20;
+
+/// memcpy with up to 8 threads for large copies (one core does not fill the memory bus).
+inline void host_copy(std::byte* dst, const std::byte* src, std::uint64_t bytes) {
+    const std::uint64_t threads = std::min<std::uint64_t>({std::max(1u, std::thread::hardware_concurrency()), 8, bytes >> 22}); // 4 MiB each at least
+    if (threads <= 1) {
+        std::memcpy(dst, src, bytes);
+        return;
+    }
+    const std::uint64_t per = (bytes / threads + 63) / 64 * 64;
+    std::vector<std::thread> helpers;
+    std::uint64_t done = per; // the calling thread copies the first piece
+    try {
+        for (; done < bytes; done += per) {
+            const std::uint64_t n = std::min(per, bytes - done);
+            helpers.emplace_back([=] { std::memcpy(dst + done, src + done, n); });
+        }
+    } catch (const std::system_error&) { // no more threads: the rest here
+        std::memcpy(dst + done, src + done, bytes - done);
+    }
+    std::memcpy(dst, src, std::min(per, bytes));
+    for (auto& t : helpers) t.join();
+}
+
+/// Whether a view's elements lie in C order without gaps (size-1 dimensions aside).
+template <bool M>
+bool dense(const basic_any_view<M>& v) {
+    std::int64_t expect = 1;
+    for (int i = v.rank() - 1; i >= 0; --i) {
+        if (v.size(i) != 1 && v.stride(i) != expect) return false;
+        expect *= v.size(i);
+    }
+    return true;
+}
+
+/// Calls piece(sub, offset) for consecutive pieces of a non-empty view in C order: `sub` a view
+/// of at most `limit` bytes and `offset` its byte offset in the C-order packing of `v`.
+template <bool M, class F>
+void for_each_piece(const basic_any_view<M>& v, std::uint64_t limit, F&& piece) {
+    const int r = v.rank();
+    const auto es = static_cast<std::uint64_t>(v.element_size());
+    // d: the first dimension whose block (it and the ones after it) fits in `limit`
+    int d = r;
+    std::uint64_t block = es;
+    while (d > 0 && block * static_cast<std::uint64_t>(v.size(d - 1)) <= limit) block *= static_cast<std::uint64_t>(v.size(--d));
+    if (d == 0) {
+        piece(v, std::uint64_t{0});
+        return;
+    }
+    // pieces of k blocks along dimension `outer`, at each coordinate of the dimensions before it
+    const int outer = d - 1;
+    const auto k = static_cast<std::int64_t>(std::max<std::uint64_t>(1, limit / block));
+    std::array<std::int64_t, max_rank> at{};
+    std::uint64_t offset = 0;
+    for (;;) {
+        auto base = reinterpret_cast<std::uintptr_t>(v.data());
+        for (int i = 0; i < outer; ++i) base += static_cast<std::uintptr_t>(at[static_cast<std::size_t>(i)] * v.stride(i) * static_cast<std::int64_t>(es));
+        for (std::int64_t j = 0; j < v.size(outer); j += k) {
+            const std::int64_t m = std::min(k, v.size(outer) - j);
+            shape s;
+            std::array<std::int64_t, max_rank> st{};
+            s.push_back(m);
+            st[0] = v.stride(outer);
+            for (int i = d; i < r; ++i) {
+                st[static_cast<std::size_t>(s.rank)] = v.stride(i);
+                s.push_back(v.size(i));
+            }
+            const auto at_j = base + static_cast<std::uintptr_t>(j * v.stride(outer) * static_cast<std::int64_t>(es));
+            using ptr = typename basic_any_view<M>::pointer;
+            piece(basic_any_view<M>(reinterpret_cast<ptr>(at_j), v.type(), s, st), offset);
+            offset += static_cast<std::uint64_t>(m) * block;
+        }
+        int i = outer - 1;
+        while (i >= 0 && ++at[static_cast<std::size_t>(i)] == v.size(i)) at[static_cast<std::size_t>(i--)] = 0;
+        if (i < 0) return;
+    }
+}
+
+/// Copies a view's elements into `packed` in C order, or back (`to_view`).
+inline void pack(const any_cview& v, std::byte* packed) {
+    if (dense(v)) {
+        host_copy(packed, static_cast<const std::byte*>(v.data()), static_cast<std::uint64_t>(v.count()) * v.element_size());
+        return;
+    }
+    auto p = strix::detail::copy_plan(v, any_view(packed, v.type(), v.sizes()));
+    plan::collapse(p);
+    cpu::execute(p);
+}
+inline void unpack(const std::byte* packed, const any_view& v) {
+    if (dense(v)) {
+        host_copy(static_cast<std::byte*>(v.data()), packed, static_cast<std::uint64_t>(v.count()) * v.element_size());
+        return;
+    }
+    auto p = strix::detail::copy_plan(any_cview(packed, v.type(), v.sizes()), v);
+    plan::collapse(p);
+    cpu::execute(p);
+}
+
+/// Two frames of the context's, each with a host staging half, for chunked transfers: the host
+/// fills (or drains) one half while the device copies the other.
+class staging_pair {
+public:
+    explicit staging_pair(context& ctx) : ctx_(ctx) {
+        for (auto& f : frames_) {
+            f = ctx.acquire_frame();
+            if (f->staging.size() < staging_half) f->staging = ctx.create_buffer(staging_half, memory::host);
+        }
+    }
+    staging_pair(const staging_pair&) = delete;
+    staging_pair& operator=(const staging_pair&) = delete;
+    ~staging_pair() {
+        for (int h = 0; h < 2; ++h) {
+            if (pending_[h]) ctx_.vk().vkWaitForFences(ctx_.handle(), 1, &frames_[h]->fence, VK_TRUE, UINT64_MAX);
+            ctx_.release_frame(std::move(frames_[h]));
+        }
+    }
+    [[nodiscard]] std::byte* host(int h) const { return frames_[h]->staging.mapped(); }
+    /// Waits until half `h` is free (its last copy done); true when it had one.
+    bool settle(int h) {
+        if (!pending_[h]) return false;
+        check(ctx_.vk().vkWaitForFences(ctx_.handle(), 1, &frames_[h]->fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+        check(ctx_.vk().vkResetFences(ctx_.handle(), 1, &frames_[h]->fence), "vkResetFences");
+        check(ctx_.vk().vkResetCommandPool(ctx_.handle(), frames_[h]->pool, 0), "vkResetCommandPool");
+        pending_[h] = false;
+        return true;
+    }
+    /// Submits a copy of `bytes` between half `h` and `dev` at `offset`.
+    void copy(int h, const buffer& dev, std::uint64_t offset, std::uint64_t bytes, bool to_device) {
+        const auto& vk = ctx_.vk();
+        frame& f = *frames_[h];
+        auto bi = make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+        bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+        check(vk.vkBeginCommandBuffer(f.cmd, &bi), "vkBeginCommandBuffer");
+        const VkBufferCopy region{to_device ? 0 : offset, to_device ? offset : 0, bytes};
+        vk.vkCmdCopyBuffer(f.cmd, to_device ? f.staging.handle() : dev.handle(), to_device ? dev.handle() : f.staging.handle(), 1, &region);
+        if (!to_device) { // the copy's writes, visible to the host after the fence
+            auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+            mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+            mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+            vk.vkCmdPipelineBarrier(f.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+        }
+        check(vk.vkEndCommandBuffer(f.cmd), "vkEndCommandBuffer");
+        ctx_.submit(f.cmd, f.fence);
+        pending_[h] = true;
+    }
+
+private:
+    context& ctx_;
+    std::unique_ptr<frame> frames_[2];
+    bool pending_[2] = {false, false};
+};
+
+/// Writes a host view's elements, packed in C order, into `dev` from byte `offset`: straight
+/// into its memory when the host can map it (lavapipe, integrated GPUs), else through the two
+/// staging halves, the host packing one piece while the device copies the previous one.
+/// (`limit` and `staged`: smaller pieces, and staging even for mapped memory, for tests.)
+inline void upload_into(context& ctx, const buffer& dev, std::uint64_t offset, const any_cview& host, std::uint64_t limit = staging_half,
+                        bool staged = false) {
+    if (host.count() == 0) return;
+    if (dev.mapped() && !staged) {
+        pack(host, dev.mapped() + offset);
+        return;
+    }
+    staging_pair st(ctx);
+    int h = 0;
+    for_each_piece(host, std::min(limit, staging_half), [&](const any_cview& piece, std::uint64_t at) {
+        st.settle(h);
+        pack(piece, st.host(h));
+        st.copy(h, dev, offset + at, static_cast<std::uint64_t>(piece.count()) * piece.element_size(), true);
+        h ^= 1;
+    });
+    st.settle(0);
+    st.settle(1);
+}
+
+/// Reads `dev` from byte `offset`, packed in C order, into a host view: straight from its
+/// memory when mapped, else through the staging halves (the device copies one piece while
+/// the host unpacks the previous one).
+inline void download_from(context& ctx, const buffer& dev, std::uint64_t offset, const any_view& host, std::uint64_t limit = staging_half,
+                          bool staged = false) {
+    if (host.count() == 0) return;
+    if (dev.mapped() && !staged) {
+        unpack(dev.mapped() + offset, host);
+        return;
+    }
+    staging_pair st(ctx);
+    std::optional<any_view> waiting[2];
+    int h = 0;
+    const auto drain = [&](int k) {
+        if (st.settle(k) && waiting[k]) unpack(st.host(k), *waiting[k]);
+        waiting[k].reset();
+    };
+    for_each_piece(host, std::min(limit, staging_half), [&](const any_view& piece, std::uint64_t at) {
+        drain(h);
+        st.copy(h, dev, offset + at, static_cast<std::uint64_t>(piece.count()) * piece.element_size(), false);
+        waiting[h] = piece;
+        h ^= 1;
+    });
+    drain(h); // the older of the two first, then the newer
+    drain(h ^ 1);
+}
+
+} // namespace detail
+
+/// A new device tensor holding the elements of a host view (any strides), in C order.
+inline device_tensor upload(context& ctx, const any_cview& host) {
+    strix::detail::check_view("upload", "input", host, false);
+    device_tensor t(ctx, host.type(), host.sizes());
+    detail::upload_into(ctx, t.storage(), 0, host);
+    return t;
+}
+
+/// Copies a C-order device tensor into a host view of the same shape and type (any strides).
+inline void download(context& ctx, const device_tensor& t, const any_view& host) {
+    if (host.sizes() != t.sizes() || host.type() != t.type())
+        throw error(error_code::invalid_argument, "strix::vulkan::download: the host view " + to_string(host.sizes()) + " " + std::string(name(host.type())) +
+                                                      " does not match the device tensor " + to_string(t.sizes()) + " " + std::string(name(t.type())));
+    strix::detail::check_view("download", "output", host, true);
+    detail::download_from(ctx, t.storage(), 0, host);
+}
+
+} // namespace strix::vulkan
