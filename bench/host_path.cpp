@@ -14,6 +14,10 @@
 //   replay      a recorded stream of 100 operators (4 KiB copies) submitted again: the host's
 //               time in replay() per operator, and submit + wait per operator, beside recording
 //               and running it anew
+//   transfers   vk::upload and vk::download of a --transfer-mib MiB float32 tensor from and to
+//               ordinary (pageable) host memory, beside one plain vkCmdCopyBuffer of the same
+//               bytes between a host-visible buffer and a device buffer (the bus's rate as the
+//               driver gives it); GB/s, and the peak host memory the transfers added
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +26,10 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#if !defined(_WIN32)
+#include <sys/resource.h>
+#endif
 
 #include "strix/vulkan.hpp"
 
@@ -48,7 +56,8 @@ row summarize(const std::string& name, std::vector<double> t) {
 /// The driver's floor: a command buffer and fence made once, submitted again for every call;
 /// the command buffer holds a 4 KiB fill of `target`, or (with `source`) one dispatch of the
 /// copy shader moving 4 KiB from `source` to `target`.
-std::vector<double> floor_times(vk::context& ctx, const vk::buffer& target, int calls, const vk::buffer* source = nullptr) {
+/// `poll`: wait as strix does (context::wait: poll the fence, then block), else block at once.
+std::vector<double> floor_times(vk::context& ctx, const vk::buffer& target, int calls, const vk::buffer* source = nullptr, bool poll = false) {
     const auto& v = ctx.vk();
     VkCommandPool pool = VK_NULL_HANDLE;
     VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -82,12 +91,38 @@ std::vector<double> floor_times(vk::context& ctx, const vk::buffer& target, int 
     for (int i = 0; i < calls; ++i) {
         const auto t0 = clock_type::now();
         ctx.submit(cmd, fence);
-        vk::check(v.vkWaitForFences(ctx.handle(), 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+        if (poll) ctx.wait(fence);
+        else vk::check(v.vkWaitForFences(ctx.handle(), 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
         vk::check(v.vkResetFences(ctx.handle(), 1, &fence), "vkResetFences");
         t.push_back(seconds_since(t0));
     }
     v.vkDestroyFence(ctx.handle(), fence, nullptr);
     v.vkDestroyCommandPool(ctx.handle(), pool, nullptr);
+    return t;
+}
+
+/// Peak resident memory of the process so far, in bytes (0 where unknown).
+std::uint64_t peak_rss() {
+#if defined(_WIN32)
+    return 0;
+#else
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<std::uint64_t>(u.ru_maxrss) * 1024;
+#endif
+}
+
+/// One plain copy of `bytes` between two buffers, recorded and submitted once per call.
+std::vector<double> plain_copy_times(vk::context& ctx, const vk::buffer& from, const vk::buffer& to, std::uint64_t bytes, int calls) {
+    std::vector<double> t;
+    for (int i = 0; i < calls; ++i) {
+        const auto t0 = clock_type::now();
+        vk::detail::one_shot(ctx, [&](VkCommandBuffer cmd) {
+            const VkBufferCopy region{0, 0, bytes};
+            ctx.vk().vkCmdCopyBuffer(cmd, from.handle(), to.handle(), 1, &region);
+        });
+        t.push_back(seconds_since(t0));
+    }
     return t;
 }
 
@@ -106,12 +141,14 @@ strix::shape parse_shape(const char* text) {
 int main(int argc, char** argv) {
     strix::shape pad_shape{16, 64, 256, 256};
     int calls = 300;
+    std::int64_t transfer_mib = 1024;
     const char* json = nullptr;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         if (a == "--pad-shape") pad_shape = parse_shape(argv[i + 1]);
         else if (a == "--calls") calls = std::atoi(argv[i + 1]);
         else if (a == "--json") json = argv[i + 1];
+        else if (a == "--transfer-mib") transfer_mib = std::atoll(argv[i + 1]);
     }
     const auto t_ctx = clock_type::now();
     vk::context ctx;
@@ -123,7 +160,7 @@ int main(int argc, char** argv) {
     // round trip and floor, alternating blocks so that both see the same clocks
     const vk::device_tensor a(ctx, dtype::float32, {1024}), b(ctx, dtype::float32, {1024});
     const vk::buffer fill_target = ctx.create_buffer(4096, vk::memory::device), copy_source = ctx.create_buffer(4096, vk::memory::device);
-    std::vector<double> trip, floor, dispatch_floor;
+    std::vector<double> trip, floor, dispatch_floor, poll_floor;
     for (int block = 0; block < 10; ++block) {
         for (int i = 0; i < calls / 10; ++i) {
             const auto t0 = clock_type::now();
@@ -136,10 +173,13 @@ int main(int argc, char** argv) {
         floor.insert(floor.end(), f.begin(), f.end());
         const auto fd = floor_times(ctx, fill_target, calls / 10, &copy_source);
         dispatch_floor.insert(dispatch_floor.end(), fd.begin(), fd.end());
+        const auto fp = floor_times(ctx, fill_target, calls / 10, nullptr, true);
+        poll_floor.insert(poll_floor.end(), fp.begin(), fp.end());
     }
     rows.push_back(summarize("floor: reused command buffer, 4 KiB fill, submit, wait", floor));
     rows.push_back(summarize("floor: reused command buffer, 4 KiB copy dispatch, submit, wait", dispatch_floor));
     rows.push_back(summarize("round trip: stream made, 4 KiB copy, run, destroyed", trip));
+    rows.push_back(summarize("floor: reused command buffer, 4 KiB fill, submit, strix's polling wait", poll_floor));
 
     // the synchronous pad loop: no warm-up, each call waited for
     {
@@ -200,12 +240,51 @@ int main(int argc, char** argv) {
         rows.push_back(summarize("100-operator stream, replayed and waited for: per operator", whole));
     }
 
+    // transfers: upload and download through strix, beside the plain copy of the same bytes
+    std::vector<std::pair<std::string, double>> rates; // GB/s by median
+    std::uint64_t added_peak = 0;
+    if (transfer_mib > 0) {
+        const std::int64_t n = transfer_mib * (1 << 20) / 4;
+        const std::uint64_t bytes = static_cast<std::uint64_t>(n) * 4;
+        strix::host_tensor host(dtype::float32, strix::shape{n});
+        for (std::int64_t i = 0; i < n; ++i) reinterpret_cast<float*>(host.data())[i] = static_cast<float>(i % 1000);
+        const vk::device_tensor dev(ctx, dtype::float32, strix::shape{n});
+        const vk::buffer staged = ctx.create_buffer(bytes, vk::memory::host);
+        std::memset(staged.mapped(), 1, bytes);
+        std::vector<double> up, down, plain_up, plain_down;
+        const std::uint64_t before = peak_rss(); // the tensors are there; the staging halves not yet
+        for (int i = 0; i < 5; ++i) {
+            auto t0 = clock_type::now();
+            vk::detail::upload_into(ctx, dev.storage(), 0, host.view());
+            up.push_back(seconds_since(t0));
+            t0 = clock_type::now();
+            vk::download(ctx, dev, host.view());
+            down.push_back(seconds_since(t0));
+            const auto pu = plain_copy_times(ctx, staged, dev.storage(), bytes, 1), pd = plain_copy_times(ctx, dev.storage(), staged, bytes, 1);
+            plain_up.push_back(pu[0]);
+            plain_down.push_back(pd[0]);
+        }
+        added_peak = peak_rss() - before;
+        const std::string mib = std::to_string(transfer_mib) + " MiB";
+        rows.push_back(summarize("upload " + mib + " (vk::upload's path, pageable host memory)", up));
+        rows.push_back(summarize("plain vkCmdCopyBuffer host-visible -> device, " + mib, plain_up));
+        rows.push_back(summarize("download " + mib + " (vk::download, pageable host memory)", down));
+        rows.push_back(summarize("plain vkCmdCopyBuffer device -> host-visible, " + mib, plain_down));
+        for (std::size_t k = rows.size() - 4; k < rows.size(); ++k) rates.emplace_back(rows[k].name, static_cast<double>(bytes) / (rows[k].median_us * 1e-6) / 1e9);
+    }
+
     for (const auto& r : rows) std::printf("%-64s median %10.1f us   first %10.1f us\n", r.name.c_str(), r.median_us, r.first_us);
     if (rows[0].median_us > 0 && rows[1].median_us > 0)
-        std::printf("round trip / fill floor: %.2fx, / dispatch floor: %.2fx\n", rows[2].median_us / rows[0].median_us, rows[2].median_us / rows[1].median_us);
+        std::printf("round trip / fill floor: %.2fx, / dispatch floor: %.2fx, / fill floor with the same polling wait: %.2fx (waits poll for %u us)\n",
+                    rows[2].median_us / rows[0].median_us, rows[2].median_us / rows[1].median_us, rows[2].median_us / rows[3].median_us, ctx.spin_wait_us());
+    for (const auto& [name, gbps] : rates) std::printf("%-64s %8.2f GB/s\n", name.c_str(), gbps);
+    if (rates.size() == 4)
+        std::printf("upload / plain copy: %.2f, download / plain copy: %.2f; peak host memory added by the transfers: %.1f MiB\n", rates[0].second / rates[1].second,
+                    rates[2].second / rates[3].second, static_cast<double>(added_peak) / (1 << 20));
     if (json) {
         if (std::FILE* f = std::fopen(json, "w")) {
-            std::fprintf(f, "{\"device\": \"%s\", \"context_ms\": %.3f, \"rows\": [\n", ctx.device().name.c_str(), ctx_s * 1e3);
+            std::fprintf(f, "{\"device\": \"%s\", \"context_ms\": %.3f, \"transfer_peak_added_bytes\": %llu, \"rows\": [\n", ctx.device().name.c_str(), ctx_s * 1e3,
+                         static_cast<unsigned long long>(added_peak));
             for (std::size_t i = 0; i < rows.size(); ++i)
                 std::fprintf(f, "  {\"name\": \"%s\", \"median_us\": %.3f, \"first_us\": %.3f}%s\n", rows[i].name.c_str(), rows[i].median_us,
                              rows[i].first_us, i + 1 < rows.size() ? "," : "");

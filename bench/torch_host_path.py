@@ -25,6 +25,7 @@ def main():
     ap.add_argument("--pad-shape", default="16,64,256,256")
     ap.add_argument("--calls", type=int, default=300)
     ap.add_argument("--json")
+    ap.add_argument("--transfer-mib", type=int, default=1024)
     a = ap.parse_args()
     dev = torch.device("cuda")
     print("device:", torch.cuda.get_device_name(dev))
@@ -54,6 +55,26 @@ def main():
         rows.append({"name": f"torch pad {shape} float32: kernel (do_bench, warmed)", "median_us": ms * 1e3, "first_us": 0.0})
     except ImportError:
         pass
+    # transfers between ordinary (pageable) host memory and the GPU, as host_path measures strix's
+    if a.transfer_mib > 0:
+        n = a.transfer_mib * (1 << 20) // 4
+        host = torch.arange(n, dtype=torch.float32) % 1000
+        gpu = torch.empty(n, dtype=torch.float32, device=dev)
+        up, down = [], []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            gpu.copy_(host)
+            torch.cuda.synchronize()
+            up.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            host.copy_(gpu)
+            torch.cuda.synchronize()
+            down.append(time.perf_counter() - t0)
+        mib = f"{a.transfer_mib} MiB"
+        rows.append({"name": f"torch upload {mib} (copy_ from pageable memory)", "median_us": median_us(up), "first_us": up[0] * 1e6})
+        rows.append({"name": f"torch download {mib} (copy_ to pageable memory)", "median_us": median_us(down), "first_us": down[0] * 1e6})
+        for r in rows[-2:]:
+            print(f"{r['name']:64s} {n * 4 / (r['median_us'] * 1e-6) / 1e9:8.2f} GB/s")
     for r in rows:
         print(f"{r['name']:64s} median {r['median_us']:10.1f} us   first {r['first_us']:10.1f} us")
     if a.json:

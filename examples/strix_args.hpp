@@ -165,6 +165,13 @@ inline std::int64_t parse_int(const std::string& op, const std::string& what, co
     return v;
 }
 
+/// A count of dimensions, 0 to 8 (--index-dimensions, --batch-dimensions).
+inline int parse_rank_count(const std::string& op, const std::string& what, const std::string& s) {
+    const auto v = parse_int(op, what, s);
+    if (v < 0 || v > strix::max_rank) bad("strix " + op + ": " + what + " must lie in [0, 8], got " + s);
+    return static_cast<int>(v);
+}
+
 /// A comma-separated list of at most 8 integers ("" is the empty list).
 inline strix::shape parse_list(const std::string& op, const std::string& what, const std::string& s) {
     strix::shape r;
@@ -272,11 +279,7 @@ inline command parse_operator(const std::string& op, const std::vector<std::stri
     if (op == "gather") {
         o = parse_options(op, args, with({"input", "indices", "axis", "index-dimensions"}));
         c.gather.axis = parse_int(op, "--axis", o.need(op, "axis"));
-        if (auto k = o.get("index-dimensions")) {
-            const auto kv = parse_int(op, "--index-dimensions", *k);
-            if (kv < 0 || kv > strix::max_rank) bad("strix gather: --index-dimensions must lie in [0, 8], got " + *k);
-            c.gather.index_dimensions = static_cast<int>(kv);
-        }
+        if (auto k = o.get("index-dimensions")) c.gather.index_dimensions = parse_rank_count(op, "--index-dimensions", *k);
         c.gather.policy = parse_policy(op, o);
     } else if (op == "join") {
         o = parse_options(op, args, with({"input", "axis"}));
@@ -310,11 +313,7 @@ inline command parse_operator(const std::string& op, const std::vector<std::stri
         c.gather_elements.policy = parse_policy(op, o);
     } else if (op == "gather-nd") {
         o = parse_options(op, args, with({"input", "indices", "batch-dimensions"}));
-        if (auto b = o.get("batch-dimensions")) {
-            const auto bv = parse_int(op, "--batch-dimensions", *b);
-            if (bv < 0 || bv > strix::max_rank) bad("strix gather-nd: --batch-dimensions must lie in [0, 8], got " + *b);
-            c.gather_nd.batch_dimensions = static_cast<int>(bv);
-        }
+        if (auto b = o.get("batch-dimensions")) c.gather_nd.batch_dimensions = parse_rank_count(op, "--batch-dimensions", *b);
         c.gather_nd.policy = parse_policy(op, o);
     } else if (op == "scatter-nd") {
         o = parse_options(op, args, with({"input", "indices", "updates", "reduction", "deterministic"}));

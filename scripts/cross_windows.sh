@@ -34,6 +34,6 @@ cpu = 'x86_64'
 endian = 'little'
 INI
 rm -rf "$out"
-meson setup "$out" "$root" --cross-file "$cross" -Dvulkan=enabled --buildtype=release >/dev/null
+meson setup "$out" "$root" --cross-file "$cross" -Dvulkan=enabled --buildtype=release -Dbenchmarks=false >/dev/null
 meson compile -C "$out"
 ls -la "$out"/examples/*.exe "$out"/test/*.exe

@@ -13,6 +13,7 @@
 ///   STRIX_VULKAN_NO_CLAIMS=1          scatters without a reduction skip the claim path
 ///   STRIX_VULKAN_UNROLL=n             16-byte moves per invocation (1..8; default 4)
 ///   STRIX_VULKAN_CHUNK_UNROLL=n       16-byte output chunks per invocation (1..8; default 1)
+///   STRIX_VULKAN_SPIN_US=n            microseconds a wait polls before blocking (context_options::spin_wait_us)
 
 #include <algorithm>
 #include <cstdint>
@@ -33,6 +34,7 @@ struct environment {
     bool no_claims = false;
     std::uint32_t unroll = 4;       ///< measured best on the H200 (1: 3.3 TB/s, 2: 3.9, 4 and 8: 4.1, a 1 GiB copy)
     std::uint32_t chunk_unroll = 1; ///< more measured slower on the H200 (a pad of 3: 0.219 ms at 1, 0.26 at 4, 0.39 at 8)
+    std::optional<std::uint32_t> spin_us;
 };
 
 /// Reads every switch now.
@@ -60,6 +62,7 @@ inline environment read_environment() {
     e.no_claims = on("STRIX_VULKAN_NO_CLAIMS");
     e.unroll = count("STRIX_VULKAN_UNROLL", 4);
     e.chunk_unroll = count("STRIX_VULKAN_CHUNK_UNROLL", 1);
+    if (const char* v = text("STRIX_VULKAN_SPIN_US")) e.spin_us = static_cast<std::uint32_t>(std::clamp(std::atol(v), 0L, 1000000L));
     return e;
 }
 

@@ -8,6 +8,7 @@
 /// one thread at a time.
 
 #include <algorithm>
+#include <chrono>
 #include <atomic>
 #include <array>
 #include <cstdio>
@@ -309,6 +310,11 @@ struct context_options {
     /// the path calls of 2^31 or more elements (or offsets) take, for tests and measurements
     /// (STRIX_VULKAN_WIDE=1 does the same); by default calls that fit take the 32-bit path
     bool wide_arithmetic = false;
+    /// How long a wait for the device polls before it blocks, in microseconds (default: 1000 on
+    /// a GPU, 0 on a CPU device; STRIX_VULKAN_SPIN_US overrides both). Polling returns as soon
+    /// as the work is done, where a blocking wait returns tens of microseconds later; it keeps
+    /// a core busy while it polls.
+    std::optional<std::uint32_t> spin_wait_us;
 };
 
 class context;
@@ -905,6 +911,23 @@ public:
         return p;
     }
 
+    /// Waits for `fence`: first by polling it for up to spin_wait_us() (a blocking wait wakes
+    /// the thread tens of microseconds after the device finished; polling sees it at once),
+    /// then blocking. Throws strix::error when the device is lost.
+    void wait(VkFence fence) const {
+        if (spin_us_ > 0) {
+            const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us_);
+            do {
+                const VkResult r = table_.vkGetFenceStatus(device_, fence);
+                if (r == VK_SUCCESS) return;
+                if (r != VK_NOT_READY) check(r, "vkGetFenceStatus");
+            } while (std::chrono::steady_clock::now() < until);
+        }
+        check(table_.vkWaitForFences(device_, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    }
+    /// How long wait() polls before it blocks (context_options::spin_wait_us).
+    [[nodiscard]] std::uint32_t spin_wait_us() const { return spin_us_; }
+
     /// Submits `cmd` to the queue with `fence` (thread-safe).
     void submit(VkCommandBuffer cmd, VkFence fence) {
         std::lock_guard lock(mutex_);
@@ -927,6 +950,8 @@ private:
         // float64 too, in the variants that have both (and float64 arithmetic)
         float64_atomic_add_ = float64_atomic_add && float32_atomic_add_ && float64_;
         scatter_claims_ = !env_.no_claims;
+        // a CPU device runs on the host's cores: polling would take one from it
+        spin_us_ = env_.spin_us ? *env_.spin_us : opt.spin_wait_us ? *opt.spin_wait_us : info_.type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : 1000;
     }
 
     /// A compute-only queue family, else any with compute.
@@ -1013,6 +1038,7 @@ private:
     bool float64_ = false;
     bool float32_atomic_add_ = false, float64_atomic_add_ = false;
     bool scatter_claims_ = true;
+    std::uint32_t spin_us_ = 0;
 };
 
 } // namespace strix::vulkan

@@ -50,13 +50,13 @@ protected:
         own_pending_ = true;
     }
     void wait_own() {
-        check(ctx_->vk().vkWaitForFences(ctx_->handle(), 1, &frame_->fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+        ctx_->wait(frame_->fence);
         own_pending_ = false;
     }
     void reset_own_fence() { check(ctx_->vk().vkResetFences(ctx_->handle(), 1, &frame_->fence), "vkResetFences"); }
 
     void ensure_recording() const {
-        if (closed_) throw error(error_code::invalid_argument, "strix::vulkan::stream: recording after submit (use a new stream)");
+        if (closed_) throw error(error_code::invalid_argument, "strix::vulkan: recording an operator after the recording ended (a stream after submit: use a new stream; a command_recorder after finish)");
     }
 
     /// The flag word that index checks raise (host-visible; 16 bytes).

@@ -34,7 +34,7 @@ void one_shot(context& ctx, F&& record) {
     check(vk.vkEndCommandBuffer(g.f->cmd), "vkEndCommandBuffer");
     ctx.submit(g.f->cmd, g.f->fence);
     g.submitted = true;
-    check(vk.vkWaitForFences(ctx.handle(), 1, &g.f->fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    ctx.wait(g.f->fence);
     g.submitted = false;
 }
 
@@ -160,7 +160,7 @@ public:
     /// Waits until half `h` is free (its last copy done); true when it had one.
     bool settle(int h) {
         if (!pending_[h]) return false;
-        check(ctx_.vk().vkWaitForFences(ctx_.handle(), 1, &frames_[h]->fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+        ctx_.wait(frames_[h]->fence);
         check(ctx_.vk().vkResetFences(ctx_.handle(), 1, &frames_[h]->fence), "vkResetFences");
         check(ctx_.vk().vkResetCommandPool(ctx_.handle(), frames_[h]->pool, 0), "vkResetCommandPool");
         pending_[h] = false;
