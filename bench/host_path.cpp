@@ -2,7 +2,8 @@
 // driver's floor measured in the same run. Nothing is warmed up before a row unless the row
 // says so; every row reports the median and the first call.
 //
-//   host_path [--pad-shape N,C,H,W] [--calls N] [--json FILE]
+//   host_path [--pad-shape N,C,H,W] [--calls N] [--json FILE] [--transfer-mib N]
+//             [--copy-threads N]
 //
 // Rows:
 //   floor       one reused command buffer and fence: vkCmdFillBuffer of 4 KiB, submit, wait;
@@ -60,20 +61,20 @@ row summarize(const std::string& name, std::vector<double> t) {
 std::vector<double> floor_times(vk::context& ctx, const vk::buffer& target, int calls, const vk::buffer* source = nullptr, bool poll = false) {
     const auto& v = ctx.vk();
     VkCommandPool pool = VK_NULL_HANDLE;
-    VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    auto pci = vk::make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
     pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     pci.queueFamilyIndex = ctx.queue_family();
     vk::check(v.vkCreateCommandPool(ctx.handle(), &pci, nullptr, &pool), "vkCreateCommandPool");
-    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    auto ai = vk::make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
     ai.commandPool = pool;
     ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     ai.commandBufferCount = 1;
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     vk::check(v.vkAllocateCommandBuffers(ctx.handle(), &ai, &cmd), "vkAllocateCommandBuffers");
     VkFence fence = VK_NULL_HANDLE;
-    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    auto fci = vk::make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
     vk::check(v.vkCreateFence(ctx.handle(), &fci, nullptr, &fence), "vkCreateFence");
-    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    auto bi = vk::make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
     bi.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
     vk::check(v.vkBeginCommandBuffer(cmd, &bi), "vkBeginCommandBuffer");
     if (source) {
@@ -149,6 +150,7 @@ int main(int argc, char** argv) {
         else if (a == "--calls") calls = std::atoi(argv[i + 1]);
         else if (a == "--json") json = argv[i + 1];
         else if (a == "--transfer-mib") transfer_mib = std::atoll(argv[i + 1]);
+        else if (a == "--copy-threads") vk::detail::copy_threads = static_cast<unsigned>(std::atoi(argv[i + 1]));
     }
     const auto t_ctx = clock_type::now();
     vk::context ctx;

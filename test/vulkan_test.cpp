@@ -2478,8 +2478,9 @@ TEST_CASE("vulkan: streams reuse the frames of finished ones, scratch and metada
         vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), d);
         CHECK(same_bytes(got, want));
     };
-    // the convenience calls hold at most two frames at once (a stream, and a download through
-    // a staging buffer while the stream is alive); after the first call, none is made
+    // the convenience calls hold at most two frames at once (a stream, or the two staging halves
+    // of an upload or download on a device whose memory the host cannot map); after the first
+    // call, none is made
     scatter_case(10, 31, R::none, false);
     const std::size_t before = ctx.frames_made();
     CHECK(before <= 2);

@@ -13,9 +13,11 @@ inline void gather(context& ctx, const any_cview& input, const any_cview& indice
     const auto in = upload(ctx, input);
     const auto idx = upload(ctx, indices);
     const device_tensor out(ctx, output.type(), output.sizes());
-    stream s(ctx);
-    s.gather(in.view(), idx.view(), out.view(), d);
-    s.run();
+    {
+        stream s(ctx);
+        s.gather(in.view(), idx.view(), out.view(), d);
+        s.run();
+    } // its frame back before the download takes two for staging
     download(ctx, out, output);
 }
 
@@ -27,9 +29,11 @@ inline void join(context& ctx, std::span<const any_cview> inputs, const any_view
     for (const auto& v : inputs) ins.push_back(upload(ctx, v));
     for (const auto& t : ins) views.push_back(t.view());
     const device_tensor out(ctx, output.type(), output.sizes());
-    stream s(ctx);
-    s.join(views, out.view(), d);
-    s.run();
+    {
+        stream s(ctx);
+        s.join(views, out.view(), d);
+        s.run();
+    } // its frame back before the download takes two for staging
     download(ctx, out, output);
 }
 
@@ -38,9 +42,11 @@ inline void pad(context& ctx, const any_cview& input, const any_view& output, co
     strix::detail::check_pad(input, &output, d);
     const auto in = upload(ctx, input);
     const device_tensor out(ctx, output.type(), output.sizes());
-    stream s(ctx);
-    s.pad(in.view(), out.view(), d);
-    s.run();
+    {
+        stream s(ctx);
+        s.pad(in.view(), out.view(), d);
+        s.run();
+    } // its frame back before the download takes two for staging
     download(ctx, out, output);
 }
 
@@ -51,9 +57,11 @@ inline void scatter(context& ctx, const any_cview& input, const any_cview& indic
     const auto in = upload(ctx, input);
     const auto idx = upload(ctx, indices);
     const auto upd = upload(ctx, updates);
-    stream s(ctx);
-    s.scatter(in.view(), idx.view(), upd.view(), in.view(), d); // in place on the device copy
-    s.run();
+    {
+        stream s(ctx);
+        s.scatter(in.view(), idx.view(), upd.view(), in.view(), d); // in place on the device copy
+        s.run();
+    } // its frame back before the download takes two for staging
     download(ctx, in, output);
 }
 
@@ -64,9 +72,11 @@ inline void gather_elements(context& ctx, const any_cview& input, const any_cvie
     const auto in = upload(ctx, input);
     const auto idx = upload(ctx, indices);
     const device_tensor out(ctx, output.type(), output.sizes());
-    stream s(ctx);
-    s.gather_elements(in.view(), idx.view(), out.view(), d);
-    s.run();
+    {
+        stream s(ctx);
+        s.gather_elements(in.view(), idx.view(), out.view(), d);
+        s.run();
+    } // its frame back before the download takes two for staging
     download(ctx, out, output);
 }
 
@@ -76,9 +86,11 @@ inline void gather_nd(context& ctx, const any_cview& input, const any_cview& ind
     const auto in = upload(ctx, input);
     const auto idx = upload(ctx, indices);
     const device_tensor out(ctx, output.type(), output.sizes());
-    stream s(ctx);
-    s.gather_nd(in.view(), idx.view(), out.view(), d);
-    s.run();
+    {
+        stream s(ctx);
+        s.gather_nd(in.view(), idx.view(), out.view(), d);
+        s.run();
+    } // its frame back before the download takes two for staging
     download(ctx, out, output);
 }
 
@@ -90,9 +102,11 @@ inline void split(context& ctx, const any_cview& input, std::span<const any_view
     std::vector<device_view> views;
     for (const auto& o : outputs) outs.emplace_back(ctx, o.type(), o.sizes());
     for (const auto& t : outs) views.push_back(t.view());
-    stream s(ctx);
-    s.split(in.view(), views, d);
-    s.run();
+    {
+        stream s(ctx);
+        s.split(in.view(), views, d);
+        s.run();
+    } // its frame back before the download takes two for staging
     for (std::size_t k = 0; k < outputs.size(); ++k) download(ctx, outs[k], outputs[k]);
 }
 
@@ -103,9 +117,11 @@ inline void scatter_nd(context& ctx, const any_cview& input, const any_cview& in
     const auto in = upload(ctx, input);
     const auto idx = upload(ctx, indices);
     const auto upd = upload(ctx, updates);
-    stream s(ctx);
-    s.scatter_nd(in.view(), idx.view(), upd.view(), in.view(), d); // in place on the device copy
-    s.run();
+    {
+        stream s(ctx);
+        s.scatter_nd(in.view(), idx.view(), upd.view(), in.view(), d); // in place on the device copy
+        s.run();
+    } // its frame back before the download takes two for staging
     download(ctx, in, output);
 }
 

@@ -42,9 +42,13 @@ void one_shot(context& ctx, F&& record) {
 /// other, so it holds at most 2 x 32 MiB of host memory beyond the tensors themselves.
 inline constexpr std::uint64_t staging_half = 32ull << 20;
 
-/// memcpy with up to 8 threads for large copies (one core does not fill the memory bus).
+/// Threads a large host copy of a transfer uses at most (one core does not fill the memory bus:
+/// on an H100's 16-core host, 1 GiB uploads ran at 23 GB/s with 8 threads, 28 with 16).
+inline unsigned copy_threads = std::min(16u, std::max(1u, std::thread::hardware_concurrency()));
+
+/// memcpy with up to copy_threads threads, 4 MiB each at least.
 inline void host_copy(std::byte* dst, const std::byte* src, std::uint64_t bytes) {
-    const std::uint64_t threads = std::min<std::uint64_t>({std::max(1u, std::thread::hardware_concurrency()), 8, bytes >> 22}); // 4 MiB each at least
+    const std::uint64_t threads = std::min<std::uint64_t>(std::max(1u, copy_threads), bytes >> 22);
     if (threads <= 1) {
         std::memcpy(dst, src, bytes);
         return;
