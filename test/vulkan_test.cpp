@@ -2698,15 +2698,6 @@ TEST_CASE("vulkan: a tensor of more than 2^32 elements", "[.][huge]") {
 
 namespace {
 
-/// A Vulkan structure with its sType (and pNext) set, everything else zero.
-template <class T>
-T init(VkStructureType type, const void* next = nullptr) {
-    T t{};
-    t.sType = type;
-    t.pNext = const_cast<void*>(next);
-    return t;
-}
-
 /// A device the test makes itself with plain Vulkan (as an application would), with or without
 /// the features strix needs, and a messenger of its own: a context that adopts it reports no
 /// validation messages of its own, so the test counts them here.
@@ -2717,10 +2708,10 @@ struct own_device {
     VkDevice device = VK_NULL_HANDLE;
     VkQueue queue = VK_NULL_HANDLE;
     std::uint32_t family = 0;
-    VkPhysicalDeviceVulkan12Features f12 = init<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
-    VkPhysicalDeviceFeatures2 f2 = init<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12);
-    VkDeviceQueueCreateInfo qi = init<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
-    VkDeviceCreateInfo info = init<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f2);
+    VkPhysicalDeviceVulkan12Features f12 = vk::make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+    VkPhysicalDeviceFeatures2 f2 = vk::make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12);
+    VkDeviceQueueCreateInfo qi = vk::make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+    VkDeviceCreateInfo info = vk::make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f2);
     float priority = 1.0f;
     VkPhysicalDeviceMemoryProperties memory{};
     std::vector<std::pair<VkBuffer, VkDeviceMemory>> buffers;
@@ -2736,16 +2727,16 @@ struct own_device {
 
     own_device(bool buffer_device_address, bool int64) {
         REQUIRE(volkInitialize() == VK_SUCCESS);
-        VkApplicationInfo app = init<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
+        VkApplicationInfo app = vk::make<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
         app.apiVersion = VK_API_VERSION_1_2;
         const char* exts[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
-        VkInstanceCreateInfo ici = init<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
+        VkInstanceCreateInfo ici = vk::make<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
         ici.pApplicationInfo = &app;
         ici.enabledExtensionCount = 1;
         ici.ppEnabledExtensionNames = exts;
         REQUIRE(vkCreateInstance(&ici, nullptr, &instance) == VK_SUCCESS);
         volkLoadInstance(instance); // device functions too, through the loader's trampolines
-        VkDebugUtilsMessengerCreateInfoEXT mi = init<VkDebugUtilsMessengerCreateInfoEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT);
+        VkDebugUtilsMessengerCreateInfoEXT mi = vk::make<VkDebugUtilsMessengerCreateInfoEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT);
         mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
         mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
         mi.pfnUserCallback = on_message;
@@ -2791,7 +2782,7 @@ struct own_device {
 
     /// A host-visible buffer of `bytes` that shaders address (the application's own).
     std::pair<VkBuffer, void*> make_buffer(VkDeviceSize bytes) {
-        VkBufferCreateInfo bi = init<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+        VkBufferCreateInfo bi = vk::make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
         bi.size = bytes;
         bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                    VK_BUFFER_USAGE_TRANSFER_DST_BIT;
@@ -2802,9 +2793,9 @@ struct own_device {
         std::uint32_t type = 0;
         const auto want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
         while (!((req.memoryTypeBits >> type) & 1) || (memory.memoryTypes[type].propertyFlags & want) != want) ++type;
-        VkMemoryAllocateFlagsInfo flags = init<VkMemoryAllocateFlagsInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO);
+        VkMemoryAllocateFlagsInfo flags = vk::make<VkMemoryAllocateFlagsInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO);
         flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
-        VkMemoryAllocateInfo ai = init<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags);
+        VkMemoryAllocateInfo ai = vk::make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags);
         ai.allocationSize = req.size;
         ai.memoryTypeIndex = type;
         VkDeviceMemory m = VK_NULL_HANDLE;
@@ -2909,21 +2900,21 @@ TEST_CASE("vulkan: operators recorded into the application's command buffer, sub
     const vk::device_view r = vk::wrap(ctx, rows_buf, 0, 12, dtype::int32, shape{3});
     const vk::device_tensor out(ctx, dtype::float32, shape{3, 4});
 
-    VkCommandPoolCreateInfo pci = init<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+    VkCommandPoolCreateInfo pci = vk::make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
     pci.queueFamilyIndex = app.family;
     VkCommandPool pool = VK_NULL_HANDLE;
     REQUIRE(vkCreateCommandPool(app.device, &pci, nullptr, &pool) == VK_SUCCESS);
-    VkCommandBufferAllocateInfo cai = init<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+    VkCommandBufferAllocateInfo cai = vk::make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
     cai.commandPool = pool;
     cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     cai.commandBufferCount = 1;
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     REQUIRE(vkAllocateCommandBuffers(app.device, &cai, &cmd) == VK_SUCCESS);
-    VkFenceCreateInfo fci = init<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
+    VkFenceCreateInfo fci = vk::make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
     VkFence fence = VK_NULL_HANDLE;
     REQUIRE(vkCreateFence(app.device, &fci, nullptr, &fence) == VK_SUCCESS);
     {
-        VkCommandBufferBeginInfo bi = init<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO); // reusable: submitted twice
+        VkCommandBufferBeginInfo bi = vk::make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO); // reusable: submitted twice
         REQUIRE(vkBeginCommandBuffer(cmd, &bi) == VK_SUCCESS);
         // the application writes the table with its own command; strix's opening barrier orders it
         vkCmdUpdateBuffer(cmd, table_buf, 0, table.bytes(), table.data());
@@ -2933,12 +2924,12 @@ TEST_CASE("vulkan: operators recorded into the application's command buffer, sub
         CHECK_THROWS_AS(rec.pad(t, t, strix::pad_desc{}), strix::error); // finished: no more recording
         const VkBufferCopy region{0, 0, 48};
         vkCmdCopyBuffer(cmd, out.storage().handle(), copy_buf, 1, &region);
-        VkMemoryBarrier to_host = init<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+        VkMemoryBarrier to_host = vk::make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
         to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
         to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
         vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, nullptr, 0, nullptr);
         REQUIRE(vkEndCommandBuffer(cmd) == VK_SUCCESS);
-        VkSubmitInfo si = init<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+        VkSubmitInfo si = vk::make<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
         si.commandBufferCount = 1;
         si.pCommandBuffers = &cmd;
         for (int run = 0; run < 3; ++run) {
