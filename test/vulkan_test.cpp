@@ -1046,7 +1046,8 @@ TEST_CASE("vulkan: deterministic reductions fold any number of updates per targe
                 if (no_int64_atomics && strix::size_of(type) != 8) continue;
                 // a million updates: float32, and int64 where it takes this path unasked
                 if (n == 1000000 && type != (no_int64_atomics ? dtype::int64 : dtype::float32)) continue;
-                if (n == 1000000 && reduced && few) continue;
+                // a sanitized build stops at 100,000 on one target (still 25 chunks on a CPU device)
+                if (reduced && (n == 1000000 || (n == 100000 && few))) continue;
                 for (const R red : {R::add, R::mul, R::min, R::max}) {
                     const bool nd = (n + static_cast<std::int64_t>(red)) % 2 == 1; // scatter-nd for half the cases
                     INFO(n << " updates onto " << (few ? "three targets" : "one target") << ", " << type_name(type) << ", reduction "
