@@ -59,21 +59,13 @@ protected:
         if (closed_) throw error(error_code::invalid_argument, "strix::vulkan: recording an operator after the recording ended (a stream after submit: use a new stream; a command_recorder after finish)");
     }
 
-    /// The flag word that index checks raise (host-visible; 16 bytes).
-    [[nodiscard]] VkDeviceAddress flag_address() const { return frame_->flag.address(); }
+    /// Whether an index check raised the flag word (host-visible; 16 bytes).
     [[nodiscard]] bool flag_raised() const {
         std::uint32_t raised = 0;
         std::memcpy(&raised, frame_->flag.mapped(), 4);
         return raised != 0;
     }
     void clear_flag() { std::memset(frame_->flag.mapped(), 0, 16); }
-
-    /// Records a zeroing of the flag word, for a command buffer the application may submit
-    /// many times without strix seeing it (the fill comes before the recording's dispatches,
-    /// behind the barrier that opens them).
-    void record_flag_clear() {
-        ctx_->vk().vkCmdFillBuffer(cmd_, frame_->flag.handle(), 0, 16, 0);
-    }
 
     /// The push constants of every shader (see shaders/common.glsl).
     struct push {
