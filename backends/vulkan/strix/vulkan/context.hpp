@@ -72,6 +72,9 @@ struct device_info {
     bool storage16 = false;                      ///< storageBuffer16BitAccess
     bool buffer_device_address = false;
     bool host_visible_device_memory = false;     ///< device-local memory the host can map
+    /// VK_EXT_external_memory_host's minImportedHostPointerAlignment (0: no such extension):
+    /// host memory the device can copy from and to directly
+    std::uint64_t host_import_alignment = 0;
     std::string unusable;                        ///< why strix cannot use it (empty: usable)
 };
 
@@ -149,18 +152,23 @@ inline device_info describe(VkPhysicalDevice pd, std::uint32_t index) {
                      std::to_string(VK_API_VERSION_MINOR(props.apiVersion)) + "; strix needs 1.2";
         return d;
     }
-    auto p12 = make<VkPhysicalDeviceVulkan12Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES);
+    std::uint32_t next = 0;
+    check(vkEnumerateDeviceExtensionProperties(pd, nullptr, &next, nullptr), "vkEnumerateDeviceExtensionProperties");
+    std::vector<VkExtensionProperties> exts(next);
+    check(vkEnumerateDeviceExtensionProperties(pd, nullptr, &next, exts.data()), "vkEnumerateDeviceExtensionProperties");
+    bool atomic_float = false, host_import = false;
+    for (const auto& e : exts) {
+        atomic_float |= std::strcmp(e.extensionName, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME) == 0;
+        host_import |= std::strcmp(e.extensionName, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) == 0;
+    }
+    auto hp = make<VkPhysicalDeviceExternalMemoryHostPropertiesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT);
+    auto p12 = make<VkPhysicalDeviceVulkan12Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES, host_import ? &hp : nullptr);
     auto m3 = make<VkPhysicalDeviceMaintenance3Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &p12);
     auto p2 = make<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3);
     vkGetPhysicalDeviceProperties2(pd, &p2);
     d.denorm_preserve32 = p12.shaderDenormPreserveFloat32;
     d.max_memory_allocation = m3.maxMemoryAllocationSize;
-    std::uint32_t next = 0;
-    check(vkEnumerateDeviceExtensionProperties(pd, nullptr, &next, nullptr), "vkEnumerateDeviceExtensionProperties");
-    std::vector<VkExtensionProperties> exts(next);
-    check(vkEnumerateDeviceExtensionProperties(pd, nullptr, &next, exts.data()), "vkEnumerateDeviceExtensionProperties");
-    bool atomic_float = false;
-    for (const auto& e : exts) atomic_float |= std::strcmp(e.extensionName, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME) == 0;
+    if (host_import) d.host_import_alignment = std::max<std::uint64_t>(1, hp.minImportedHostPointerAlignment);
     auto af = make<VkPhysicalDeviceShaderAtomicFloatFeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT);
     auto f11 = make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, atomic_float ? &af : nullptr);
     auto f12 = make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f11);
@@ -480,6 +488,7 @@ namespace detail {
 struct enabled_features {
     bool buffer_device_address = false, int64 = false, float64 = false, storage8 = false, storage16 = false;
     bool int64_atomics = false, float32_atomic_add = false, float64_atomic_add = false, atomic_float_extension = false;
+    bool external_memory_host = false;
 
     static enabled_features of(const VkDeviceCreateInfo& ci) {
         enabled_features e;
@@ -488,8 +497,10 @@ struct enabled_features {
             e.float64 |= f.shaderFloat64 == VK_TRUE;
         };
         if (ci.pEnabledFeatures) core(*ci.pEnabledFeatures);
-        for (std::uint32_t i = 0; i < ci.enabledExtensionCount; ++i)
+        for (std::uint32_t i = 0; i < ci.enabledExtensionCount; ++i) {
             e.atomic_float_extension |= std::strcmp(ci.ppEnabledExtensionNames[i], VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME) == 0;
+            e.external_memory_host |= std::strcmp(ci.ppEnabledExtensionNames[i], VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) == 0;
+        }
         for (auto* s = static_cast<const VkBaseInStructure*>(ci.pNext); s; s = s->pNext) {
             switch (s->sType) {
             case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2: core(reinterpret_cast<const VkPhysicalDeviceFeatures2*>(s)->features); break;
@@ -567,9 +578,15 @@ public:
         auto dci = make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f2);
         dci.queueCreateInfoCount = 1;
         dci.pQueueCreateInfos = &qci;
-        const char* device_exts[] = {VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME};
-        dci.enabledExtensionCount = float32_atomic_add_ ? 1 : 0;
-        dci.ppEnabledExtensionNames = device_exts;
+        std::vector<const char*> device_exts;
+        if (float32_atomic_add_) device_exts.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+        // transfers copy straight from and to the application's memory (see import_host)
+        if (info_.host_import_alignment && !env_.no_host_import) {
+            device_exts.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+            host_import_alignment_ = info_.host_import_alignment;
+        }
+        dci.enabledExtensionCount = static_cast<std::uint32_t>(device_exts.size());
+        dci.ppEnabledExtensionNames = device_exts.data();
         check(vkCreateDevice(physical_, &dci, nullptr, &device_), "vkCreateDevice");
         owns_device_ = true;
         volkLoadDeviceTable(&table_, device_);
@@ -608,6 +625,7 @@ public:
             fail("queue family " + std::to_string(user.queue_family) + " of " + info_.name + " has no compute");
         family_ = user.queue_family;
         timestamp_bits_ = qf[family_].timestampValidBits;
+        if (on.external_memory_host && !env_.no_host_import) host_import_alignment_ = info_.host_import_alignment;
         device_ = user.device;
         queue_ = user.queue;
         volkLoadDeviceTable(&table_, device_);
@@ -756,6 +774,55 @@ public:
         b.address_ = table_.vkGetBufferDeviceAddress(device_, &ai);
         b.live_ = &live_;
         b.id_ = live_.add();
+        return b;
+    }
+
+    /// Whether import_host can be tried (the device was made with VK_EXT_external_memory_host).
+    [[nodiscard]] bool can_import_host() const { return host_import_alignment_ != 0 && table_.vkGetMemoryHostPointerPropertiesEXT; }
+
+    /// A buffer over the application's host memory [p, p + bytes) that the device copies from
+    /// and to directly (VK_EXT_external_memory_host: the driver pins the pages while the
+    /// buffer lives), with `*offset` the position of `p` in it; an empty buffer when the device
+    /// cannot import this memory (no extension, an import alignment above the page size, memory
+    /// the driver refuses, such as some file mappings), and the caller copies through staging.
+    /// The imported range is `p` and `p + bytes` rounded out to the import alignment: whole
+    /// pages that `p`'s range touches, so mapped, and never written outside [p, p + bytes).
+    buffer import_host(const void* p, std::uint64_t bytes, std::uint64_t* offset) const {
+        buffer b;
+        if (!can_import_host() || bytes == 0 || host_import_alignment_ > 4096) return b;
+        const std::uint64_t a = host_import_alignment_;
+        const auto at = reinterpret_cast<std::uintptr_t>(p);
+        const std::uintptr_t start = at / a * a;
+        const std::uint64_t size = (at - start + bytes + a - 1) / a * a;
+        void* base = reinterpret_cast<void*>(start);
+        auto props = make<VkMemoryHostPointerPropertiesEXT>(VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT);
+        if (table_.vkGetMemoryHostPointerPropertiesEXT(device_, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, base, &props) != VK_SUCCESS) return b;
+        auto ext = make<VkExternalMemoryBufferCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
+        ext.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+        auto bci = make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &ext);
+        bci.size = size;
+        bci.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+        bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+        b.vk_ = &table_;
+        b.device_ = device_;
+        b.size_ = size;
+        if (table_.vkCreateBuffer(device_, &bci, nullptr, &b.buf_) != VK_SUCCESS) return buffer{};
+        VkMemoryRequirements req{};
+        table_.vkGetBufferMemoryRequirements(device_, b.buf_, &req);
+        const auto type = find_type(req.memoryTypeBits & props.memoryTypeBits, 0);
+        if (!type || req.size > size) return buffer{};
+        auto imp = make<VkImportMemoryHostPointerInfoEXT>(VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT);
+        imp.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+        imp.pHostPointer = base;
+        auto mai = make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &imp);
+        mai.allocationSize = size;
+        mai.memoryTypeIndex = *type;
+        if (table_.vkAllocateMemory(device_, &mai, nullptr, &b.mem_) != VK_SUCCESS) {
+            b.mem_ = VK_NULL_HANDLE;
+            return buffer{};
+        }
+        if (table_.vkBindBufferMemory(device_, b.buf_, b.mem_, 0) != VK_SUCCESS) return buffer{};
+        *offset = at - start;
         return b;
     }
 
@@ -1037,6 +1104,7 @@ private:
     bool int64_atomics_ = false;
     bool float64_ = false;
     bool float32_atomic_add_ = false, float64_atomic_add_ = false;
+    std::uint64_t host_import_alignment_ = 0; ///< 0: host memory is not imported
     bool scatter_claims_ = true;
     std::uint32_t spin_us_ = 0;
 };

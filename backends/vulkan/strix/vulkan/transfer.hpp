@@ -2,6 +2,7 @@
 /// Moving host data to and from the device: upload, download, and the synchronous one-shot
 /// submission they use.
 
+#include <functional>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -142,43 +143,70 @@ inline void unpack(const std::byte* packed, const any_view& v) {
     cpu::execute(p);
 }
 
-/// Two frames of the context's, each with a host staging half, for chunked transfers: the host
-/// fills (or drains) one half while the device copies the other.
+/// How a transfer moves its pieces (tests and benchmarks choose; the defaults are what
+/// upload and download do).
+struct transfer_options {
+    std::uint64_t limit = staging_half; ///< bytes per piece at most
+    bool staged = false;                ///< through the device's host-visible memory's copy path even when it is mapped
+    bool import = true;                 ///< copy straight from and to host memory the device can import
+};
+
+/// Pieces smaller than this go through staging even where host memory can be imported (an
+/// import pins pages and makes a buffer, which a memcpy of a small piece undercuts).
+inline constexpr std::uint64_t import_min = 1ull << 20;
+
+/// Two frames of the context's for chunked transfers, so that the host prepares one piece while
+/// the device copies the other. A piece's host side is either the application's memory itself,
+/// imported (VK_EXT_external_memory_host: no host copy at all), or the frame's staging half,
+/// which the host fills or drains; each half's import lives until its copy is done.
 class staging_pair {
 public:
     explicit staging_pair(context& ctx) : ctx_(ctx) {
-        for (auto& f : frames_) {
-            f = ctx.acquire_frame();
-            if (f->staging.size() < staging_half) f->staging = ctx.create_buffer(staging_half, memory::host);
-        }
+        for (auto& f : frames_) f = ctx.acquire_frame();
     }
     staging_pair(const staging_pair&) = delete;
     staging_pair& operator=(const staging_pair&) = delete;
     ~staging_pair() {
         for (int h = 0; h < 2; ++h) {
             if (pending_[h]) ctx_.vk().vkWaitForFences(ctx_.handle(), 1, &frames_[h]->fence, VK_TRUE, UINT64_MAX);
+            imported_[h] = buffer{};
             ctx_.release_frame(std::move(frames_[h]));
         }
     }
-    [[nodiscard]] std::byte* host(int h) const { return frames_[h]->staging.mapped(); }
-    /// Waits until half `h` is free (its last copy done); true when it had one.
+    /// Half `h`'s staging memory (made by the first transfer that needs it, then kept by the frame).
+    [[nodiscard]] std::byte* host(int h) {
+        frame& f = *frames_[h];
+        if (f.staging.size() < staging_half) f.staging = ctx_.create_buffer(staging_half, memory::host);
+        return f.staging.mapped();
+    }
+    /// Imports [p, p + bytes) for half `h`'s next copy; false when the device cannot.
+    bool import(int h, const void* p, std::uint64_t bytes) {
+        imported_[h] = ctx_.import_host(p, bytes, &imported_at_[h]);
+        return imported_[h].handle() != VK_NULL_HANDLE;
+    }
+    /// Waits until half `h` is free (its last copy done, its import released); true when it had one.
     bool settle(int h) {
         if (!pending_[h]) return false;
         ctx_.wait(frames_[h]->fence);
         check(ctx_.vk().vkResetFences(ctx_.handle(), 1, &frames_[h]->fence), "vkResetFences");
         check(ctx_.vk().vkResetCommandPool(ctx_.handle(), frames_[h]->pool, 0), "vkResetCommandPool");
+        imported_[h] = buffer{};
         pending_[h] = false;
         return true;
     }
-    /// Submits a copy of `bytes` between half `h` and `dev` at `offset`.
+    /// Submits a copy of `bytes` between half `h`'s host side (its import when it has one, else
+    /// its staging) and `dev` at `offset`.
     void copy(int h, const buffer& dev, std::uint64_t offset, std::uint64_t bytes, bool to_device) {
         const auto& vk = ctx_.vk();
         frame& f = *frames_[h];
+        const bool imported = imported_[h].handle() != VK_NULL_HANDLE;
+        const VkBuffer host_side = imported ? imported_[h].handle() : f.staging.handle();
+        const std::uint64_t host_at = imported ? imported_at_[h] : 0;
         auto bi = make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
         bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
         check(vk.vkBeginCommandBuffer(f.cmd, &bi), "vkBeginCommandBuffer");
-        const VkBufferCopy region{to_device ? 0 : offset, to_device ? offset : 0, bytes};
-        vk.vkCmdCopyBuffer(f.cmd, to_device ? f.staging.handle() : dev.handle(), to_device ? dev.handle() : f.staging.handle(), 1, &region);
+        const VkBufferCopy region{to_device ? host_at : offset, to_device ? offset : host_at, bytes};
+        vk.vkCmdCopyBuffer(f.cmd, to_device ? host_side : dev.handle(), to_device ? dev.handle() : host_side, 1, &region);
         if (!to_device) { // the copy's writes, visible to the host after the fence
             auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
             mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
@@ -193,55 +221,100 @@ public:
 private:
     context& ctx_;
     std::unique_ptr<frame> frames_[2];
+    buffer imported_[2];
+    std::uint64_t imported_at_[2] = {0, 0};
     bool pending_[2] = {false, false};
 };
 
+/// Calls span(at, n) for consecutive byte ranges [at, at + n) of a dense host range of `total`
+/// bytes at `p`, each at most `limit` bytes, cut at page boundaries (from 8 KiB pieces up) so
+/// that two pieces imported at once never share a page (drivers pin pages once).
+template <class F>
+void for_each_span(const void* p, std::uint64_t total, std::uint64_t limit, F&& span) {
+    const auto addr = reinterpret_cast<std::uintptr_t>(p);
+    for (std::uint64_t at = 0; at < total;) {
+        std::uint64_t end = at + limit;
+        if (limit >= 8192) end = (addr + end) / 4096 * 4096 - addr;
+        end = std::min(end, total);
+        span(at, end - at);
+        at = end;
+    }
+}
+
 /// Writes a host view's elements, packed in C order, into `dev` from byte `offset`: straight
-/// into its memory when the host can map it (lavapipe, integrated GPUs), else through the two
-/// staging halves, the host packing one piece while the device copies the previous one.
-/// (`limit` and `staged`: smaller pieces, and staging even for mapped memory, for tests.)
-inline void upload_into(context& ctx, const buffer& dev, std::uint64_t offset, const any_cview& host, std::uint64_t limit = staging_half,
-                        bool staged = false) {
+/// into its memory when the host can map it (lavapipe, integrated GPUs); else piece by piece,
+/// each copied by the device straight from the application's memory where it can import it
+/// (dense views, pieces of 1 MiB or more), or packed by the host into a staging half while the
+/// device copies the previous piece.
+inline void upload_into(context& ctx, const buffer& dev, std::uint64_t offset, const any_cview& host, const transfer_options& o = {}) {
     if (host.count() == 0) return;
-    if (dev.mapped() && !staged) {
+    if (dev.mapped() && !o.staged) {
         pack(host, dev.mapped() + offset);
         return;
     }
     staging_pair st(ctx);
     int h = 0;
-    for_each_piece(host, std::min(limit, staging_half), [&](const any_cview& piece, std::uint64_t at) {
-        st.settle(h);
-        pack(piece, st.host(h));
-        st.copy(h, dev, offset + at, static_cast<std::uint64_t>(piece.count()) * piece.element_size(), true);
-        h ^= 1;
-    });
+    const std::uint64_t limit = std::min(o.limit, staging_half);
+    if (dense(host)) {
+        const auto* from = static_cast<const std::byte*>(host.data());
+        const bool import = o.import && ctx.can_import_host();
+        for_each_span(from, static_cast<std::uint64_t>(host.count()) * host.element_size(), limit, [&](std::uint64_t at, std::uint64_t n) {
+            st.settle(h);
+            if (!(import && n >= std::min(import_min, limit) && st.import(h, from + at, n))) host_copy(st.host(h), from + at, n);
+            st.copy(h, dev, offset + at, n, true);
+            h ^= 1;
+        });
+    } else {
+        for_each_piece(host, limit, [&](const any_cview& piece, std::uint64_t at) {
+            st.settle(h);
+            pack(piece, st.host(h));
+            st.copy(h, dev, offset + at, static_cast<std::uint64_t>(piece.count()) * piece.element_size(), true);
+            h ^= 1;
+        });
+    }
     st.settle(0);
     st.settle(1);
 }
 
 /// Reads `dev` from byte `offset`, packed in C order, into a host view: straight from its
-/// memory when mapped, else through the staging halves (the device copies one piece while
-/// the host unpacks the previous one).
-inline void download_from(context& ctx, const buffer& dev, std::uint64_t offset, const any_view& host, std::uint64_t limit = staging_half,
-                          bool staged = false) {
+/// memory when mapped, else piece by piece, the device writing straight into the application's
+/// memory where it can import it, or into a staging half the host unpacks while the device
+/// copies the next piece.
+inline void download_from(context& ctx, const buffer& dev, std::uint64_t offset, const any_view& host, const transfer_options& o = {}) {
     if (host.count() == 0) return;
-    if (dev.mapped() && !staged) {
+    if (dev.mapped() && !o.staged) {
         unpack(dev.mapped() + offset, host);
         return;
     }
     staging_pair st(ctx);
-    std::optional<any_view> waiting[2];
+    std::function<void()> waiting[2]; // what unpacks a half's staging once its copy is done
     int h = 0;
     const auto drain = [&](int k) {
-        if (st.settle(k) && waiting[k]) unpack(st.host(k), *waiting[k]);
-        waiting[k].reset();
+        if (st.settle(k) && waiting[k]) waiting[k]();
+        waiting[k] = nullptr;
     };
-    for_each_piece(host, std::min(limit, staging_half), [&](const any_view& piece, std::uint64_t at) {
-        drain(h);
-        st.copy(h, dev, offset + at, static_cast<std::uint64_t>(piece.count()) * piece.element_size(), false);
-        waiting[h] = piece;
-        h ^= 1;
-    });
+    const std::uint64_t limit = std::min(o.limit, staging_half);
+    if (dense(host)) {
+        auto* into = static_cast<std::byte*>(host.data());
+        const bool import = o.import && ctx.can_import_host();
+        for_each_span(into, static_cast<std::uint64_t>(host.count()) * host.element_size(), limit, [&](std::uint64_t at, std::uint64_t n) {
+            drain(h);
+            if (!(import && n >= std::min(import_min, limit) && st.import(h, into + at, n))) {
+                std::byte* staged = st.host(h);
+                waiting[h] = [=] { host_copy(into + at, staged, n); };
+            }
+            st.copy(h, dev, offset + at, n, false);
+            h ^= 1;
+        });
+    } else {
+        for_each_piece(host, limit, [&](const any_view& piece, std::uint64_t at) {
+            drain(h);
+            std::byte* staged = st.host(h);
+            st.copy(h, dev, offset + at, static_cast<std::uint64_t>(piece.count()) * piece.element_size(), false);
+            waiting[h] = [=] { unpack(staged, piece); };
+            h ^= 1;
+        });
+    }
     drain(h); // the older of the two first, then the newer
     drain(h ^ 1);
 }
