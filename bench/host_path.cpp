@@ -14,11 +14,13 @@
 //   pad kernel  the pad's device time (timestamps), in 20 more calls right after
 //   replay      a recorded stream of 100 operators (4 KiB copies) submitted again: the host's
 //               time in replay() per operator, and submit + wait per operator, beside recording
-//               and running it anew
+//               and running it anew, and beside rebinding an operand of all 100 before each
+//               replay (the stream records itself again)
 //   transfers   vk::upload and vk::download of a --transfer-mib MiB float32 tensor from and to
 //               ordinary (pageable) host memory, beside one plain vkCmdCopyBuffer of the same
 //               bytes between a host-visible buffer and a device buffer (the bus's rate as the
-//               driver gives it); GB/s, and the peak host memory the transfers added
+//               driver gives it), and the same transfers through the staging halves alone (no
+//               import of host memory); GB/s, and the peak host memory the transfers added
 
 #include <algorithm>
 #include <chrono>
@@ -240,6 +242,21 @@ int main(int argc, char** argv) {
         }
         rows.push_back(summarize("100-operator stream, replayed: host time of replay() per operator", host));
         rows.push_back(summarize("100-operator stream, replayed and waited for: per operator", whole));
+        // operands changed between runs without the application recording again: rebind the
+        // output of all 100 to another tensor (b, c, b, ...), then replay
+        const vk::device_tensor c(ctx, dtype::float32, b.sizes());
+        std::vector<double> rebind, rebound;
+        for (int rep = 0; rep < 200; ++rep) {
+            const auto t0 = clock_type::now();
+            if (rep % 2 == 0) s.rebind({{b.view(), c.view()}});
+            else s.rebind({{c.view(), b.view()}});
+            rebind.push_back(seconds_since(t0) / 100);
+            s.replay();
+            s.wait();
+            rebound.push_back(seconds_since(t0) / 100);
+        }
+        rows.push_back(summarize("100-operator stream, rebind() of one operand: host time per operator", rebind));
+        rows.push_back(summarize("100-operator stream, rebound, replayed and waited for: per operator", rebound));
     }
 
     // transfers: upload and download through strix, beside the plain copy of the same bytes
@@ -253,8 +270,9 @@ int main(int argc, char** argv) {
         const vk::device_tensor dev(ctx, dtype::float32, strix::shape{n});
         const vk::buffer staged = ctx.create_buffer(bytes, vk::memory::host);
         std::memset(staged.mapped(), 1, bytes);
-        std::vector<double> up, down, plain_up, plain_down;
+        std::vector<double> up, down, plain_up, plain_down, staged_up, staged_down;
         const std::uint64_t before = peak_rss(); // the tensors are there; the staging halves not yet
+        const vk::detail::transfer_options no_import{.import = false};
         for (int i = 0; i < 5; ++i) {
             auto t0 = clock_type::now();
             vk::detail::upload_into(ctx, dev.storage(), 0, host.view());
@@ -265,14 +283,26 @@ int main(int argc, char** argv) {
             const auto pu = plain_copy_times(ctx, staged, dev.storage(), bytes, 1), pd = plain_copy_times(ctx, dev.storage(), staged, bytes, 1);
             plain_up.push_back(pu[0]);
             plain_down.push_back(pd[0]);
+            t0 = clock_type::now();
+            vk::detail::upload_into(ctx, dev.storage(), 0, host.view(), no_import);
+            staged_up.push_back(seconds_since(t0));
+            t0 = clock_type::now();
+            vk::detail::download_from(ctx, dev.storage(), 0, host.view(), no_import);
+            staged_down.push_back(seconds_since(t0));
         }
         added_peak = peak_rss() - before;
         const std::string mib = std::to_string(transfer_mib) + " MiB";
-        rows.push_back(summarize("upload " + mib + " (vk::upload's path, pageable host memory)", up));
+        const char* how = dev.storage().mapped() ? "straight into mapped device memory"
+                          : ctx.can_import_host() ? "host memory imported"
+                                                  : "through staging: no host import";
+        rows.push_back(summarize("upload " + mib + " (vk::upload's path, pageable host memory, " + how + ")", up));
         rows.push_back(summarize("plain vkCmdCopyBuffer host-visible -> device, " + mib, plain_up));
-        rows.push_back(summarize("download " + mib + " (vk::download, pageable host memory)", down));
+        rows.push_back(summarize("download " + mib + " (vk::download, pageable host memory, " + how + ")", down));
         rows.push_back(summarize("plain vkCmdCopyBuffer device -> host-visible, " + mib, plain_down));
-        for (std::size_t k = rows.size() - 4; k < rows.size(); ++k) rates.emplace_back(rows[k].name, static_cast<double>(bytes) / (rows[k].median_us * 1e-6) / 1e9);
+        const char* other = dev.storage().mapped() ? "straight into mapped device memory again" : "through the staging halves (no import)";
+        rows.push_back(summarize("upload " + mib + " " + other, staged_up));
+        rows.push_back(summarize("download " + mib + " " + other, staged_down));
+        for (std::size_t k = rows.size() - 6; k < rows.size(); ++k) rates.emplace_back(rows[k].name, static_cast<double>(bytes) / (rows[k].median_us * 1e-6) / 1e9);
     }
 
     for (const auto& r : rows) std::printf("%-64s median %10.1f us   first %10.1f us\n", r.name.c_str(), r.median_us, r.first_us);
@@ -280,9 +310,10 @@ int main(int argc, char** argv) {
         std::printf("round trip / fill floor: %.2fx, / dispatch floor: %.2fx, / fill floor with the same polling wait: %.2fx (waits poll for %u us)\n",
                     rows[2].median_us / rows[0].median_us, rows[2].median_us / rows[1].median_us, rows[2].median_us / rows[3].median_us, ctx.spin_wait_us());
     for (const auto& [name, gbps] : rates) std::printf("%-64s %8.2f GB/s\n", name.c_str(), gbps);
-    if (rates.size() == 4)
-        std::printf("upload / plain copy: %.2f, download / plain copy: %.2f; peak host memory added by the transfers: %.1f MiB\n", rates[0].second / rates[1].second,
-                    rates[2].second / rates[3].second, static_cast<double>(added_peak) / (1 << 20));
+    if (rates.size() == 6)
+        std::printf("upload / plain copy: %.2f, download / plain copy: %.2f (through staging: %.2f, %.2f); peak host memory added by the transfers: %.1f MiB\n",
+                    rates[0].second / rates[1].second, rates[2].second / rates[3].second, rates[4].second / rates[1].second, rates[5].second / rates[3].second,
+                    static_cast<double>(added_peak) / (1 << 20));
     if (json) {
         if (std::FILE* f = std::fopen(json, "w")) {
             std::fprintf(f, "{\"device\": \"%s\", \"context_ms\": %.3f, \"transfer_peak_added_bytes\": %llu, \"rows\": [\n", ctx.device().name.c_str(), ctx_s * 1e3,

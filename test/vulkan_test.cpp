@@ -2956,6 +2956,122 @@ TEST_CASE("vulkan: operators recorded into the application's command buffer, sub
     CHECK(own_device::messages == 0);
 }
 
+TEST_CASE("vulkan: small values a replayed stream reads are written in place by the host", "[vulkan]") {
+    // the decode loop again, with the row, the position and the wanted rows in tensors the
+    // host writes directly between runs: no copy streams, no recording
+    vk::context ctx;
+    constexpr std::int64_t rows = 12, width = 5;
+    host_tensor cache(dtype::float32, shape{rows, width});
+    std::memset(cache.data(), 0, cache.bytes());
+    vk::device_tensor d_cache = vk::upload(ctx, cache.view());
+    const vk::device_tensor d_row(ctx, dtype::float32, {1, width}, vk::memory::upload), d_pos(ctx, dtype::int64, {1, width}, vk::memory::upload),
+        d_want(ctx, dtype::int32, {2}, vk::memory::upload), d_out(ctx, dtype::float32, {2, width}, vk::memory::upload);
+    REQUIRE(d_row.host_visible());
+    vk::stream s(ctx);
+    s.scatter(d_cache.view(), d_pos.view(), d_row.view(), d_cache.view(), strix::scatter_desc{0});
+    s.gather(d_cache.view(), d_want.view(), d_out.view(), strix::gather_desc{0});
+    rng_t g(0x4057ull);
+    for (std::int64_t step = 0; step < rows; ++step) {
+        INFO("step " << step);
+        const any_view row = d_row.host_view(), pos = d_pos.host_view(), want = d_want.host_view();
+        for (std::int64_t j = 0; j < width; ++j) {
+            static_cast<float*>(row.data())[j] = static_cast<float>(uni(g, -1000, 1000));
+            static_cast<std::int64_t*>(pos.data())[j] = step;
+        }
+        for (int k = 0; k < 2; ++k) static_cast<std::int32_t*>(want.data())[k] = static_cast<std::int32_t>(uni(g, 0, step));
+        s.replay(); // the first call submits
+        s.wait();
+        strix::scatter(cache.view(), any_cview(pos), any_cview(row), cache.view(), strix::scatter_desc{0});
+        const host_tensor expect = strix::gather(cache.view(), any_cview(want), strix::gather_desc{0});
+        CHECK(std::memcmp(d_out.host_view().data(), expect.data(), expect.bytes()) == 0); // read in place too
+    }
+    // a tensor in device memory has no host view on a GPU; on lavapipe every tensor has one
+    const vk::device_tensor plain(ctx, dtype::float32, {4});
+    if (!plain.host_visible()) {
+        const outcome o = capture([&] { (void)plain.host_view(); });
+        CHECK(o.code == error_code::invalid_argument);
+        CHECK(o.what.find("memory::upload") != std::string::npos);
+    }
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: rebinding a recorded stream's operands records it again on the new views", "[vulkan]") {
+    vk::context ctx;
+    rng_t g(0x2eb1dull);
+    constexpr std::int64_t rows = 6, width = 7;
+    const host_tensor table = random_tensor(g, dtype::float32, {rows, width});
+    const vk::device_tensor d_table = vk::upload(ctx, table.view());
+    const host_tensor fresh = random_tensor(g, dtype::float32, {1, width});
+    const vk::device_tensor d_fresh = vk::upload(ctx, fresh.view());
+    vk::device_tensor d_cache(ctx, dtype::float32, {rows, width});
+    host_tensor zeros(dtype::float32, shape{rows, width});
+    std::memset(zeros.data(), 0, zeros.bytes());
+    { vk::stream w(ctx); const vk::device_tensor z = vk::upload(ctx, zeros.view()); w.copy(z.view(), d_cache.view()); w.run(); }
+    const auto row_of = [&](const vk::device_tensor& t, std::int64_t r, std::int64_t n = 1) {
+        vk::device_view v = t.view();
+        v.address += static_cast<std::uint64_t>(r * width * 4);
+        v.sizes = shape{n, width};
+        return v;
+    };
+    // indices 0..3 in one tensor, its first 2 or 3 as views
+    host_tensor idx(dtype::int32, shape{4});
+    for (int k = 0; k < 4; ++k) reinterpret_cast<std::int32_t*>(idx.data())[k] = (5 * k + 1) % static_cast<int>(rows);
+    const vk::device_tensor d_idx = vk::upload(ctx, idx.view());
+    vk::device_view idx2 = d_idx.view(), idx3 = d_idx.view();
+    idx2.sizes = shape{2};
+    idx3.sizes = shape{3};
+    vk::device_tensor d_out(ctx, dtype::float32, {3, width});
+    vk::device_view out2 = d_out.view();
+    out2.sizes = shape{2, width};
+
+    vk::stream s(ctx);
+    s.copy(d_fresh.view(), row_of(d_cache, 0)); // the decode loop's append: row 0, then row 1, ...
+    s.gather(d_table.view(), idx2, out2, strix::gather_desc{0});
+    s.run();
+    host_tensor expect_cache(dtype::float32, shape{rows, width});
+    std::memset(expect_cache.data(), 0, expect_cache.bytes());
+    for (std::int64_t step = 1; step < 4; ++step) {
+        INFO("step " << step);
+        s.rebind({{row_of(d_cache, step - 1), row_of(d_cache, step)}});
+        s.replay();
+        s.wait();
+    }
+    for (std::int64_t r = 0; r < 4; ++r) std::memcpy(expect_cache.data() + r * width * 4, fresh.data(), width * 4);
+    CHECK(same_bytes(vk::stream::download_view(ctx, d_cache.view()), expect_cache));
+    CHECK(same_bytes(vk::stream::download_view(ctx, out2), strix::gather(table.view(), any_cview(idx.data(), dtype::int32, shape{2}), strix::gather_desc{0})));
+
+    // a longer gather: its indices and its output rebound together, shapes and all
+    s.rebind({{idx2, idx3}, {out2, d_out.view()}});
+    s.replay();
+    s.wait();
+    CHECK(same_bytes(vk::stream::download_view(ctx, d_out.view()), strix::gather(table.view(), any_cview(idx.data(), dtype::int32, shape{3}), strix::gather_desc{0})));
+
+    // bad use: an operand the stream does not have; views the rules refuse (the stream is then
+    // as it was, and replays); a rebind while a run is in flight
+    outcome o = capture([&] { s.rebind({{out2, d_out.view()}}); });
+    CHECK(o.code == error_code::invalid_argument);
+    CHECK(o.what.find("no recorded operator has the [2,7] float32 view") != std::string::npos);
+    o = capture([&] { s.rebind({{idx3, idx2}}); }); // 2 indices for an output of 3 rows
+    CHECK(o.code == error_code::rule_violation);
+    CHECK(o.what.find("gather") != std::string::npos);
+    s.replay();
+    s.wait();
+    CHECK(same_bytes(vk::stream::download_view(ctx, d_out.view()), strix::gather(table.view(), any_cview(idx.data(), dtype::int32, shape{3}), strix::gather_desc{0})));
+    s.replay();
+    o = capture([&] { s.rebind({{idx3, idx3}}); });
+    CHECK(o.code == error_code::invalid_argument);
+    CHECK(o.what.find("not waited for") != std::string::npos);
+    s.wait();
+    // a stream still recording is rebound and goes on recording
+    vk::stream r(ctx);
+    r.copy(d_fresh.view(), row_of(d_cache, 5));
+    r.rebind({{row_of(d_cache, 5), row_of(d_cache, 4)}});
+    r.copy(d_fresh.view(), row_of(d_cache, 5));
+    r.run();
+    CHECK(same_bytes(vk::stream::download_view(ctx, row_of(d_cache, 4, 2)), strix::join(std::vector<any_cview>{fresh.view(), fresh.view()}, strix::join_desc{0})));
+    CHECK(ctx.validation_messages() == 0);
+}
+
 TEST_CASE("vulkan: replaying a stream whose tensor was destroyed is a clear error", "[vulkan]") {
     vk::context ctx;
     auto in = std::make_unique<vk::device_tensor>(ctx, dtype::float32, shape{4, 4});
@@ -2986,8 +3102,9 @@ TEST_CASE("vulkan: upload and download move strided views in pieces through the 
         strix::cpu::execute(p);
         for (const std::uint64_t limit : {std::uint64_t{7}, std::uint64_t{64}, std::uint64_t{1000}, std::uint64_t{1} << 20}) {
             INFO(strix::name(type) << ", pieces of at most " << limit << " bytes");
+            const vk::detail::transfer_options opt{.limit = limit, .staged = true};
             vk::device_tensor t(ctx, type, view.sizes());
-            vk::detail::upload_into(ctx, t.storage(), 0, view, limit, true);
+            vk::detail::upload_into(ctx, t.storage(), 0, view, opt);
             host_tensor straight(type, view.sizes());
             vk::download(ctx, t, straight.view());
             CHECK(same_bytes(straight, packed));
@@ -2995,7 +3112,7 @@ TEST_CASE("vulkan: upload and download move strided views in pieces through the 
             host_tensor target(type, shape{9, 10, 11});
             std::memset(target.data(), 0x5a, target.bytes());
             const any_view into(static_cast<std::byte*>(target.view().data()) + 10 * es, type, shape{9, 5, 11}, {110, 22, -1});
-            vk::detail::download_from(ctx, t.storage(), 0, into, limit, true);
+            vk::detail::download_from(ctx, t.storage(), 0, into, opt);
             host_tensor again(type, view.sizes());
             auto q = strix::detail::copy_plan(any_cview(into), again.view());
             strix::cpu::execute(q);
@@ -3003,6 +3120,47 @@ TEST_CASE("vulkan: upload and download move strided views in pieces through the 
             // bytes outside the view keep their value
             CHECK(std::to_integer<int>(target.data()[11 * es]) == 0x5a); // row 1 of the base lies between the view's rows
         }
+    }
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: dense transfers copy straight from and to imported host memory, or through staging", "[vulkan]") {
+    vk::context ctx;
+    INFO(ctx.device().name << (ctx.can_import_host() ? " imports host memory" : " cannot import host memory"));
+    rng_t g(0x1a9077ull);
+    // 3 MiB and a bit, starting 4 bytes into a page-aligned block: pieces that begin and end
+    // inside pages, imported (pieces of 1 MiB and more) or staged (smaller ones, or no import)
+    constexpr std::uint64_t bytes = (3ull << 20) + 4100;
+    std::vector<std::byte> block(bytes + 3 * 4096);
+    auto* base = reinterpret_cast<std::byte*>((reinterpret_cast<std::uintptr_t>(block.data()) + 4095) / 4096 * 4096) + 4;
+    for (std::uint64_t i = 0; i < bytes; ++i) base[i] = static_cast<std::byte>(g() & 0xff);
+    const std::vector<std::byte> expect(base, base + bytes);
+    const any_cview view(base, dtype::uint8, shape{static_cast<std::int64_t>(bytes)});
+    for (const bool import : {true, false}) {
+        for (const std::uint64_t limit : {std::uint64_t{1} << 20, std::uint64_t{3} << 19, std::uint64_t{20000}}) {
+            INFO((import ? "import" : "staging") << ", pieces of at most " << limit << " bytes");
+            const vk::detail::transfer_options opt{.limit = limit, .staged = true, .import = import};
+            vk::device_tensor t(ctx, dtype::uint8, view.sizes());
+            vk::detail::upload_into(ctx, t.storage(), 0, view, opt);
+            host_tensor straight(dtype::uint8, view.sizes());
+            vk::download(ctx, t, straight.view());
+            CHECK(std::memcmp(straight.data(), expect.data(), bytes) == 0);
+            // back into the block, the bytes either side of it untouched
+            std::memset(base - 4, 0x5a, bytes + 8);
+            vk::detail::download_from(ctx, t.storage(), 0, any_view(base, dtype::uint8, view.sizes()), opt);
+            CHECK(std::memcmp(base, expect.data(), bytes) == 0);
+            CHECK(std::to_integer<int>(base[-1]) == 0x5a);
+            CHECK(std::to_integer<int>(base[bytes]) == 0x5a);
+            std::memcpy(base, expect.data(), bytes);
+        }
+    }
+    // an import covers the pages the range touches, and the range sits at the offset it reports
+    if (ctx.can_import_host()) {
+        std::uint64_t at = 0;
+        const vk::buffer b = ctx.import_host(base + 100, 5000, &at);
+        REQUIRE(b.handle() != VK_NULL_HANDLE);
+        CHECK(at == (reinterpret_cast<std::uintptr_t>(base + 100) % ctx.device().host_import_alignment));
+        CHECK(b.size() >= at + 5000);
     }
     CHECK(ctx.validation_messages() == 0);
 }

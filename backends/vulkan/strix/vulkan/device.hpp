@@ -51,17 +51,31 @@ inline std::vector<device_view> split_views(const device_view& input, std::span<
 class device_tensor {
 public:
     device_tensor() = default;
-    /// An uninitialised tensor of `type` and `sizes` on `ctx`'s device.
-    device_tensor(const context& ctx, dtype type, const shape& sizes) : type_(type), shape_(sizes) {
+    /// An uninitialised tensor of `type` and `sizes` on `ctx`'s device, in device memory or,
+    /// with memory::upload, in memory the host writes directly (see host_view).
+    device_tensor(const context& ctx, dtype type, const shape& sizes, memory where = memory::device) : type_(type), shape_(sizes) {
         const std::int64_t n = sizes.checked_count();
         if (n < 0) throw error(error_code::invalid_argument, "strix::vulkan::device_tensor: shape " + to_string(sizes) + " has a negative size or too many elements");
-        buf_ = ctx.create_buffer(static_cast<std::uint64_t>(n) * size_of(type), memory::device);
+        buf_ = ctx.create_buffer(static_cast<std::uint64_t>(n) * size_of(type), where);
     }
     [[nodiscard]] dtype type() const { return type_; }
     [[nodiscard]] const shape& sizes() const { return shape_; }
     [[nodiscard]] std::uint64_t bytes() const { return static_cast<std::uint64_t>(shape_.count()) * size_of(type_); }
     /// The buffer (for the application's own commands: storage() .handle(), whole, offset 0).
     [[nodiscard]] const buffer& storage() const { return buf_; }
+    /// Whether the host can read and write the elements in place (a tensor made with
+    /// memory::upload or memory::host, or any tensor of a device that shares the host's memory).
+    [[nodiscard]] bool host_visible() const { return buf_.mapped() != nullptr; }
+    /// The elements as a host view, in place: small values a recorded stream reads (indices, a
+    /// position to write at) change between its replays with a host write and no submission.
+    /// Write only while no submission using the tensor is running (after wait()); what the
+    /// device wrote is there to read after wait(). Throws strix::error unless host_visible().
+    [[nodiscard]] any_view host_view() const {
+        if (!buf_.mapped())
+            throw error(error_code::invalid_argument, "strix::vulkan::device_tensor::host_view: the " + to_string(shape_) + " " + std::string(name(type_)) +
+                                                          " tensor is in device memory the host cannot map (make it with memory::upload)");
+        return any_view(buf_.mapped(), type_, shape_);
+    }
     /// The whole tensor as a C-order view.
     [[nodiscard]] device_view view() const { return {buf_.handle(), buf_.address(), type_, shape_, c_strides(shape_), buf_.id()}; }
 

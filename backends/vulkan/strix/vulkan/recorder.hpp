@@ -55,6 +55,18 @@ protected:
     }
     void reset_own_fence() { check(ctx_->vk().vkResetFences(ctx_->handle(), 1, &frame_->fence), "vkResetFences"); }
 
+    /// Forgets what was recorded into the frame's command buffer (which must not be running),
+    /// to record anew into the same command buffer, metadata and scratch.
+    void restart_own() {
+        check(ctx_->vk().vkResetCommandPool(ctx_->handle(), frame_->pool, 0), "vkResetCommandPool");
+        meta_chunk_ = meta_used_ = 0;
+        frame_->scratch_used.assign(frame_->scratch.size(), false);
+        written_.clear();
+        read_.clear();
+        counters_ = {};
+        closed_ = false;
+    }
+
     void ensure_recording() const {
         if (closed_) throw error(error_code::invalid_argument, "strix::vulkan: recording an operator after the recording ended (a stream after submit: use a new stream; a command_recorder after finish)");
     }
@@ -180,6 +192,16 @@ protected:
         ++counters_.barriers;
         written_.clear();
         read_.clear();
+    }
+
+    /// The recorded work's writes (the flag word, tensors in host-visible memory), visible to
+    /// the host once the fence it signals has been waited for.
+    void host_barrier() {
+        auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+        mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+        mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+        ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+                                        &mb, 0, nullptr, 0, nullptr);
     }
 
     void transfer_barrier() {

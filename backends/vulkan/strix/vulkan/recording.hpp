@@ -3,6 +3,8 @@
 /// the operator's rules (the same rules and messages as on the CPU), lowers it to plans and
 /// encodes those into dispatches.
 
+#include <exception>
+#include <functional>
 #include <span>
 
 #include "strix/vulkan/encode.hpp"
@@ -15,6 +17,7 @@ public:
     /// Records a gather (same rules and messages as strix::gather).
     void gather(const device_view& input, const device_view& indices, const device_view& output, const gather_desc& d = {}) {
         ensure_recording();
+        const auto kept = keep({input, indices, output}, [d](recording& r, std::span<const device_view> v) { r.gather(v[0], v[1], v[2], d); });
         uses({&input, &indices, &output});
         const std::string context = strix::detail::check_gather(input.as_any(), indices.as_any(), output.as_any(), d);
         const auto p = strix::detail::lower_gather(input.as_any(), indices.as_any(), output.as_any(), d, context, strix::detail::index_reading::device);
@@ -43,6 +46,9 @@ public:
     /// Records a join (same rules and messages as strix::join).
     void join(std::span<const device_view> inputs, const device_view& output, const join_desc& d = {}) {
         ensure_recording();
+        std::vector<device_view> all(inputs.begin(), inputs.end());
+        all.push_back(output);
+        const auto kept = keep(std::move(all), [d](recording& r, std::span<const device_view> v) { r.join(v.first(v.size() - 1), v.back(), d); });
         uses(inputs);
         uses({&output});
         std::vector<any_cview> views;
@@ -59,6 +65,7 @@ public:
     /// Records a pad (same rules and messages as strix::pad).
     void pad(const device_view& input, const device_view& output, const pad_desc& d) {
         ensure_recording();
+        const auto kept = keep({input, output}, [d](recording& r, std::span<const device_view> v) { r.pad(v[0], v[1], d); });
         uses({&input, &output});
         const any_view out = output.as_any();
         strix::detail::check_pad(input.as_any(), &out, d);
@@ -71,6 +78,7 @@ public:
     void scatter(const device_view& input, const device_view& indices, const device_view& updates, const device_view& output,
                  const scatter_desc& d = {}) {
         ensure_recording();
+        const auto kept = keep({input, indices, updates, output}, [d](recording& r, std::span<const device_view> v) { r.scatter(v[0], v[1], v[2], v[3], d); });
         uses({&input, &indices, &updates, &output});
         const any_view out = output.as_any();
         const auto c = strix::detail::check_scatter(input.as_any(), indices.as_any(), updates.as_any(), out, d);
@@ -101,6 +109,7 @@ public:
     /// Records a gather-elements (same rules and messages as strix::gather_elements).
     void gather_elements(const device_view& input, const device_view& indices, const device_view& output, const gather_elements_desc& d = {}) {
         ensure_recording();
+        const auto kept = keep({input, indices, output}, [d](recording& r, std::span<const device_view> v) { r.gather_elements(v[0], v[1], v[2], d); });
         uses({&input, &indices, &output});
         const std::string context = strix::detail::check_gather_elements(input.as_any(), indices.as_any(), output.as_any(), d);
         const auto p = strix::detail::lower_gather_elements(input.as_any(), indices.as_any(), output.as_any(), d, context,
@@ -118,6 +127,7 @@ public:
     /// index tuples into offsets, then a move that reads them.
     void gather_nd(const device_view& input, const device_view& indices, const device_view& output, const gather_nd_desc& d = {}) {
         ensure_recording();
+        const auto kept = keep({input, indices, output}, [d](recording& r, std::span<const device_view> v) { r.gather_nd(v[0], v[1], v[2], d); });
         uses({&input, &indices, &output});
         const std::string context = strix::detail::check_gather_nd(input.as_any(), indices.as_any(), output.as_any(), d);
         const auto axes = strix::detail::tuple_axes_of(input.as_any(), d.batch_dimensions, indices.sizes[indices.sizes.rank - 1]);
@@ -134,6 +144,9 @@ public:
     /// Records a split into `outputs` (same rules and messages as strix::split).
     void split(const device_view& input, std::span<const device_view> outputs, const split_desc& d = {}) {
         ensure_recording();
+        std::vector<device_view> all{input};
+        all.insert(all.end(), outputs.begin(), outputs.end());
+        const auto kept = keep(std::move(all), [d](recording& r, std::span<const device_view> v) { r.split(v[0], v.subspan(1), d); });
         uses({&input});
         uses(outputs);
         std::vector<any_view> views;
@@ -148,6 +161,7 @@ public:
     /// shader; others as a move plan.
     void copy(const device_view& input, const device_view& output) {
         ensure_recording();
+        const auto kept = keep({input, output}, [](recording& r, std::span<const device_view> v) { r.copy(v[0], v[1]); });
         uses({&input, &output});
         const any_view out = output.as_any();
         strix::detail::check_view("copy", "input", input.as_any(), false);
@@ -184,6 +198,7 @@ public:
     void scatter_nd(const device_view& input, const device_view& indices, const device_view& updates, const device_view& output,
                     const scatter_nd_desc& d = {}) {
         ensure_recording();
+        const auto kept = keep({input, indices, updates, output}, [d](recording& r, std::span<const device_view> v) { r.scatter_nd(v[0], v[1], v[2], v[3], d); });
         uses({&input, &indices, &updates, &output});
         const any_view out = output.as_any();
         const auto c = strix::detail::check_scatter_nd(input.as_any(), indices.as_any(), updates.as_any(), out, d);
@@ -217,6 +232,35 @@ protected:
         for (const auto& v : views) uses({&v});
     }
     std::vector<std::uint64_t> owners_; // strix buffers the recorded operators use
+
+    /// An operator call as a stream keeps it, to record it again on other views (rebind).
+    struct call {
+        std::vector<device_view> views; ///< its operands, in its parameters' order
+        std::function<void(recording&, std::span<const device_view>)> record;
+    };
+    /// Keeps the call when keep_calls_ (streams); dropped again if the operator throws (a
+    /// rule it breaks), so that only recorded operators are kept.
+    class kept_call {
+    public:
+        explicit kept_call(std::vector<call>* calls) : calls_(calls) {}
+        kept_call(const kept_call&) = delete;
+        kept_call& operator=(const kept_call&) = delete;
+        ~kept_call() {
+            if (calls_ && std::uncaught_exceptions() > exceptions_) calls_->pop_back();
+        }
+
+    private:
+        std::vector<call>* calls_;
+        int exceptions_ = std::uncaught_exceptions();
+    };
+    template <class F>
+    [[nodiscard]] kept_call keep(std::vector<device_view> views, F&& record) {
+        if (!keep_calls_) return kept_call(nullptr);
+        calls_.push_back(call{std::move(views), std::forward<F>(record)});
+        return kept_call(&calls_);
+    }
+    bool keep_calls_ = false;
+    std::vector<call> calls_;
 };
 
 } // namespace strix::vulkan

@@ -23,20 +23,14 @@ public:
     /// strix::vulkan::frame): making one asks the driver for nothing once a stream has run.
     explicit stream(context& ctx, const stream_options& opt = {}) : recording(ctx, VK_NULL_HANDLE) {
         queries_ = opt.timestamps ? frame_->queries : VK_NULL_HANDLE;
-        begin_own();
-        clear_flag();
-        if (queries_) {
-            ctx_->vk().vkCmdResetQueryPool(cmd_, queries_, 0, 2);
-            ctx_->vk().vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 0);
-        }
+        keep_calls_ = true;
+        start();
     }
 
     /// Submits everything recorded so far (once; replay() submits it again).
     void submit() {
         if (closed_) throw error(error_code::invalid_argument, "strix::vulkan::stream: submitted twice");
-        if (queries_) ctx_->vk().vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 1);
-        end_own();
-        closed_ = true;
+        close();
         submit_own();
     }
 
@@ -75,6 +69,52 @@ public:
         done_ = false;
     }
 
+    /// One operand to replace, for rebind: `from` as the operators were given it, `to` the view
+    /// they use from now on.
+    struct rebinding {
+        device_view from, to;
+    };
+
+    /// Replaces operands of the recorded operators without the application recording them again:
+    /// every operand equal to a `from` (the same buffer, address, type, shape and strides) becomes
+    /// its `to`, and the stream records its operators again on the new views (with the same
+    /// rules and messages as when they were first recorded), ready for replay(). The decode loop
+    /// of a model: rebind the row the token's keys go to, replay. A `to` may differ from its
+    /// `from` in address, strides or shape, as far as each operator's rules allow (a longer
+    /// gather: rebind its indices and its output together). Costs what recording the
+    /// operators costs (host time only; nothing is submitted). For small values that change
+    /// every run, such as indices or a position, a tensor the host writes in place
+    /// (device_tensor with memory::upload, host_view()) costs nothing at all.
+    ///
+    /// Throws strix::error when the last submission has not been waited for, when a `from`
+    /// is not an operand of the stream, or when an operator's rules refuse the new views (then
+    /// the stream is as it was before the call).
+    void rebind(std::span<const rebinding> changes) {
+        if (closed_ && !done_) throw error(error_code::invalid_argument, "strix::vulkan::stream::rebind: the last submission was not waited for (call wait())");
+        std::vector<call> calls = calls_;
+        for (const auto& c : changes) {
+            bool found = false;
+            for (auto& k : calls)
+                for (auto& v : k.views)
+                    if (same(v, c.from)) {
+                        v = c.to;
+                        found = true;
+                    }
+            if (!found)
+                throw error(error_code::invalid_argument, "strix::vulkan::stream::rebind: no recorded operator has the " + to_string(c.from.sizes) + " " +
+                                                              std::string(name(c.from.type)) + " view to replace as an operand");
+        }
+        const bool submitted = closed_;
+        try {
+            record_again(calls, submitted);
+        } catch (...) {
+            record_again(calls_, submitted); // recorded before, so it records again
+            throw;
+        }
+        calls_ = std::move(calls);
+    }
+    void rebind(std::initializer_list<rebinding> changes) { rebind(std::span<const rebinding>(changes.begin(), changes.size())); }
+
     /// The fence the stream's submissions signal, for a caller that waits on it with its own
     /// Vulkan calls (then call wait(), which returns at once, to have index errors reported).
     [[nodiscard]] VkFence fence() const { return frame_->fence; }
@@ -96,6 +136,43 @@ public:
     static host_tensor download_view(context& ctx, const device_view& v) { return detail::download_view(ctx, v); }
 
 private:
+    /// Begins the frame's command buffer: the flag word cleared, the first timestamp.
+    void start() {
+        begin_own();
+        clear_flag();
+        if (queries_) {
+            ctx_->vk().vkCmdResetQueryPool(cmd_, queries_, 0, 2);
+            ctx_->vk().vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 0);
+        }
+    }
+    /// Ends it: the second timestamp, the device's writes visible to the host.
+    void close() {
+        if (queries_) ctx_->vk().vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 1);
+        host_barrier();
+        end_own();
+        closed_ = true;
+    }
+    static bool same(const device_view& a, const device_view& b) {
+        return a.buffer == b.buffer && a.address == b.address && a.type == b.type && a.sizes == b.sizes && a.strides == b.strides;
+    }
+    /// Records `calls` anew into the frame's command buffer; `submitted`: the stream had been
+    /// submitted (and waited for), so it ends ready for replay().
+    void record_again(const std::vector<call>& calls, bool submitted) {
+        restart_own();
+        checks_.clear();
+        owners_.clear();
+        start();
+        keep_calls_ = false;
+        try {
+            for (const auto& c : calls) c.record(*this, c.views);
+        } catch (...) {
+            keep_calls_ = true;
+            throw;
+        }
+        keep_calls_ = true;
+        if (submitted) close();
+    }
+
     VkQueryPool queries_ = VK_NULL_HANDLE;
     bool done_ = false;
 };
