@@ -3102,7 +3102,7 @@ TEST_CASE("vulkan: upload and download move strided views in pieces through the 
         strix::cpu::execute(p);
         for (const std::uint64_t limit : {std::uint64_t{7}, std::uint64_t{64}, std::uint64_t{1000}, std::uint64_t{1} << 20}) {
             INFO(strix::name(type) << ", pieces of at most " << limit << " bytes");
-            const vk::detail::transfer_options opt{.limit = limit, .staged = true};
+            const vk::detail::transfer_options opt{.limit = limit, .staged = true, .import = false};
             vk::device_tensor t(ctx, type, view.sizes());
             vk::detail::upload_into(ctx, t.storage(), 0, view, opt);
             host_tensor straight(type, view.sizes());

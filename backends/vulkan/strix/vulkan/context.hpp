@@ -580,8 +580,8 @@ public:
         dci.pQueueCreateInfos = &qci;
         std::vector<const char*> device_exts;
         if (float32_atomic_add_) device_exts.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
-        // transfers copy straight from and to the application's memory (see import_host)
-        if (info_.host_import_alignment && !env_.no_host_import) {
+        // transfers may copy straight from and to the application's memory (see import_host)
+        if (info_.host_import_alignment) {
             device_exts.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
             host_import_alignment_ = info_.host_import_alignment;
         }
@@ -625,7 +625,7 @@ public:
             fail("queue family " + std::to_string(user.queue_family) + " of " + info_.name + " has no compute");
         family_ = user.queue_family;
         timestamp_bits_ = qf[family_].timestampValidBits;
-        if (on.external_memory_host && !env_.no_host_import) host_import_alignment_ = info_.host_import_alignment;
+        if (on.external_memory_host) host_import_alignment_ = info_.host_import_alignment;
         device_ = user.device;
         queue_ = user.queue;
         volkLoadDeviceTable(&table_, device_);
@@ -777,6 +777,8 @@ public:
         return b;
     }
 
+    /// Whether upload and download import host memory by default (STRIX_VULKAN_HOST_IMPORT=1).
+    [[nodiscard]] bool host_import() const { return env_.host_import; }
     /// Whether import_host can be tried (the device was made with VK_EXT_external_memory_host).
     [[nodiscard]] bool can_import_host() const { return host_import_alignment_ != 0 && table_.vkGetMemoryHostPointerPropertiesEXT; }
 

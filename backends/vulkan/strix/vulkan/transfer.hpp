@@ -47,26 +47,21 @@ inline constexpr std::uint64_t staging_half = 32ull << 20;
 /// on an H100's 16-core host, 1 GiB uploads ran at 23 GB/s with 8 threads, 28 with 16).
 inline unsigned copy_threads = std::min(16u, std::max(1u, std::thread::hardware_concurrency()));
 
-/// memcpy with up to copy_threads threads, 4 MiB each at least.
+/// memcpy on up to copy_threads threads of the CPU operators' pool (2 MiB each at least),
+/// whole cache lines written with non-temporal stores from 1 MiB up: staging is read next by
+/// the device, and a downloaded tensor by whoever asked for it, not by these caches.
 inline void host_copy(std::byte* dst, const std::byte* src, std::uint64_t bytes) {
-    const std::uint64_t threads = std::min<std::uint64_t>(std::max(1u, copy_threads), bytes >> 22);
-    if (threads <= 1) {
-        std::memcpy(dst, src, bytes);
-        return;
-    }
+    const bool stream = bytes >= (1u << 20);
+    const std::uint64_t threads = std::min<std::uint64_t>(std::max(1u, copy_threads), std::max<std::uint64_t>(1, bytes >> 21));
     const std::uint64_t per = (bytes / threads + 63) / 64 * 64;
-    std::vector<std::thread> helpers;
-    std::uint64_t done = per; // the calling thread copies the first piece
-    try {
-        for (; done < bytes; done += per) {
-            const std::uint64_t n = std::min(per, bytes - done);
-            helpers.emplace_back([=] { std::memcpy(dst + done, src + done, n); });
-        }
-    } catch (const std::system_error&) { // no more threads: the rest here
-        std::memcpy(dst + done, src + done, bytes - done);
-    }
-    std::memcpy(dst, src, std::min(per, bytes));
-    for (auto& t : helpers) t.join();
+    const auto part = [&](int t) {
+        const std::uint64_t at = static_cast<std::uint64_t>(t) * per;
+        if (at >= bytes) return;
+        cpu::detail::copy_run(dst + at, src + at, static_cast<std::size_t>(std::min(per, bytes - at)), stream);
+        if (stream) cpu::detail::stream_fence();
+    };
+    if (threads <= 1) part(0);
+    else cpu::detail::thread_pool::instance().run(static_cast<int>(threads), part);
 }
 
 /// Whether a view's elements lie in C order without gaps (size-1 dimensions aside).
@@ -148,11 +143,17 @@ inline void unpack(const std::byte* packed, const any_view& v) {
 struct transfer_options {
     std::uint64_t limit = staging_half; ///< bytes per piece at most
     bool staged = false;                ///< through the device's host-visible memory's copy path even when it is mapped
-    bool import = true;                 ///< copy straight from and to host memory the device can import
+    /// copy straight from and to host memory the device can import (default: as the context
+    /// says, context::host_import(): off unless STRIX_VULKAN_HOST_IMPORT=1)
+    std::optional<bool> import{};
 };
 
-/// Pieces smaller than this go through staging even where host memory can be imported (an
-/// import pins pages and makes a buffer, which a memcpy of a small piece undercuts).
+/// Pieces smaller than this go through staging even where host memory is imported (an import
+/// pins pages and makes a buffer, which a memcpy of a small piece undercuts).
+///
+/// Importing is off by default: measured on an H100 (driver 580, 16-core Xeon host), the
+/// driver pinned pages at about 10 GB/s, so 1 GiB uploaded at 8.5 GB/s and downloaded at 9.2
+/// imported, against 29 and 28 through staging (bench/host_path, NOTES.md).
 inline constexpr std::uint64_t import_min = 1ull << 20;
 
 /// Two frames of the context's for chunked transfers, so that the host prepares one piece while
@@ -257,7 +258,7 @@ inline void upload_into(context& ctx, const buffer& dev, std::uint64_t offset, c
     const std::uint64_t limit = std::min(o.limit, staging_half);
     if (dense(host)) {
         const auto* from = static_cast<const std::byte*>(host.data());
-        const bool import = o.import && ctx.can_import_host();
+        const bool import = o.import.value_or(ctx.host_import()) && ctx.can_import_host();
         for_each_span(from, static_cast<std::uint64_t>(host.count()) * host.element_size(), limit, [&](std::uint64_t at, std::uint64_t n) {
             st.settle(h);
             if (!(import && n >= std::min(import_min, limit) && st.import(h, from + at, n))) host_copy(st.host(h), from + at, n);
@@ -296,7 +297,7 @@ inline void download_from(context& ctx, const buffer& dev, std::uint64_t offset,
     const std::uint64_t limit = std::min(o.limit, staging_half);
     if (dense(host)) {
         auto* into = static_cast<std::byte*>(host.data());
-        const bool import = o.import && ctx.can_import_host();
+        const bool import = o.import.value_or(ctx.host_import()) && ctx.can_import_host();
         for_each_span(into, static_cast<std::uint64_t>(host.count()) * host.element_size(), limit, [&](std::uint64_t at, std::uint64_t n) {
             drain(h);
             if (!(import && n >= std::min(import_min, limit) && st.import(h, into + at, n))) {
