@@ -3,7 +3,7 @@
 // says so; every row reports the median and the first call.
 //
 //   host_path [--pad-shape N,C,H,W] [--calls N] [--json FILE] [--transfer-mib N]
-//             [--copy-threads N]
+//             [--copy-threads N] [--staging-mib N]
 //
 // Rows:
 //   floor       one reused command buffer and fence: vkCmdFillBuffer of 4 KiB, submit, wait;
@@ -153,6 +153,7 @@ int main(int argc, char** argv) {
         else if (a == "--json") json = argv[i + 1];
         else if (a == "--transfer-mib") transfer_mib = std::atoll(argv[i + 1]);
         else if (a == "--copy-threads") vk::detail::copy_threads = static_cast<unsigned>(std::atoi(argv[i + 1]));
+        else if (a == "--staging-mib") vk::detail::staging_half = static_cast<std::uint64_t>(std::atoll(argv[i + 1])) << 20;
     }
     const auto t_ctx = clock_type::now();
     vk::context ctx;
@@ -291,6 +292,19 @@ int main(int argc, char** argv) {
             other_down.push_back(seconds_since(t0));
         }
         added_peak = peak_rss() - before;
+        // the host's side alone: the same bytes copied into two staging-sized host buffers in
+        // turn, as the staged upload does, with nothing on the device
+        std::vector<double> host_only;
+        {
+            std::vector<std::byte> halves(2 * vk::detail::staging_half);
+            for (int i = 0; i < 5; ++i) {
+                const auto t0 = clock_type::now();
+                int h = 0;
+                for (std::uint64_t at = 0; at < bytes; at += vk::detail::staging_half, h ^= 1)
+                    vk::detail::host_copy(halves.data() + h * vk::detail::staging_half, host.data() + at, std::min(vk::detail::staging_half, bytes - at));
+                host_only.push_back(seconds_since(t0));
+            }
+        }
         const std::string mib = std::to_string(transfer_mib) + " MiB";
         const char* how = dev.storage().mapped() ? "straight into mapped device memory"
                           : ctx.host_import()     ? "host memory imported"
@@ -304,7 +318,8 @@ int main(int argc, char** argv) {
                                                     : "through the staging halves again (no host import)";
         rows.push_back(summarize("upload " + mib + " " + other, other_up));
         rows.push_back(summarize("download " + mib + " " + other, other_down));
-        for (std::size_t k = rows.size() - 6; k < rows.size(); ++k) rates.emplace_back(rows[k].name, static_cast<double>(bytes) / (rows[k].median_us * 1e-6) / 1e9);
+        rows.push_back(summarize("host side alone: " + mib + " copied into two staging-sized buffers in turn", host_only));
+        for (std::size_t k = rows.size() - 7; k < rows.size(); ++k) rates.emplace_back(rows[k].name, static_cast<double>(bytes) / (rows[k].median_us * 1e-6) / 1e9);
     }
 
     for (const auto& r : rows) std::printf("%-64s median %10.1f us   first %10.1f us\n", r.name.c_str(), r.median_us, r.first_us);
@@ -312,7 +327,7 @@ int main(int argc, char** argv) {
         std::printf("round trip / fill floor: %.2fx, / dispatch floor: %.2fx, / fill floor with the same polling wait: %.2fx (waits poll for %u us)\n",
                     rows[2].median_us / rows[0].median_us, rows[2].median_us / rows[1].median_us, rows[2].median_us / rows[3].median_us, ctx.spin_wait_us());
     for (const auto& [name, gbps] : rates) std::printf("%-64s %8.2f GB/s\n", name.c_str(), gbps);
-    if (rates.size() == 6)
+    if (rates.size() == 7)
         std::printf("upload / plain copy: %.2f, download / plain copy: %.2f (the other path: %.2f, %.2f); peak host memory added by the transfers: %.1f MiB\n",
                     rates[0].second / rates[1].second, rates[2].second / rates[3].second, rates[4].second / rates[1].second, rates[5].second / rates[3].second,
                     static_cast<double>(added_peak) / (1 << 20));

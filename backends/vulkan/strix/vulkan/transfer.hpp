@@ -40,12 +40,15 @@ void one_shot(context& ctx, F&& record) {
 }
 
 /// Host staging per half: a transfer fills one half on the host while the device copies the
-/// other, so it holds at most 2 x 32 MiB of host memory beyond the tensors themselves.
-inline constexpr std::uint64_t staging_half = 32ull << 20;
+/// other, so it holds at most 2 x 32 MiB of host memory beyond the tensors themselves. (A
+/// variable, for benchmarks to try other sizes.)
+inline std::uint64_t staging_half = 32ull << 20;
 
-/// Threads a large host copy of a transfer uses at most (one core does not fill the memory bus:
-/// on an H100's 16-core host, 1 GiB uploads ran at 23 GB/s with 8 threads, 28 with 16).
-inline unsigned copy_threads = std::min(16u, std::max(1u, std::thread::hardware_concurrency()));
+/// Threads a large host copy of a transfer uses at most (one core does not fill the memory bus).
+/// Measured on an H100's 16-core Xeon host, 1 GiB uploads over three runs: 0.72-0.78 of a plain
+/// copy with 10 threads, 0.75-0.82 with 12, 0.73-0.80 with 16 (the device's copy of the other
+/// half reads host memory at the same time; downloads 0.93-0.94 with 10 or 12).
+inline unsigned copy_threads = std::min(12u, std::max(1u, std::thread::hardware_concurrency()));
 
 /// memcpy on up to copy_threads threads of the CPU operators' pool (2 MiB each at least),
 /// whole cache lines written with non-temporal stores from 1 MiB up: staging is read next by
