@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Checks strix the way a user's project consumes it:
-#   install     meson install into a prefix, then compile a program with `pkg-config strix`
-#   subproject  a Meson project with strix under subprojects/, using dependency('strix')
+#   install     meson install into a prefix, then compile programs with `pkg-config strix` and
+#               `pkg-config strix-vulkan`, and check what forgetting volk's implementation says
+#   cmake       meson install, then a plain CMake project: find_package(strix 0.1 COMPONENTS
+#               vulkan), strix::strix and strix::vulkan, built and run (and a version it refuses)
+#   subproject  a Meson project that gets strix through a wrap file (the README's), using plain
+#               dependency('strix') and dependency('strix_vulkan')
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
@@ -19,19 +23,13 @@ int main() {
     return (y[0] == 2 && y[5] == 3) ? 0 : 1;
 }
 CPP
-case "${1:-}" in
-install)
-  meson setup "$work/build" "$root" --prefix="$work/prefix" -Dtests=false -Dexamples=false >/dev/null
-  meson install -C "$work/build" >/dev/null
-  pc=$(find "$work/prefix" -name strix.pc -printf '%h\n' | head -n1)
-  flags=$(PKG_CONFIG_PATH="$pc" pkg-config --cflags --libs strix)
-  # shellcheck disable=SC2086
-  c++ -std=c++20 "$work/main.cpp" $flags -o "$work/app"
-  "$work/app"
-  # the Vulkan backend from the installed headers: one file includes volk's implementation
-  cat > "$work/vk.cpp" <<'CPP'
+# the Vulkan backend: volk's implementation comes from the build system (Meson, CMake) or from
+# one .cpp file that includes <strix/vulkan/volk_implementation.hpp> (pkg-config, plain flags)
+cat > "$work/vk.cpp" <<'CPP'
 #include <strix/vulkan.hpp>
+#ifdef WITH_VOLK_IMPLEMENTATION
 #include <strix/vulkan/volk_implementation.hpp>
+#endif
 #include <cstdio>
 int main() {
     strix::vulkan::context ctx;
@@ -43,19 +41,81 @@ int main() {
     return (y[0] == 1 && y[4] == 3 && ctx.validation_messages() == 0) ? 0 : 1;
 }
 CPP
+install_into_prefix() {
+  meson setup "$work/build" "$root" --prefix="$work/prefix" -Dtests=false -Dexamples=false -Dbenchmarks=false >/dev/null
+  meson install -C "$work/build" >/dev/null
+}
+case "${1:-}" in
+install)
+  install_into_prefix
+  pc=$(find "$work/prefix" -name strix.pc -printf '%h\n' | head -n1)
+  flags=$(PKG_CONFIG_PATH="$pc" pkg-config --cflags --libs strix)
   # shellcheck disable=SC2086
-  c++ -std=c++20 "$work/vk.cpp" $flags -o "$work/vk"
+  c++ -std=c++20 "$work/main.cpp" $flags -o "$work/app"
+  "$work/app"
+  vkflags=$(PKG_CONFIG_PATH="$pc" pkg-config --cflags --libs strix-vulkan)
+  # shellcheck disable=SC2086
+  c++ -std=c++20 -DWITH_VOLK_IMPLEMENTATION "$work/vk.cpp" $vkflags -o "$work/vk"
   "$work/vk"
+  # without volk's implementation the link fails naming the header to include
+  # shellcheck disable=SC2086
+  if c++ -std=c++20 "$work/vk.cpp" $vkflags -o "$work/vk-novolk" 2>"$work/novolk.txt"; then
+    echo "a program without volk's implementation linked"; exit 1
+  fi
+  grep -q "strix_missing_volk_implementation__include_strix_vulkan_volk_implementation_hpp_in_one_cpp_file" "$work/novolk.txt"
+  echo "without volk's implementation: the link names strix/vulkan/volk_implementation.hpp"
+  ;;
+cmake)
+  if ! command -v cmake >/dev/null; then
+    sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends cmake
+  fi
+  install_into_prefix
+  mkdir -p "$work/cm"
+  cp "$work/main.cpp" "$work/vk.cpp" "$work/cm/"
+  cat > "$work/cm/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.16)
+project(app CXX)
+find_package(strix 0.1 REQUIRED COMPONENTS vulkan)
+add_executable(app main.cpp)
+target_link_libraries(app PRIVATE strix::strix)
+add_executable(vk vk.cpp)
+target_link_libraries(vk PRIVATE strix::vulkan)
+CMAKE
+  cmake -S "$work/cm" -B "$work/cm/build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+  cmake --build "$work/cm/build" >/dev/null
+  "$work/cm/build/app"
+  "$work/cm/build/vk"
+  # a version the package does not offer is refused
+  mkdir -p "$work/cm2"
+  printf 'cmake_minimum_required(VERSION 3.16)\nproject(app2 CXX)\nfind_package(strix 2.0 REQUIRED)\n' > "$work/cm2/CMakeLists.txt"
+  if cmake -S "$work/cm2" -B "$work/cm2/build" -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/cm2.txt" 2>&1; then
+    echo "find_package(strix 2.0) succeeded against 0.1"; exit 1
+  fi
+  grep -q "0.1.0" "$work/cm2.txt"
+  echo "find_package(strix 2.0): refused, naming 0.1.0"
   ;;
 subproject)
+  # strix as users fetch it: a wrap file (here: a git clone of this checkout's HEAD) whose
+  # [provide] section lets plain dependency('strix') and dependency('strix_vulkan') find it
   mkdir -p "$work/app/subprojects"
-  ln -s "$root" "$work/app/subprojects/strix"
+  cat > "$work/app/subprojects/strix.wrap" <<WRAP
+[wrap-git]
+url = $root
+revision = HEAD
+depth = 1
+
+[provide]
+strix = strix_dep
+strix_vulkan = strix_vulkan_dep
+WRAP
   cat > "$work/app/meson.build" <<'MESON'
 project('app', 'cpp', default_options: ['cpp_std=c++20'])
-strix = dependency('strix', fallback: ['strix', 'strix_dep'])
-executable('app', 'main.cpp', dependencies: strix)
+executable('app', 'main.cpp', dependencies: dependency('strix'))
+executable('vk', 'vk.cpp', dependencies: dependency('strix_vulkan'))
 MESON
-  cp "$work/main.cpp" "$work/app/main.cpp"
+  cp "$work/main.cpp" "$work/vk.cpp" "$work/app/"
   meson setup "$work/app/build" "$work/app" --force-fallback-for=strix >/dev/null
   meson compile -C "$work/app/build" >/dev/null
   # tests, examples and benchmarks are not built for a parent project
@@ -63,6 +123,7 @@ MESON
     echo "strix's own targets were built inside the parent project"; exit 1
   fi
   "$work/app/build/app"
+  "$work/app/build/vk"
   ;;
-*) echo "usage: $0 install|subproject"; exit 2 ;;
+*) echo "usage: $0 install|cmake|subproject"; exit 2 ;;
 esac

@@ -102,7 +102,19 @@ inline int type_rank(VkPhysicalDeviceType t) {
 }
 
 /// Loads the Vulkan loader once per process; throws when there is none.
+} // namespace detail
+
+/// Defined by <strix/vulkan/volk_implementation.hpp>: a program that forgot it fails to link with
+/// this name (rather than volk's "undefined reference to vkGetInstanceProcAddr", whose natural
+/// fix, -lvulkan, does not help).
+extern "C" const int strix_missing_volk_implementation__include_strix_vulkan_volk_implementation_hpp_in_one_cpp_file;
+
+namespace detail {
+
 inline void load_loader() {
+    // read, not only named, so that every build (optimised ones too) asks the linker for it
+    if (strix_missing_volk_implementation__include_strix_vulkan_volk_implementation_hpp_in_one_cpp_file != 1)
+        throw error(error_code::unsupported, "strix::vulkan: volk's implementation is compiled in wrongly");
     static const VkResult r = volkInitialize();
     if (r != VK_SUCCESS)
         throw error(error_code::unsupported, "strix::vulkan: no Vulkan loader found (libvulkan.so.1 / vulkan-1.dll); install one, e.g. Debian's libvulkan1");

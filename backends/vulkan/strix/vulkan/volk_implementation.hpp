@@ -12,3 +12,5 @@
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif
+// the symbol strix's Vulkan backend asks the linker for (see strix/vulkan/context.hpp)
+extern "C" const int strix_missing_volk_implementation__include_strix_vulkan_volk_implementation_hpp_in_one_cpp_file = 1;
