@@ -66,16 +66,23 @@ void show(const std::string& label, const strix::any_cview& v) {
 /// output is the CPU's, bit for bit.
 class vulkan_check {
 public:
-    vulkan_check() {
+    /// `backend`: "" for the CPU and Vulkan where it can be had, "cpu" for the CPU alone,
+    /// "vulkan" for both with Vulkan required (a strix::error when it cannot be had).
+    explicit vulkan_check(const std::string& backend) {
 #ifdef STRIX_HAVE_VULKAN
-        try {
-            ctx_ = std::make_unique<strix::vulkan::context>();
-            std::cout << "strix demo: the examples of the specification, on the CPU and with Vulkan on " << ctx_->device().name << " ("
-                      << strix::vulkan::type_name(ctx_->device().type) << ")\n\n";
-            return;
-        } catch (const std::exception& e) {
-            std::cout << "strix demo: Vulkan unavailable (" << e.what() << ")\n";
+        if (backend != "cpu") {
+            try {
+                ctx_ = std::make_unique<strix::vulkan::context>();
+                std::cout << "strix demo: the examples of the specification, on the CPU and with Vulkan on " << ctx_->device().name << " ("
+                          << strix::vulkan::type_name(ctx_->device().type) << ")\n\n";
+                return;
+            } catch (const std::exception& e) {
+                if (backend == "vulkan") throw strix::error(strix::error_code::unsupported, std::string("strix demo: Vulkan unavailable: ") + e.what());
+                std::cout << "strix demo: Vulkan unavailable (" << e.what() << ")\n";
+            }
         }
+#else
+        if (backend == "vulkan") throw strix::error(strix::error_code::unsupported, "strix demo: this strix was built without the Vulkan backend");
 #endif
         std::cout << "strix demo: the examples of the specification, on the CPU\n\n";
     }
@@ -111,9 +118,9 @@ private:
 
 } // namespace
 
-int demo() {
+int demo(const std::string& backend) {
     using namespace strix;
-    vulkan_check vk;
+    vulkan_check vk(backend);
 
     const auto x4 = make<float>({4}, {11, 12, 13, 14});
     const auto x32 = make<float>({3, 2}, {1, 2, 3, 4, 5, 6});

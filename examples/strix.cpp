@@ -282,7 +282,7 @@ int devices() {
 
 }  // namespace
 
-int demo(); // examples/demo.cpp
+int demo(const std::string& backend); // examples/demo.cpp
 
 int main(int argc, char** argv) {
 #ifdef SIGPIPE
@@ -299,7 +299,7 @@ int main(int argc, char** argv) {
         case strix::tool::action::usage: std::cout << strix::tool::usage_text; return 0;
         case strix::tool::action::op_usage: std::cout << strix::tool::op_help.at(c.op); return 0;
         case strix::tool::action::devices: return devices();
-        case strix::tool::action::demo: return demo();
+        case strix::tool::action::demo: return demo(c.backend);
         case strix::tool::action::run: return run_op(c);
         }
         return 2;

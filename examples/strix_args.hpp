@@ -36,7 +36,9 @@ inline constexpr const char* usage_text =
     "  strix scatter         --input X.npy --indices I.npy --updates U.npy --axis A [--reduction R] [--deterministic] --output Y.npy\n"
     "  strix scatter-nd      --input X.npy --indices I.npy --updates U.npy [--reduction R] [--deterministic] --output Y.npy\n"
     "  strix devices     lists the backends and devices that can run operators\n"
-    "  strix demo        runs each operator on the examples of the specification\n"
+    "  strix demo [--backend cpu|vulkan]\n"
+    "                    runs each operator on the examples of the specification, on the CPU and\n"
+    "                    compared bit for bit on the best Vulkan device (--backend: one of them)\n"
     "  strix --help, strix OP --help\n"
     "\n"
     "options of every operator:\n"
@@ -353,6 +355,18 @@ inline command parse_command(const std::vector<std::string>& args) {
     if (cmd == "--help" || cmd == "-h" || cmd == "help") return c;
     if (cmd == "devices" || cmd == "demo") {
         c.what = cmd == "devices" ? action::devices : action::demo;
+        for (std::size_t i = 1; i < args.size(); ++i) {
+            const std::string& a = args[i];
+            if (a == "--help" || a == "-h") return command{}; // the usage, which describes both
+            if (cmd == "demo" && a == "--backend") {
+                if (!c.backend.empty()) bad("strix demo: --backend given twice");
+                if (i + 1 == args.size()) bad("strix demo: --backend needs a value: cpu or vulkan");
+                c.backend = args[++i];
+                if (c.backend != "cpu" && c.backend != "vulkan") bad("strix demo: --backend must be cpu or vulkan, not '" + c.backend + "'");
+                continue;
+            }
+            bad("strix " + cmd + ": unknown argument '" + a + "'" + (cmd == "demo" ? " (it takes --backend cpu|vulkan)" : " (it takes none)"));
+        }
         return c;
     }
     if (!op_help.count(cmd)) bad("strix: unknown command '" + cmd + "' (see strix --help)");

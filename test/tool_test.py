@@ -829,6 +829,14 @@ class CommandTests(ToolCase):
         self.assertTrue(out.strip())
         for op in ("gather", "join", "pad", "scatter"):
             self.assertIn(op, out)
+        # the CPU alone: the same examples, no Vulkan line
+        cpu = text(self.run_ok("demo", "--backend", "cpu").stdout).lower()
+        self.assertIn("on the cpu", cpu)
+        self.assertNotIn("vulkan:", cpu)
+        for op in ("gather", "join", "pad", "scatter"):
+            self.assertIn(op, cpu)
+        # --help prints the usage instead of running the demo
+        self.assertIn("usage", text(self.run_ok("demo", "--help").stdout).lower())
 
 
 # --------------------------------------------------------------------------
@@ -885,6 +893,12 @@ class BadInputTests(ToolCase):
 
     def test_no_arguments(self):
         self.bad([], ["usage", "operator", "missing", "strix", "help"], output=False)
+
+    def test_demo_and_devices_arguments(self):
+        self.bad(["demo", "--bogus"], ["bogus"], output=False)
+        self.bad(["demo", "--backend", "tpu"], ["tpu"], output=False)
+        self.bad(["demo", "--backend"], ["backend"], output=False)
+        self.bad(["devices", "extra"], ["extra"], output=False)
 
     def test_unknown_operator(self):
         self.bad(["frobnicate", "--input", self.x], ["frobnicate"])
