@@ -193,9 +193,11 @@ inline void enforce(const verdict& v, std::span<const operand_info> operands, st
         sep = ", ";
     }
     m += sep.empty() ? "" : "; ";
-    for (std::size_t i = 0; i < operands.size(); ++i)
-        m += (i ? ", " : "") + std::string(operands[i].role) + " " + to_string(operands[i].sizes) +
-             (operands[i].type ? " " + std::string(name(*operands[i].type)) : std::string());
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+        if (i) m += ", ";
+        m += std::string(operands[i].role) + " " + to_string(operands[i].sizes);
+        if (operands[i].type) m += " " + std::string(name(*operands[i].type));
+    }
     m += std::string(extra) + ")";
     throw error(error_code::rule_violation, m);
 }

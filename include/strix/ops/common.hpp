@@ -20,15 +20,20 @@ enum class index_reading : std::uint8_t { host_table, device };
 /// "input [2,3] float32, indices [4] int64" — the operands of a call, for messages.
 inline std::string describe(std::span<const operand_info> ops) {
     std::string m;
-    for (std::size_t i = 0; i < ops.size(); ++i)
-        m += (i ? ", " : "") + std::string(ops[i].role) + " " + to_string(ops[i].sizes) +
-             (ops[i].type ? " " + std::string(name(*ops[i].type)) : std::string());
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (i) m += ", ";
+        m += std::string(ops[i].role) + " " + to_string(ops[i].sizes);
+        if (ops[i].type) m += " " + std::string(name(*ops[i].type));
+    }
     return m;
 }
 
 inline std::string strides_text(const shape& s, const std::array<std::int64_t, max_rank>& st) {
     std::string r = "[";
-    for (int i = 0; i < s.rank; ++i) r += (i ? "," : "") + std::to_string(st[static_cast<std::size_t>(i)]);
+    for (int i = 0; i < s.rank; ++i) {
+        if (i) r += ',';
+        r += std::to_string(st[static_cast<std::size_t>(i)]);
+    }
     return r + "]";
 }
 

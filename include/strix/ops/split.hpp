@@ -74,7 +74,10 @@ inline std::vector<shape> checked_split_shapes(const shape& input, std::optional
     const auto shapes = split_shapes(input, sizes, d);
     const auto roles = split_roles(shapes.size());
     std::string given = ", sizes [";
-    for (std::size_t k = 0; k < sizes.size(); ++k) given += (k ? "," : "") + std::to_string(sizes[k]);
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+        if (k) given += ',';
+        given += std::to_string(sizes[k]);
+    }
     enforce(split_rule(input, shapes, d), split_operands(roles, input, type, shapes), given + "]");
     return shapes;
 }
