@@ -194,9 +194,14 @@ inline void enforce(const verdict& v, std::span<const operand_info> operands, st
     }
     m += sep.empty() ? "" : "; ";
     for (std::size_t i = 0; i < operands.size(); ++i) {
-        if (i) m += ", ";
-        m += std::string(operands[i].role) + " " + to_string(operands[i].sizes);
-        if (operands[i].type) m += " " + std::string(name(*operands[i].type));
+        if (i) m += ", "; // (one piece per append: GCC 12 warns, wrongly, of -Wrestrict on chains of +)
+        m += operands[i].role;
+        m += ' ';
+        m += to_string(operands[i].sizes);
+        if (operands[i].type) {
+            m += ' ';
+            m += name(*operands[i].type);
+        }
     }
     m += std::string(extra) + ")";
     throw error(error_code::rule_violation, m);

@@ -21,9 +21,14 @@ enum class index_reading : std::uint8_t { host_table, device };
 inline std::string describe(std::span<const operand_info> ops) {
     std::string m;
     for (std::size_t i = 0; i < ops.size(); ++i) {
-        if (i) m += ", ";
-        m += std::string(ops[i].role) + " " + to_string(ops[i].sizes);
-        if (ops[i].type) m += " " + std::string(name(*ops[i].type));
+        if (i) m += ", "; // (one piece per append: GCC 12 warns, wrongly, of -Wrestrict on chains of +)
+        m += ops[i].role;
+        m += ' ';
+        m += to_string(ops[i].sizes);
+        if (ops[i].type) {
+            m += ' ';
+            m += name(*ops[i].type);
+        }
     }
     return m;
 }
