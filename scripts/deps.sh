@@ -4,7 +4,8 @@
 # targets need.
 set -euo pipefail
 packages=(g++ meson ninja-build pkg-config catch2 python3 python3-numpy python3-onnx
-          libvulkan-dev libvulkan-volk-dev glslang-tools mesa-vulkan-drivers vulkan-validationlayers)
+          libvulkan-dev libvulkan-volk-dev glslang-tools mesa-vulkan-drivers vulkan-validationlayers
+          libdlpack-dev)
 # `deps.sh bench`: also what bench/make_results.sh draws its plots with
 [ "${1:-}" = bench ] && packages+=(python3-matplotlib)
 # `deps.sh fuzz`: only what scripts/fuzz.sh needs (clang with libFuzzer and the sanitizers' runtime)

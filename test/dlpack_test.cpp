@@ -1,0 +1,141 @@
+// DLPack exchange: views of tensors other frameworks describe (strided, offset, every type), a
+// strix tensor handed out and its deleter, and the errors for what strix cannot view.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "strix/dlpack.hpp"
+#include "strix/strix.hpp"
+
+namespace {
+
+using strix::dtype;
+using strix::error_code;
+using strix::shape;
+
+error_code code_of(const auto& f, std::string* what = nullptr) {
+    try {
+        f();
+    } catch (const strix::error& e) {
+        if (what) *what = e.what();
+        return e.code();
+    }
+    return error_code{};
+}
+
+DLTensor describe(void* data, DLDataType type, std::vector<std::int64_t>& sizes, std::vector<std::int64_t>* strides, std::uint64_t offset = 0) {
+    DLTensor t{};
+    t.data = data;
+    t.device = DLDevice{kDLCPU, 0};
+    t.ndim = static_cast<std::int32_t>(sizes.size());
+    t.dtype = type;
+    t.shape = sizes.data();
+    t.strides = strides ? strides->data() : nullptr;
+    t.byte_offset = offset;
+    return t;
+}
+
+} // namespace
+
+TEST_CASE("dlpack: every strix type maps to a DLPack type and back", "[dlpack]") {
+    for (const dtype t : strix::all_dtypes) {
+        const DLDataType d = strix::dlpack::type_of(t);
+        CHECK(d.lanes == 1);
+        CHECK(d.bits == strix::size_of(t) * 8);
+        CHECK(strix::dlpack::type_of(d) == t);
+    }
+    CHECK(strix::dlpack::type_of(DLDataType{kDLFloat, 16, 1}) == dtype::float16);
+    CHECK(strix::dlpack::type_of(DLDataType{kDLInt, 64, 1}) == dtype::int64);
+    CHECK(strix::dlpack::type_of(DLDataType{kDLUInt, 8, 1}) == dtype::uint8);
+}
+
+TEST_CASE("dlpack: a strided tensor with a byte offset is viewed in place and gathered from", "[dlpack]") {
+    // a 4x6 float32 buffer; the tensor: rows 1..3, every other column, right to left
+    std::vector<float> buffer(24);
+    std::iota(buffer.begin(), buffer.end(), 0.0f);
+    std::vector<std::int64_t> sizes{3, 3}, strides{6, -2};
+    const DLTensor t = describe(buffer.data(), DLDataType{kDLFloat, 32, 1}, sizes, &strides, (6 + 5) * sizeof(float));
+    const strix::any_view v = strix::dlpack::view(t);
+    CHECK(v.type() == dtype::float32);
+    CHECK(v.sizes() == shape{3, 3});
+    CHECK(v.data() == buffer.data() + 11);
+    // a gather on the view against a naive loop over the same elements
+    const std::int64_t idx[2] = {2, 0};
+    const strix::host_tensor out = strix::gather(strix::any_cview(v), strix::any_cview(idx, dtype::int64, shape{2}), strix::gather_desc{1});
+    const auto* o = reinterpret_cast<const float*>(out.data());
+    for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 2; ++k) CHECK(o[r * 2 + k] == buffer[static_cast<std::size_t>(11 + r * 6 - 2 * idx[k])]);
+    // without strides: C order
+    std::vector<std::int64_t> sizes2{4, 6};
+    const strix::any_view c = strix::dlpack::view(describe(buffer.data(), DLDataType{kDLFloat, 32, 1}, sizes2, nullptr));
+    CHECK(c.stride(0) == 6);
+    CHECK(c.stride(1) == 1);
+    // rank 0: one element
+    std::vector<std::int64_t> none;
+    CHECK(strix::dlpack::view(describe(buffer.data() + 3, DLDataType{kDLFloat, 32, 1}, none, nullptr)).count() == 1);
+}
+
+TEST_CASE("dlpack: a strix tensor handed out owns its elements until the consumer's deleter", "[dlpack]") {
+    strix::host_tensor t(dtype::int16, shape{2, 3});
+    for (int i = 0; i < 6; ++i) reinterpret_cast<std::int16_t*>(t.data())[i] = static_cast<std::int16_t>(i * 7 - 3);
+    const void* elements = t.data();
+    DLManagedTensor* m = strix::dlpack::to_dlpack(std::move(t));
+    REQUIRE(m);
+    CHECK(m->dl_tensor.data == elements); // moved, not copied
+    CHECK(m->dl_tensor.device.device_type == kDLCPU);
+    CHECK(m->dl_tensor.ndim == 2);
+    CHECK(m->dl_tensor.shape[0] == 2);
+    CHECK(m->dl_tensor.shape[1] == 3);
+    CHECK(m->dl_tensor.strides[0] == 3);
+    CHECK(m->dl_tensor.strides[1] == 1);
+    CHECK(m->dl_tensor.dtype.code == kDLInt);
+    CHECK(m->dl_tensor.dtype.bits == 16);
+    {
+        strix::dlpack::managed owner(m); // the consumer: views it, then lets it go
+        const strix::any_view v = owner.view();
+        CHECK(reinterpret_cast<const std::int16_t*>(v.data())[5] == 32);
+        strix::dlpack::managed moved(std::move(owner));
+        CHECK(moved.get() == m);
+        CHECK(owner.get() == nullptr);
+    } // deleter ran once here (ASan reports a leak or a double free otherwise)
+    strix::dlpack::managed empty;
+    CHECK(code_of([&] { (void)empty.view(); }) == error_code::invalid_argument);
+}
+
+TEST_CASE("dlpack: what strix cannot view is a clear error", "[dlpack]") {
+    std::vector<double> buffer(16);
+    std::vector<std::int64_t> sizes{4, 4};
+    std::string what;
+    DLTensor t = describe(buffer.data(), DLDataType{kDLFloat, 64, 1}, sizes, nullptr);
+    t.device = DLDevice{kDLCUDA, 0};
+    CHECK(code_of([&] { (void)strix::dlpack::view(t); }, &what) == error_code::invalid_argument);
+    CHECK(what.find("device type 2") != std::string::npos);
+    t.device = DLDevice{kDLCPU, 0};
+    t.dtype = DLDataType{kDLFloat, 32, 2};
+    CHECK(code_of([&] { (void)strix::dlpack::view(t); }, &what) == error_code::invalid_argument);
+    CHECK(what.find("2 lanes") != std::string::npos);
+    t.dtype = DLDataType{kDLBfloat, 16, 1};
+    CHECK(code_of([&] { (void)strix::dlpack::view(t); }, &what) == error_code::invalid_argument);
+    CHECK(what.find("no strix element type") != std::string::npos);
+    t.dtype = DLDataType{kDLComplex, 64, 1};
+    CHECK(code_of([&] { (void)strix::dlpack::view(t); }) == error_code::invalid_argument);
+    t.dtype = DLDataType{kDLFloat, 64, 1};
+    t.byte_offset = 4; // half an element
+    CHECK(code_of([&] { (void)strix::dlpack::view(t); }, &what) == error_code::invalid_argument);
+    CHECK(what.find("aligned") != std::string::npos);
+    t.byte_offset = 0;
+    std::vector<std::int64_t> nine(9, 1);
+    DLTensor deep = describe(buffer.data(), DLDataType{kDLFloat, 64, 1}, nine, nullptr);
+    CHECK(code_of([&] { (void)strix::dlpack::view(deep); }, &what) == error_code::invalid_argument);
+    CHECK(what.find("9 dimensions") != std::string::npos);
+    std::vector<std::int64_t> negative{4, -1};
+    DLTensor neg = describe(buffer.data(), DLDataType{kDLFloat, 64, 1}, negative, nullptr);
+    CHECK(code_of([&] { (void)strix::dlpack::view(neg); }, &what) == error_code::invalid_argument);
+    CHECK(what.find("negative size -1") != std::string::npos);
+    // a reach past 64-bit byte offsets
+    std::vector<std::int64_t> huge{2, 2}, far{std::int64_t{1} << 62, 1};
+    DLTensor wide = describe(buffer.data(), DLDataType{kDLFloat, 64, 1}, huge, &far);
+    CHECK(code_of([&] { (void)strix::dlpack::view(wide); }) != error_code{});
+}
