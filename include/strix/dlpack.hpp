@@ -34,33 +34,6 @@ inline std::string type_text(DLDataType t) {
 
 } // namespace detail
 
-/// strix's element type for a DLPack type; throws strix::error for vector types (lanes other
-/// than 1) and for types strix has not (bfloat16, complex, bool, opaque handles).
-inline dtype type_of(DLDataType t) {
-    if (t.lanes != 1) detail::fail("vector element types are not supported (" + detail::type_text(t) + ")");
-    switch (t.code) {
-    case kDLFloat:
-        if (t.bits == 16) return dtype::float16;
-        if (t.bits == 32) return dtype::float32;
-        if (t.bits == 64) return dtype::float64;
-        break;
-    case kDLInt:
-        if (t.bits == 8) return dtype::int8;
-        if (t.bits == 16) return dtype::int16;
-        if (t.bits == 32) return dtype::int32;
-        if (t.bits == 64) return dtype::int64;
-        break;
-    case kDLUInt:
-        if (t.bits == 8) return dtype::uint8;
-        if (t.bits == 16) return dtype::uint16;
-        if (t.bits == 32) return dtype::uint32;
-        if (t.bits == 64) return dtype::uint64;
-        break;
-    default: break;
-    }
-    detail::fail("no strix element type for the DLPack type (" + detail::type_text(t) + ")");
-}
-
 /// The DLPack type of a strix element type.
 inline DLDataType type_of(dtype t) {
     DLDataType r{};
@@ -77,6 +50,18 @@ inline DLDataType type_of(dtype t) {
     default: r.code = kDLUInt; break;
     }
     return r;
+}
+
+/// strix's element type for a DLPack type (the one whose type_of it is); throws strix::error
+/// for vector types (lanes other than 1) and for types strix has not (bfloat16, complex, bool,
+/// opaque handles).
+inline dtype type_of(DLDataType t) {
+    if (t.lanes != 1) detail::fail("vector element types are not supported (" + detail::type_text(t) + ")");
+    for (const dtype d : all_dtypes) {
+        const DLDataType m = type_of(d);
+        if (m.code == t.code && m.bits == t.bits) return d;
+    }
+    detail::fail("no strix element type for the DLPack type (" + detail::type_text(t) + ")");
 }
 
 /// A DLPack tensor's elements as a strix view, in place (no copy): DLPack's strides count

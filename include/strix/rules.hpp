@@ -174,6 +174,26 @@ struct operand_info {
     std::optional<dtype> type{}; ///< unknown when only extents were given
 };
 
+namespace detail {
+
+/// "input [2,3] float32, indices [4] int64" — the operands of a call, for messages.
+inline std::string describe(std::span<const operand_info> ops) {
+    std::string m;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (i) m += ", "; // (one piece per append: GCC 12 warns, wrongly, of -Wrestrict on chains of +)
+        m += ops[i].role;
+        m += ' ';
+        m += to_string(ops[i].sizes);
+        if (ops[i].type) {
+            m += ' ';
+            m += name(*ops[i].type);
+        }
+    }
+    return m;
+}
+
+} // namespace detail
+
 /// Throws `strix::error` when `v` is not ok. The message is the rule's sentence followed by the
 /// offending operand, axis or value, every operand's shape and type, and `extra` (", start [..]").
 inline void enforce(const verdict& v, std::span<const operand_info> operands, std::string_view extra = {}) {
@@ -193,16 +213,7 @@ inline void enforce(const verdict& v, std::span<const operand_info> operands, st
         sep = ", ";
     }
     m += sep.empty() ? "" : "; ";
-    for (std::size_t i = 0; i < operands.size(); ++i) {
-        if (i) m += ", "; // (one piece per append: GCC 12 warns, wrongly, of -Wrestrict on chains of +)
-        m += operands[i].role;
-        m += ' ';
-        m += to_string(operands[i].sizes);
-        if (operands[i].type) {
-            m += ' ';
-            m += name(*operands[i].type);
-        }
-    }
+    m += detail::describe(operands);
     m += std::string(extra) + ")";
     throw error(error_code::rule_violation, m);
 }

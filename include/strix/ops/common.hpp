@@ -17,22 +17,6 @@ namespace strix::detail {
 /// read by the device itself (the key strides are then byte strides in the indices).
 enum class index_reading : std::uint8_t { host_table, device };
 
-/// "input [2,3] float32, indices [4] int64" — the operands of a call, for messages.
-inline std::string describe(std::span<const operand_info> ops) {
-    std::string m;
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-        if (i) m += ", "; // (one piece per append: GCC 12 warns, wrongly, of -Wrestrict on chains of +)
-        m += ops[i].role;
-        m += ' ';
-        m += to_string(ops[i].sizes);
-        if (ops[i].type) {
-            m += ' ';
-            m += name(*ops[i].type);
-        }
-    }
-    return m;
-}
-
 inline std::string strides_text(const shape& s, const std::array<std::int64_t, max_rank>& st) {
     std::string r = "[";
     for (int i = 0; i < s.rank; ++i) {

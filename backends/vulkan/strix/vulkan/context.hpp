@@ -789,6 +789,10 @@ public:
         return b;
     }
 
+    /// The smallest host page size of the platforms strix runs on: an import rounded out to an
+    /// alignment no larger stays within pages the range touches.
+    static constexpr std::uint64_t host_page = 4096;
+
     /// Whether upload and download import host memory by default (STRIX_VULKAN_HOST_IMPORT=1).
     [[nodiscard]] bool host_import() const { return env_.host_import; }
     /// Whether import_host can be tried (the device was made with VK_EXT_external_memory_host).
@@ -803,7 +807,7 @@ public:
     /// pages that `p`'s range touches, so mapped, and never written outside [p, p + bytes).
     buffer import_host(const void* p, std::uint64_t bytes, std::uint64_t* offset) const {
         buffer b;
-        if (!can_import_host() || bytes == 0 || host_import_alignment_ > 4096) return b;
+        if (!can_import_host() || bytes == 0 || host_import_alignment_ > host_page) return b;
         const std::uint64_t a = host_import_alignment_;
         const auto at = reinterpret_cast<std::uintptr_t>(p);
         const std::uintptr_t start = at / a * a;

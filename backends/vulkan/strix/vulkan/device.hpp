@@ -20,6 +20,9 @@ struct device_view {
     /// application's own buffer (see wrap), whose lifetime strix cannot follow.
     std::uint64_t owner = 0;
 
+    /// The same elements in the same layout (buffer, address, type, shape, strides).
+    bool operator==(const device_view&) const = default;
+
     /// Device addresses [first, last) of the bytes the view touches.
     [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> range() const {
         const auto r = strix::detail::byte_range(any_cview(as_any()));

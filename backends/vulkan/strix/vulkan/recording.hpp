@@ -17,8 +17,7 @@ public:
     /// Records a gather (same rules and messages as strix::gather).
     void gather(const device_view& input, const device_view& indices, const device_view& output, const gather_desc& d = {}) {
         ensure_recording();
-        const auto kept = keep({input, indices, output}, [d](recording& r, std::span<const device_view> v) { r.gather(v[0], v[1], v[2], d); });
-        uses({&input, &indices, &output});
+        const auto noted = note_call({input, indices, output}, [d](recording& r, std::span<const device_view> v) { r.gather(v[0], v[1], v[2], d); });
         const std::string context = strix::detail::check_gather(input.as_any(), indices.as_any(), output.as_any(), d);
         const auto p = strix::detail::lower_gather(input.as_any(), indices.as_any(), output.as_any(), d, context, strix::detail::index_reading::device);
         const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
@@ -48,9 +47,7 @@ public:
         ensure_recording();
         std::vector<device_view> all(inputs.begin(), inputs.end());
         all.push_back(output);
-        const auto kept = keep(std::move(all), [d](recording& r, std::span<const device_view> v) { r.join(v.first(v.size() - 1), v.back(), d); });
-        uses(inputs);
-        uses({&output});
+        const auto noted = note_call(std::move(all), [d](recording& r, std::span<const device_view> v) { r.join(v.first(v.size() - 1), v.back(), d); });
         std::vector<any_cview> views;
         for (const auto& v : inputs) views.push_back(v.as_any());
         strix::detail::check_join(views, output.as_any(), d);
@@ -65,8 +62,7 @@ public:
     /// Records a pad (same rules and messages as strix::pad).
     void pad(const device_view& input, const device_view& output, const pad_desc& d) {
         ensure_recording();
-        const auto kept = keep({input, output}, [d](recording& r, std::span<const device_view> v) { r.pad(v[0], v[1], d); });
-        uses({&input, &output});
+        const auto noted = note_call({input, output}, [d](recording& r, std::span<const device_view> v) { r.pad(v[0], v[1], d); });
         const any_view out = output.as_any();
         strix::detail::check_pad(input.as_any(), &out, d);
         record_move(strix::detail::lower_pad(input.as_any(), out, d), {input.range()}, output.range());
@@ -78,8 +74,7 @@ public:
     void scatter(const device_view& input, const device_view& indices, const device_view& updates, const device_view& output,
                  const scatter_desc& d = {}) {
         ensure_recording();
-        const auto kept = keep({input, indices, updates, output}, [d](recording& r, std::span<const device_view> v) { r.scatter(v[0], v[1], v[2], v[3], d); });
-        uses({&input, &indices, &updates, &output});
+        const auto noted = note_call({input, indices, updates, output}, [d](recording& r, std::span<const device_view> v) { r.scatter(v[0], v[1], v[2], v[3], d); });
         const any_view out = output.as_any();
         const auto c = strix::detail::check_scatter(input.as_any(), indices.as_any(), updates.as_any(), out, d);
         const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
@@ -109,8 +104,7 @@ public:
     /// Records a gather-elements (same rules and messages as strix::gather_elements).
     void gather_elements(const device_view& input, const device_view& indices, const device_view& output, const gather_elements_desc& d = {}) {
         ensure_recording();
-        const auto kept = keep({input, indices, output}, [d](recording& r, std::span<const device_view> v) { r.gather_elements(v[0], v[1], v[2], d); });
-        uses({&input, &indices, &output});
+        const auto noted = note_call({input, indices, output}, [d](recording& r, std::span<const device_view> v) { r.gather_elements(v[0], v[1], v[2], d); });
         const std::string context = strix::detail::check_gather_elements(input.as_any(), indices.as_any(), output.as_any(), d);
         const auto p = strix::detail::lower_gather_elements(input.as_any(), indices.as_any(), output.as_any(), d, context,
                                                             strix::detail::index_reading::device);
@@ -127,8 +121,7 @@ public:
     /// index tuples into offsets, then a move that reads them.
     void gather_nd(const device_view& input, const device_view& indices, const device_view& output, const gather_nd_desc& d = {}) {
         ensure_recording();
-        const auto kept = keep({input, indices, output}, [d](recording& r, std::span<const device_view> v) { r.gather_nd(v[0], v[1], v[2], d); });
-        uses({&input, &indices, &output});
+        const auto noted = note_call({input, indices, output}, [d](recording& r, std::span<const device_view> v) { r.gather_nd(v[0], v[1], v[2], d); });
         const std::string context = strix::detail::check_gather_nd(input.as_any(), indices.as_any(), output.as_any(), d);
         const auto axes = strix::detail::tuple_axes_of(input.as_any(), d.batch_dimensions, indices.sizes[indices.sizes.rank - 1]);
         if (output.sizes.count() == 0) { // nothing to move, but the tuples are checked all the same
@@ -146,9 +139,7 @@ public:
         ensure_recording();
         std::vector<device_view> all{input};
         all.insert(all.end(), outputs.begin(), outputs.end());
-        const auto kept = keep(std::move(all), [d](recording& r, std::span<const device_view> v) { r.split(v[0], v.subspan(1), d); });
-        uses({&input});
-        uses(outputs);
+        const auto noted = note_call(std::move(all), [d](recording& r, std::span<const device_view> v) { r.split(v[0], v.subspan(1), d); });
         std::vector<any_view> views;
         for (const auto& v : outputs) views.push_back(v.as_any());
         strix::detail::check_split(input.as_any(), views, d);
@@ -161,8 +152,7 @@ public:
     /// shader; others as a move plan.
     void copy(const device_view& input, const device_view& output) {
         ensure_recording();
-        const auto kept = keep({input, output}, [](recording& r, std::span<const device_view> v) { r.copy(v[0], v[1]); });
-        uses({&input, &output});
+        const auto noted = note_call({input, output}, [](recording& r, std::span<const device_view> v) { r.copy(v[0], v[1]); });
         const any_view out = output.as_any();
         strix::detail::check_view("copy", "input", input.as_any(), false);
         strix::detail::check_view("copy", "output", out, true);
@@ -198,8 +188,7 @@ public:
     void scatter_nd(const device_view& input, const device_view& indices, const device_view& updates, const device_view& output,
                     const scatter_nd_desc& d = {}) {
         ensure_recording();
-        const auto kept = keep({input, indices, updates, output}, [d](recording& r, std::span<const device_view> v) { r.scatter_nd(v[0], v[1], v[2], v[3], d); });
-        uses({&input, &indices, &updates, &output});
+        const auto noted = note_call({input, indices, updates, output}, [d](recording& r, std::span<const device_view> v) { r.scatter_nd(v[0], v[1], v[2], v[3], d); });
         const any_view out = output.as_any();
         const auto c = strix::detail::check_scatter_nd(input.as_any(), indices.as_any(), updates.as_any(), out, d);
         copy_unless_in_place(c.in_place, input, output);
@@ -224,12 +213,9 @@ protected:
     using encoder::encoder;
 
     /// Notes the buffers an operator uses, for replays to find destroyed ones.
-    void uses(std::initializer_list<const device_view*> views) {
-        for (const auto* v : views)
-            if (v->owner && std::find(owners_.begin(), owners_.end(), v->owner) == owners_.end()) owners_.push_back(v->owner);
-    }
     void uses(std::span<const device_view> views) {
-        for (const auto& v : views) uses({&v});
+        for (const auto& v : views)
+            if (v.owner && std::find(owners_.begin(), owners_.end(), v.owner) == owners_.end()) owners_.push_back(v.owner);
     }
     std::vector<std::uint64_t> owners_; // strix buffers the recorded operators use
 
@@ -238,8 +224,8 @@ protected:
         std::vector<device_view> views; ///< its operands, in its parameters' order
         std::function<void(recording&, std::span<const device_view>)> record;
     };
-    /// Keeps the call when keep_calls_ (streams); dropped again if the operator throws (a
-    /// rule it breaks), so that only recorded operators are kept.
+    /// Guards a call kept by note_call: drops it again if the operator throws (a rule it
+    /// breaks), so that only recorded operators are kept.
     class kept_call {
     public:
         explicit kept_call(std::vector<call>* calls) : calls_(calls) {}
@@ -253,8 +239,11 @@ protected:
         std::vector<call>* calls_;
         int exceptions_ = std::uncaught_exceptions();
     };
+    /// Every operator's first step: notes the buffers of its operands (uses) and, in streams
+    /// (keep_calls_), keeps the call to record it again on other views.
     template <class F>
-    [[nodiscard]] kept_call keep(std::vector<device_view> views, F&& record) {
+    [[nodiscard]] kept_call note_call(std::vector<device_view> views, F&& record) {
+        uses(views);
         if (!keep_calls_) return kept_call(nullptr);
         calls_.push_back(call{std::move(views), std::forward<F>(record)});
         return kept_call(&calls_);

@@ -96,7 +96,7 @@ public:
             bool found = false;
             for (auto& k : calls)
                 for (auto& v : k.views)
-                    if (same(v, c.from)) {
+                    if (v == c.from) {
                         v = c.to;
                         found = true;
                     }
@@ -151,9 +151,6 @@ private:
         host_barrier();
         end_own();
         closed_ = true;
-    }
-    static bool same(const device_view& a, const device_view& b) {
-        return a.buffer == b.buffer && a.address == b.address && a.type == b.type && a.sizes == b.sizes && a.strides == b.strides;
     }
     /// Records `calls` anew into the frame's command buffer; `submitted`: the stream had been
     /// submitted (and waited for), so it ends ready for replay().

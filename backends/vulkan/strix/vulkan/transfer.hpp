@@ -165,7 +165,10 @@ inline constexpr std::uint64_t import_min = 1ull << 20;
 /// which the host fills or drains; each half's import lives until its copy is done.
 class staging_pair {
 public:
-    explicit staging_pair(context& ctx) : ctx_(ctx) {
+    /// `o`: whether pieces may be imported (and how large pieces are, for import_min).
+    staging_pair(context& ctx, const transfer_options& o)
+        : ctx_(ctx), import_(o.import.value_or(ctx.host_import()) && ctx.can_import_host()),
+          import_min_(std::min(import_min, std::min(o.limit, staging_half))) {
         for (auto& f : frames_) f = ctx.acquire_frame();
     }
     staging_pair(const staging_pair&) = delete;
@@ -183,8 +186,10 @@ public:
         if (f.staging.size() < staging_half) f.staging = ctx_.create_buffer(staging_half, memory::host);
         return f.staging.mapped();
     }
-    /// Imports [p, p + bytes) for half `h`'s next copy; false when the device cannot.
+    /// Imports [p, p + bytes) for half `h`'s next copy; false when the transfer does not import,
+    /// the piece is too small to be worth it, or the device refuses it (then stage the piece).
     bool import(int h, const void* p, std::uint64_t bytes) {
+        if (!import_ || bytes < import_min_) return false;
         imported_[h] = ctx_.import_host(p, bytes, &imported_at_[h]);
         return imported_[h].handle() != VK_NULL_HANDLE;
     }
@@ -224,6 +229,8 @@ public:
 
 private:
     context& ctx_;
+    const bool import_;
+    const std::uint64_t import_min_;
     std::unique_ptr<frame> frames_[2];
     buffer imported_[2];
     std::uint64_t imported_at_[2] = {0, 0};
@@ -238,7 +245,7 @@ void for_each_span(const void* p, std::uint64_t total, std::uint64_t limit, F&& 
     const auto addr = reinterpret_cast<std::uintptr_t>(p);
     for (std::uint64_t at = 0; at < total;) {
         std::uint64_t end = at + limit;
-        if (limit >= 8192) end = (addr + end) / 4096 * 4096 - addr;
+        if (limit >= 2 * context::host_page) end = (addr + end) / context::host_page * context::host_page - addr;
         end = std::min(end, total);
         span(at, end - at);
         at = end;
@@ -256,15 +263,14 @@ inline void upload_into(context& ctx, const buffer& dev, std::uint64_t offset, c
         pack(host, dev.mapped() + offset);
         return;
     }
-    staging_pair st(ctx);
+    staging_pair st(ctx, o);
     int h = 0;
     const std::uint64_t limit = std::min(o.limit, staging_half);
     if (dense(host)) {
         const auto* from = static_cast<const std::byte*>(host.data());
-        const bool import = o.import.value_or(ctx.host_import()) && ctx.can_import_host();
         for_each_span(from, static_cast<std::uint64_t>(host.count()) * host.element_size(), limit, [&](std::uint64_t at, std::uint64_t n) {
             st.settle(h);
-            if (!(import && n >= std::min(import_min, limit) && st.import(h, from + at, n))) host_copy(st.host(h), from + at, n);
+            if (!st.import(h, from + at, n)) host_copy(st.host(h), from + at, n);
             st.copy(h, dev, offset + at, n, true);
             h ^= 1;
         });
@@ -290,7 +296,7 @@ inline void download_from(context& ctx, const buffer& dev, std::uint64_t offset,
         unpack(dev.mapped() + offset, host);
         return;
     }
-    staging_pair st(ctx);
+    staging_pair st(ctx, o);
     std::function<void()> waiting[2]; // what unpacks a half's staging once its copy is done
     int h = 0;
     const auto drain = [&](int k) {
@@ -300,10 +306,9 @@ inline void download_from(context& ctx, const buffer& dev, std::uint64_t offset,
     const std::uint64_t limit = std::min(o.limit, staging_half);
     if (dense(host)) {
         auto* into = static_cast<std::byte*>(host.data());
-        const bool import = o.import.value_or(ctx.host_import()) && ctx.can_import_host();
         for_each_span(into, static_cast<std::uint64_t>(host.count()) * host.element_size(), limit, [&](std::uint64_t at, std::uint64_t n) {
             drain(h);
-            if (!(import && n >= std::min(import_min, limit) && st.import(h, into + at, n))) {
+            if (!st.import(h, into + at, n)) {
                 std::byte* staged = st.host(h);
                 waiting[h] = [=] { host_copy(into + at, staged, n); };
             }
