@@ -3,7 +3,8 @@
 // says so; every row reports the median and the first call.
 //
 //   host_path [--pad-shape N,C,H,W] [--calls N] [--json FILE] [--transfer-mib N]
-//             [--copy-threads N] [--staging-mib N]
+//             [--copy-threads N] [--copy-grain-kib N] [--staging-mib N] [--staging-depth N]
+//             [--staging-plain 0|1]
 //
 // Rows:
 //   floor       one reused command buffer and fence: vkCmdFillBuffer of 4 KiB, submit, wait;
@@ -19,8 +20,9 @@
 //   transfers   vk::upload and vk::download of a --transfer-mib MiB float32 tensor from and to
 //               ordinary (pageable) host memory, beside one plain vkCmdCopyBuffer of the same
 //               bytes between a host-visible buffer and a device buffer (the bus's rate as the
-//               driver gives it), and the same transfers importing the host memory (where the
-//               device can); GB/s, and the peak host memory the transfers added
+//               driver gives it), the same transfers importing the host memory (where the
+//               device can), and from and to a memory::host tensor (the context's pinned
+//               memory); GB/s, and the peak host memory the transfers added
 
 #include <algorithm>
 #include <chrono>
@@ -153,13 +155,19 @@ int main(int argc, char** argv) {
         else if (a == "--json") json = argv[i + 1];
         else if (a == "--transfer-mib") transfer_mib = std::atoll(argv[i + 1]);
         else if (a == "--copy-threads") vk::detail::copy_threads = static_cast<unsigned>(std::atoi(argv[i + 1]));
-        else if (a == "--staging-mib") vk::detail::staging_half = static_cast<std::uint64_t>(std::atoll(argv[i + 1])) << 20;
+        else if (a == "--copy-grain-kib") vk::detail::copy_grain = static_cast<std::uint64_t>(std::atoll(argv[i + 1])) << 10;
+        else if (a == "--staging-mib") vk::detail::staging_piece = static_cast<std::uint64_t>(std::atoll(argv[i + 1])) << 20;
+        else if (a == "--staging-depth") vk::detail::staging_depth = std::atoi(argv[i + 1]);
+        else if (a == "--staging-plain") vk::detail::staging_streamed = std::atoi(argv[i + 1]) == 0;
     }
     const auto t_ctx = clock_type::now();
     vk::context ctx;
     const double ctx_s = seconds_since(t_ctx);
     std::printf("device: %s (%s)\n", ctx.device().name.c_str(), vk::type_name(ctx.device().type));
     std::printf("context made in %.1f ms\n", ctx_s * 1e3);
+    std::printf("transfers: %d staging pieces of %llu MiB, %s stores, up to %u copy threads of %llu KiB or more\n", vk::detail::staging_depth,
+                static_cast<unsigned long long>(vk::detail::staging_piece >> 20), vk::detail::staging_streamed ? "non-temporal" : "plain",
+                vk::detail::copy_threads, static_cast<unsigned long long>(vk::detail::copy_grain >> 10));
     std::vector<row> rows;
 
     // round trip and floor, alternating blocks so that both see the same clocks
@@ -271,7 +279,10 @@ int main(int argc, char** argv) {
         const vk::device_tensor dev(ctx, dtype::float32, strix::shape{n});
         const vk::buffer staged = ctx.create_buffer(bytes, vk::memory::host);
         std::memset(staged.mapped(), 1, bytes);
-        std::vector<double> up, down, plain_up, plain_down, other_up, other_down;
+        // the application's data in the context's host memory (pinned): a memory::host tensor
+        const vk::device_tensor pinned(ctx, dtype::float32, strix::shape{n}, vk::memory::host);
+        std::memcpy(pinned.host_view().data(), host.data(), bytes);
+        std::vector<double> up, down, plain_up, plain_down, other_up, other_down, pinned_up, pinned_down;
         const std::uint64_t before = peak_rss(); // the tensors are there; the staging halves not yet
         const vk::detail::transfer_options imported{.import = true};
         for (int i = 0; i < 5; ++i) {
@@ -290,36 +301,47 @@ int main(int argc, char** argv) {
             t0 = clock_type::now();
             vk::detail::download_from(ctx, dev.storage(), 0, host.view(), imported);
             other_down.push_back(seconds_since(t0));
+            t0 = clock_type::now();
+            vk::detail::upload_into(ctx, dev.storage(), 0, pinned.host_view());
+            pinned_up.push_back(seconds_since(t0));
+            t0 = clock_type::now();
+            vk::download(ctx, dev, pinned.host_view());
+            pinned_down.push_back(seconds_since(t0));
         }
         added_peak = peak_rss() - before;
-        // the host's side alone: the same bytes copied into two staging-sized host buffers in
-        // turn, as the staged upload does, with nothing on the device
+        // the host's side alone: the same bytes copied into the staging pieces in turn, as the
+        // staged upload does, with nothing on the device
         std::vector<double> host_only;
         {
-            std::vector<std::byte> halves(2 * vk::detail::staging_half);
+            const std::uint64_t piece = vk::detail::staging_piece;
+            const int depth = std::max(2, vk::detail::staging_depth);
+            std::vector<std::byte> ring(static_cast<std::size_t>(depth) * piece);
             for (int i = 0; i < 5; ++i) {
                 const auto t0 = clock_type::now();
                 int h = 0;
-                for (std::uint64_t at = 0; at < bytes; at += vk::detail::staging_half, h ^= 1)
-                    vk::detail::host_copy(halves.data() + h * vk::detail::staging_half, host.data() + at, std::min(vk::detail::staging_half, bytes - at));
+                for (std::uint64_t at = 0; at < bytes; at += piece, h = (h + 1) % depth)
+                    vk::detail::host_copy(ring.data() + static_cast<std::uint64_t>(h) * piece, host.data() + at, std::min(piece, bytes - at),
+                                          vk::detail::staging_streamed);
                 host_only.push_back(seconds_since(t0));
             }
         }
         const std::string mib = std::to_string(transfer_mib) + " MiB";
         const char* how = dev.storage().mapped() ? "straight into mapped device memory"
                           : ctx.host_import()     ? "host memory imported"
-                                                  : "through the staging halves";
+                                                  : "through the staging pieces";
         rows.push_back(summarize("upload " + mib + " (vk::upload's path, pageable host memory, " + how + ")", up));
         rows.push_back(summarize("plain vkCmdCopyBuffer host-visible -> device, " + mib, plain_up));
         rows.push_back(summarize("download " + mib + " (vk::download, pageable host memory, " + how + ")", down));
         rows.push_back(summarize("plain vkCmdCopyBuffer device -> host-visible, " + mib, plain_down));
         const char* other = dev.storage().mapped()   ? "straight into mapped device memory again"
                             : ctx.can_import_host() ? "importing host memory (STRIX_VULKAN_HOST_IMPORT=1)"
-                                                    : "through the staging halves again (no host import)";
+                                                    : "through the staging pieces again (no host import)";
         rows.push_back(summarize("upload " + mib + " " + other, other_up));
         rows.push_back(summarize("download " + mib + " " + other, other_down));
-        rows.push_back(summarize("host side alone: " + mib + " copied into two staging-sized buffers in turn", host_only));
-        for (std::size_t k = rows.size() - 7; k < rows.size(); ++k) rates.emplace_back(rows[k].name, static_cast<double>(bytes) / (rows[k].median_us * 1e-6) / 1e9);
+        rows.push_back(summarize("host side alone: " + mib + " copied into the staging pieces in turn", host_only));
+        rows.push_back(summarize("upload " + mib + " from a memory::host tensor's host_view() (pinned)", pinned_up));
+        rows.push_back(summarize("download " + mib + " into a memory::host tensor's host_view() (pinned)", pinned_down));
+        for (std::size_t k = rows.size() - 9; k < rows.size(); ++k) rates.emplace_back(rows[k].name, static_cast<double>(bytes) / (rows[k].median_us * 1e-6) / 1e9);
     }
 
     for (const auto& r : rows) std::printf("%-64s median %10.1f us   first %10.1f us\n", r.name.c_str(), r.median_us, r.first_us);
@@ -327,9 +349,11 @@ int main(int argc, char** argv) {
         std::printf("round trip / fill floor: %.2fx, / dispatch floor: %.2fx, / fill floor with the same polling wait: %.2fx (waits poll for %u us)\n",
                     rows[2].median_us / rows[0].median_us, rows[2].median_us / rows[1].median_us, rows[2].median_us / rows[3].median_us, ctx.spin_wait_us());
     for (const auto& [name, gbps] : rates) std::printf("%-64s %8.2f GB/s\n", name.c_str(), gbps);
-    if (rates.size() == 7)
-        std::printf("upload / plain copy: %.2f, download / plain copy: %.2f (the other path: %.2f, %.2f); peak host memory added by the transfers: %.1f MiB\n",
+    if (rates.size() == 9)
+        std::printf("upload / plain copy: %.2f, download / plain copy: %.2f (the other path: %.2f, %.2f; host side alone / plain upload: %.2f; "
+                    "pinned: %.2f, %.2f); peak host memory added by the transfers: %.1f MiB\n",
                     rates[0].second / rates[1].second, rates[2].second / rates[3].second, rates[4].second / rates[1].second, rates[5].second / rates[3].second,
+                    rates[6].second / rates[1].second, rates[7].second / rates[1].second, rates[8].second / rates[3].second,
                     static_cast<double>(added_peak) / (1 << 20));
     if (json) {
         if (std::FILE* f = std::fopen(json, "w")) {

@@ -2479,12 +2479,12 @@ TEST_CASE("vulkan: streams reuse the frames of finished ones, scratch and metada
         vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), d);
         CHECK(same_bytes(got, want));
     };
-    // the convenience calls hold at most two frames at once (a stream, or the two staging halves
-    // of an upload or download on a device whose memory the host cannot map); after the first
-    // call, none is made
+    // the convenience calls hold at most staging_depth frames at once (a stream, or the staging
+    // ring of an upload or download on a device whose memory the host cannot map); after the
+    // first call, none is made
     scatter_case(10, 31, R::none, false);
     const std::size_t before = ctx.frames_made();
-    CHECK(before <= 2);
+    CHECK(before <= static_cast<std::size_t>(std::max(2, vk::detail::staging_depth)));
     // scratch of growing and shrinking sizes: claims, winners, the deterministic sort
     for (const std::int64_t n : {10, 5000, 70000, 300, 70000, 10}) {
         INFO(n << " updates");
@@ -3088,10 +3088,18 @@ TEST_CASE("vulkan: replaying a stream whose tensor was destroyed is a clear erro
     CHECK(ctx.validation_messages() == 0);
 }
 
-TEST_CASE("vulkan: upload and download move strided views in pieces through the staging halves", "[vulkan]") {
+TEST_CASE("vulkan: upload and download move strided views in pieces through the staging ring", "[vulkan]") {
     vk::context ctx;
     rng_t g(0x57a6eull);
+    const int depth = vk::detail::staging_depth;
+    const struct restore {
+        int d;
+        ~restore() { vk::detail::staging_depth = d; }
+    } keep{depth};
+    int ring = 2;
     for (const auto type : {dtype::uint8, dtype::float32, dtype::float64}) {
+        // rings of 2, 3 and 4 slots, used round more than once by the smaller pieces
+        vk::detail::staging_depth = ring++;
         const host_tensor base = random_tensor(g, type, shape{9, 10, 11});
         // a strided, reversed view of it: every other row, the last axis backwards
         const auto es = static_cast<std::int64_t>(strix::size_of(type));
@@ -3121,6 +3129,52 @@ TEST_CASE("vulkan: upload and download move strided views in pieces through the 
             CHECK(std::to_integer<int>(target.data()[11 * es]) == 0x5a); // row 1 of the base lies between the view's rows
         }
     }
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: transfers from and to the context's own host memory go by one device copy", "[vulkan]") {
+    vk::context ctx;
+    rng_t g(0x9177edull);
+    const host_tensor data = random_tensor(g, dtype::float32, shape{6, 1000});
+    // pinned memory: a memory::host tensor, written through its host view
+    const vk::device_tensor pinned(ctx, dtype::float32, shape{6, 1000}, vk::memory::host);
+    REQUIRE(pinned.host_visible());
+    std::memcpy(pinned.host_view().data(), data.data(), data.bytes());
+    // rows 1..4 of it (a dense range inside the buffer, at an offset) into a device tensor;
+    // staged, so that lavapipe's mapped device memory does not take the host path
+    const vk::detail::transfer_options opt{.limit = 4096, .staged = true, .import = false};
+    const any_view all = pinned.host_view();
+    const any_cview rows(static_cast<const std::byte*>(all.data()) + 1000 * 4, dtype::float32, shape{4, 1000});
+    vk::device_tensor dev(ctx, dtype::float32, shape{4, 1000});
+    vk::detail::upload_into(ctx, dev.storage(), 0, rows, opt);
+    CHECK(ctx.frames_made() == 1); // one copy in one frame: no staging ring (two frames at least)
+    // and back into the same place of the pinned tensor, cleared first: all of it as it was
+    std::memset(static_cast<std::byte*>(all.data()) + 1000 * 4, 0, 4 * 1000 * 4);
+    const any_view into(static_cast<std::byte*>(all.data()) + 1000 * 4, dtype::float32, shape{4, 1000});
+    vk::detail::download_from(ctx, dev.storage(), 0, into, opt);
+    CHECK(ctx.frames_made() == 1);
+    CHECK(std::memcmp(all.data(), data.data(), data.bytes()) == 0);
+    host_tensor back(dtype::float32, shape{4, 1000});
+    vk::download(ctx, dev, back.view());
+    CHECK(std::memcmp(back.data(), data.data() + 1000 * 4, back.bytes()) == 0);
+    // a strided view of pinned memory is not one range: it goes through the staging ring
+    const any_cview every_other(all.data(), dtype::float32, shape{3, 1000}, {2000, 1});
+    vk::device_tensor odd(ctx, dtype::float32, shape{3, 1000});
+    vk::detail::upload_into(ctx, odd.storage(), 0, every_other, opt);
+    CHECK(ctx.frames_made() >= 2);
+    host_tensor got(dtype::float32, shape{3, 1000});
+    vk::download(ctx, odd, got.view());
+    for (int r = 0; r < 3; ++r) CHECK(std::memcmp(got.data() + r * 4000, data.data() + 2 * r * 4000, 4000) == 0);
+    // a range that only starts in the buffer is not taken for it; a destroyed buffer is forgotten
+    const void* p = all.data();
+    CHECK(ctx.find_mapped(p, pinned.storage().size()).first == pinned.storage().handle());
+    CHECK(ctx.find_mapped(static_cast<const std::byte*>(p) + 16, pinned.storage().size()).first == VK_NULL_HANDLE);
+    {
+        const vk::device_tensor gone(ctx, dtype::float32, shape{64}, vk::memory::host);
+        p = gone.host_view().data();
+        CHECK(ctx.find_mapped(p, 256).first == gone.storage().handle());
+    }
+    CHECK(ctx.find_mapped(p, 256).first == VK_NULL_HANDLE);
     CHECK(ctx.validation_messages() == 0);
 }
 

@@ -342,17 +342,22 @@ class context;
 namespace detail {
 
 /// The buffers of a context that are alive, by serial number (never reused, unlike handles):
-/// a stream replayed after a tensor it used was destroyed finds out here.
+/// a stream replayed after a tensor it used was destroyed finds out here. Also where the
+/// context's host-visible buffers are mapped, so that a transfer from or to their memory goes
+/// straight by the device's copy.
 class live_set {
 public:
-    std::uint64_t add() {
+    /// `mapped`: where the buffer's memory is mapped (nullptr when it is not), `size` bytes of it.
+    std::uint64_t add(const std::byte* mapped = nullptr, std::uint64_t size = 0, VkBuffer handle = VK_NULL_HANDLE) {
         std::lock_guard lock(mutex_);
         ids_.insert(++last_);
+        if (mapped) mapped_[reinterpret_cast<std::uintptr_t>(mapped)] = {size, handle};
         return last_;
     }
-    void erase(std::uint64_t id) noexcept {
+    void erase(std::uint64_t id, const std::byte* mapped = nullptr) noexcept {
         std::lock_guard lock(mutex_);
         ids_.erase(id);
+        if (mapped) mapped_.erase(reinterpret_cast<std::uintptr_t>(mapped));
     }
     /// The first of `ids` that is not alive, or 0.
     template <class Range>
@@ -362,10 +367,27 @@ public:
             if (id != 0 && !ids_.count(id)) return id;
         return 0;
     }
+    /// The live buffer whose mapping holds all of [p, p + bytes), and p's offset in it; a null
+    /// handle when none does.
+    std::pair<VkBuffer, std::uint64_t> find_mapped(const void* p, std::uint64_t bytes) const {
+        const auto at = reinterpret_cast<std::uintptr_t>(p);
+        std::lock_guard lock(mutex_);
+        auto it = mapped_.upper_bound(at);
+        if (it == mapped_.begin()) return {VK_NULL_HANDLE, 0};
+        --it;
+        const std::uint64_t off = at - it->first;
+        if (off > it->second.size || bytes > it->second.size - off) return {VK_NULL_HANDLE, 0};
+        return {it->second.handle, off};
+    }
 
 private:
+    struct mapping {
+        std::uint64_t size;
+        VkBuffer handle;
+    };
     mutable std::mutex mutex_;
     std::set<std::uint64_t> ids_;
+    std::map<std::uintptr_t, mapping> mapped_;
     std::uint64_t last_ = 0;
 };
 
@@ -411,7 +433,7 @@ private:
     }
     void release() noexcept {
         if (!device_) return;
-        if (live_) live_->erase(id_);
+        if (live_) live_->erase(id_, mapped_);
         if (mapped_) vk_->vkUnmapMemory(device_, mem_);
         if (buf_) vk_->vkDestroyBuffer(device_, buf_, nullptr);
         if (mem_) vk_->vkFreeMemory(device_, mem_, nullptr);
@@ -785,7 +807,7 @@ public:
         ai.buffer = b.buf_;
         b.address_ = table_.vkGetBufferDeviceAddress(device_, &ai);
         b.live_ = &live_;
-        b.id_ = live_.add();
+        b.id_ = live_.add(b.mapped_, b.size_, b.buf_);
         return b;
     }
 
@@ -900,6 +922,9 @@ public:
     /// The first of `ids` (buffer serial numbers) whose buffer was destroyed, or 0.
     template <class Range>
     [[nodiscard]] std::uint64_t first_destroyed(const Range& ids) const { return live_.first_dead(ids); }
+    /// The context's host-visible buffer whose mapped memory holds all of [p, p + bytes) (a
+    /// memory::host tensor's host_view(), say), and p's offset in it; a null handle when none does.
+    [[nodiscard]] std::pair<VkBuffer, std::uint64_t> find_mapped(const void* p, std::uint64_t bytes) const { return live_.find_mapped(p, bytes); }
     /// Number of pipelines created so far.
     [[nodiscard]] std::size_t pipeline_count() const {
         std::lock_guard lock(mutex_);
