@@ -170,12 +170,6 @@ struct operand {
     [[nodiscard]] strix::any_view view() const { return {data, type, s, st}; }
 };
 
-void set_layout(operand& o) {
-    if (o.layout == 0) o.st = strix::c_strides(o.s);
-    else if (o.layout == 1) o.st = strix::f_strides(o.s);
-    for (int i = o.s.rank; i < strix::max_rank; ++i) o.st[static_cast<std::size_t>(i)] = 0;
-}
-
 // C or Fortran strides of shapes whose element count overflows would themselves overflow:
 // computed here without undefined behaviour (wrapping), since such views must be rejected anyway
 strides_t wrapping_strides(const shape& s, bool fortran) {

@@ -2,8 +2,8 @@
 # Runs the Windows build (scripts/cross_windows.sh's output) under Wine, as a Windows user would
 # run it: the tool's help, the demo on the CPU and on Vulkan (Wine's vulkan-1.dll hands the calls
 # to the host's loader, so lavapipe under Xvfb), every example, and the tool against NumPy on a
-# sample of cases. Installs wine and xvfb when missing (Debian 12: `wine` is on the PATH, not
-# `wine64`). Prints one line per check; exits non-zero when any failed.
+# sample of cases, and the unit test program. Installs wine and xvfb when missing (Debian 12:
+# `wine` is on the PATH, not `wine64`). Prints one line per check; exits non-zero when any failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/build-windows}
@@ -51,4 +51,13 @@ chmod +x "$work/strix"
 result "strix.exe against NumPy, 60 cases on the CPU ($(tail -n1 "$work/numpy.txt"))" $s
 /usr/bin/python3 "$root/scripts/check_tool.py" "$work/strix" --backend vulkan --limit 20 >"$work/numpy-vk.txt" 2>&1; s=$?
 result "strix.exe against NumPy, 20 cases on Vulkan ($(tail -n1 "$work/numpy-vk.txt"))" $s
+# the unit tests (views, .npy files, float16, the operators against their references, the
+# rules, hostile input, DLPack where its header was there): every case, Windows's CRT and file
+# system underneath
+for t in strix-tests strix-dlpack1-tests; do
+  [ -e "$out/test/$t.exe" ] || continue
+  wine "$out/test/$t.exe" >"$work/$t.txt" 2>&1; s=$?
+  result "$t.exe ($(grep -E "All tests passed|test cases" "$work/$t.txt" | tail -n1))" $s
+  [ "$s" -ne 0 ] && tail -n 40 "$work/$t.txt"
+done
 [ "$failed" -eq 0 ]

@@ -112,7 +112,11 @@ TEST_CASE("dlpack: what strix cannot view is a clear error", "[dlpack]") {
     t.device = DLDevice{kDLCUDA, 0};
     CHECK(code_of([&] { (void)strix::dlpack::view(t); }, &what) == error_code::invalid_argument);
     CHECK(what.find("device type 2") != std::string::npos);
+    t.device = DLDevice{kDLVulkan, 0}; // a Vulkan buffer: viewed on a context, not here
+    CHECK(code_of([&] { (void)strix::from_dlpack(t); }, &what) == error_code::invalid_argument);
+    CHECK(what.find("strix::vulkan::from_dlpack") != std::string::npos);
     t.device = DLDevice{kDLCPU, 0};
+    CHECK(strix::from_dlpack(t).data() == buffer.data()); // the library-wide name of dlpack::view
     t.dtype = DLDataType{kDLFloat, 32, 2};
     CHECK(code_of([&] { (void)strix::dlpack::view(t); }, &what) == error_code::invalid_argument);
     CHECK(what.find("2 lanes") != std::string::npos);

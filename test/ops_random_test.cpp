@@ -79,7 +79,10 @@ std::string str(const shape& s) { return strix::to_string(s); }
 
 std::string str(const coords& c, int rank) {
     std::string r = "[";
-    for (int i = 0; i < rank; ++i) r += (i ? "," : "") + std::to_string(c[static_cast<std::size_t>(i)]);
+    for (int i = 0; i < rank; ++i) {
+        if (i) r += ',';
+        r += std::to_string(c[static_cast<std::size_t>(i)]);
+    }
     return r + "]";
 }
 

@@ -9,8 +9,10 @@
 ///   strix::any_view x = owner.view();               // the elements in place
 ///   DLManagedTensor* out = strix::dlpack::to_dlpack(strix::gather(x, idx)); // for a consumer
 ///
-/// Only host memory is viewed (kDLCPU, and the CUDA and ROCm pinned or managed host memory a
-/// CPU can read); device memory is refused with an error naming the device type.
+/// Host memory is viewed here (kDLCPU, and the CUDA and ROCm pinned or managed host memory a
+/// CPU can read); other device memory is refused with an error naming the device type, except
+/// kDLVulkan tensors, which <strix/vulkan/dlpack.hpp> views on a strix::vulkan::context. With
+/// DLPack 1.x headers, the versioned struct too (managed_versioned, to_dlpack_versioned).
 
 #include <dlpack/dlpack.h>
 
@@ -64,11 +66,57 @@ inline dtype type_of(DLDataType t) {
     detail::fail("no strix element type for the DLPack type (" + detail::type_text(t) + ")");
 }
 
+namespace detail {
+
+/// A DLPack tensor's element type, shape and element strides, checked: a known element type,
+/// 0 to max_rank dimensions, no negative size (a tensor without strides is in C order).
+struct layout {
+    dtype type;
+    shape sizes;
+    std::array<std::int64_t, max_rank> strides;
+};
+inline layout layout_of(const DLTensor& t) {
+    const dtype type = type_of(t.dtype);
+    if (t.ndim < 0 || t.ndim > max_rank)
+        fail("the tensor has " + std::to_string(t.ndim) + " dimensions; strix takes 0 to " + std::to_string(max_rank));
+    if (t.ndim > 0 && !t.shape) fail("the tensor has " + std::to_string(t.ndim) + " dimensions but no shape");
+    shape sizes;
+    for (int i = 0; i < t.ndim; ++i) {
+        if (t.shape[i] < 0) fail("dimension " + std::to_string(i) + " has the negative size " + std::to_string(t.shape[i]));
+        sizes.push_back(t.shape[i]);
+    }
+    std::array<std::int64_t, max_rank> strides = c_strides(sizes);
+    if (t.strides)
+        for (int i = 0; i < t.ndim; ++i) strides[static_cast<std::size_t>(i)] = t.strides[i];
+    return {type, sizes, strides};
+}
+
+/// Fills a DLTensor describing a C-order tensor held by an owner that also holds the shape and
+/// stride arrays.
+inline void describe_c_order(DLTensor& d, void* data, DLDevice device, dtype type, const shape& s, std::array<std::int64_t, max_rank>& sizes,
+                             std::array<std::int64_t, max_rank>& strides) {
+    const auto st = c_strides(s);
+    for (int i = 0; i < s.rank; ++i) {
+        sizes[static_cast<std::size_t>(i)] = s[i];
+        strides[static_cast<std::size_t>(i)] = st[static_cast<std::size_t>(i)];
+    }
+    d.data = data;
+    d.device = device;
+    d.ndim = s.rank;
+    d.dtype = type_of(type);
+    d.shape = sizes.data();
+    d.strides = strides.data();
+    d.byte_offset = 0;
+}
+
+} // namespace detail
+
 /// A DLPack tensor's elements as a strix view, in place (no copy): DLPack's strides count
 /// elements as strix's do, and a tensor without strides is in C order. Throws strix::error
-/// naming what does not fit: memory the host cannot read, the element type, more than
-/// strix::max_rank dimensions, a negative size, a data pointer not aligned to the element, or a
-/// reach beyond 64-bit byte offsets.
+/// naming what does not fit: memory the host cannot read (a kDLVulkan tensor: see
+/// strix::vulkan::from_dlpack), the element type, more than strix::max_rank dimensions, a
+/// negative size, a data pointer not aligned to the element, or a reach beyond 64-bit byte
+/// offsets.
 inline any_view view(const DLTensor& t) {
     switch (t.device.device_type) {
     case kDLCPU:
@@ -77,25 +125,15 @@ inline any_view view(const DLTensor& t) {
     case kDLCUDAManaged: break;
     default:
         detail::fail("the tensor lives on device type " + std::to_string(static_cast<int>(t.device.device_type)) +
-                     ", which the host cannot read (strix views host memory: kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged)");
+                     ", which the host cannot read (strix views host memory: kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged; "
+                     "kDLVulkan tensors through strix::vulkan::from_dlpack)");
     }
-    const dtype type = type_of(t.dtype);
-    if (t.ndim < 0 || t.ndim > max_rank)
-        detail::fail("the tensor has " + std::to_string(t.ndim) + " dimensions; strix takes 0 to " + std::to_string(max_rank));
-    if (t.ndim > 0 && !t.shape) detail::fail("the tensor has " + std::to_string(t.ndim) + " dimensions but no shape");
-    shape sizes;
-    for (int i = 0; i < t.ndim; ++i) {
-        if (t.shape[i] < 0) detail::fail("dimension " + std::to_string(i) + " has the negative size " + std::to_string(t.shape[i]));
-        sizes.push_back(t.shape[i]);
-    }
-    std::array<std::int64_t, max_rank> strides = c_strides(sizes);
-    if (t.strides)
-        for (int i = 0; i < t.ndim; ++i) strides[static_cast<std::size_t>(i)] = t.strides[i];
+    const auto l = detail::layout_of(t);
     auto* data = static_cast<std::byte*>(t.data) + t.byte_offset;
-    if (reinterpret_cast<std::uintptr_t>(data) % size_of(type) != 0)
-        detail::fail("the data (plus byte_offset " + std::to_string(t.byte_offset) + ") is not aligned to its " + std::to_string(size_of(type)) +
-                     "-byte " + std::string(name(type)) + " elements");
-    any_view v(data, type, sizes, strides);
+    if (reinterpret_cast<std::uintptr_t>(data) % size_of(l.type) != 0)
+        detail::fail("the data (plus byte_offset " + std::to_string(t.byte_offset) + ") is not aligned to its " + std::to_string(size_of(l.type)) +
+                     "-byte " + std::string(name(l.type)) + " elements");
+    any_view v(data, l.type, l.sizes, l.strides);
     strix::detail::check_view("dlpack", "tensor", v, false);
     return v;
 }
@@ -110,58 +148,90 @@ inline DLManagedTensor* to_dlpack(host_tensor&& t) {
         DLManagedTensor managed{};
     };
     auto* h = new holder{std::move(t)};
-    const int rank = h->tensor.sizes().rank;
-    const auto st = c_strides(h->tensor.sizes());
-    for (int i = 0; i < rank; ++i) {
-        h->sizes[static_cast<std::size_t>(i)] = h->tensor.sizes()[i];
-        h->strides[static_cast<std::size_t>(i)] = st[static_cast<std::size_t>(i)];
-    }
-    DLTensor& d = h->managed.dl_tensor;
-    d.data = h->tensor.data();
-    d.device = DLDevice{kDLCPU, 0};
-    d.ndim = rank;
-    d.dtype = type_of(h->tensor.type());
-    d.shape = h->sizes.data();
-    d.strides = h->strides.data();
-    d.byte_offset = 0;
+    detail::describe_c_order(h->managed.dl_tensor, h->tensor.data(), DLDevice{kDLCPU, 0}, h->tensor.type(), h->tensor.sizes(), h->sizes, h->strides);
     h->managed.manager_ctx = h;
     h->managed.deleter = [](DLManagedTensor* self) { delete static_cast<holder*>(self->manager_ctx); };
     return &h->managed;
 }
 
-/// Owns a DLManagedTensor a producer handed over: calls its deleter once, when destroyed or
-/// reset (move-only).
-class managed {
+/// Owns a DLManagedTensor (or, with DLPack 1.x, a DLManagedTensorVersioned) a producer handed
+/// over: calls its deleter once, when destroyed or reset (move-only).
+template <class M>
+class basic_managed {
 public:
-    managed() = default;
-    explicit managed(DLManagedTensor* t) : t_(t) {}
-    managed(managed&& o) noexcept : t_(std::exchange(o.t_, nullptr)) {}
-    managed& operator=(managed&& o) noexcept {
+    basic_managed() = default;
+    explicit basic_managed(M* t) : t_(t) {}
+    basic_managed(basic_managed&& o) noexcept : t_(std::exchange(o.t_, nullptr)) {}
+    basic_managed& operator=(basic_managed&& o) noexcept {
         if (this != &o) {
             reset();
             t_ = std::exchange(o.t_, nullptr);
         }
         return *this;
     }
-    managed(const managed&) = delete;
-    managed& operator=(const managed&) = delete;
-    ~managed() { reset(); }
+    basic_managed(const basic_managed&) = delete;
+    basic_managed& operator=(const basic_managed&) = delete;
+    ~basic_managed() { reset(); }
 
-    /// The elements in place (see strix::dlpack::view); valid while this owner lives.
+    /// The elements in place (see strix::dlpack::view); valid while this owner lives. A
+    /// versioned tensor the producer marked read-only is refused here: take cview().
     [[nodiscard]] any_view view() const {
+        if (!t_) detail::fail("no tensor is held");
+        if (read_only()) detail::fail("the tensor is marked read-only (DLPACK_FLAG_BITMASK_READ_ONLY): take cview()");
+        return strix::dlpack::view(t_->dl_tensor);
+    }
+    [[nodiscard]] any_cview cview() const {
         if (!t_) detail::fail("no tensor is held");
         return strix::dlpack::view(t_->dl_tensor);
     }
-    [[nodiscard]] DLManagedTensor* get() const { return t_; }
+    /// Whether the producer marked the elements read-only (DLPack 1.x; never for 0.x tensors).
+    [[nodiscard]] bool read_only() const {
+        if constexpr (requires(M m) { m.flags; }) return t_ && (t_->flags & 1u) != 0; // DLPACK_FLAG_BITMASK_READ_ONLY
+        else return false;
+    }
+    [[nodiscard]] M* get() const { return t_; }
     /// Gives the tensor back without calling its deleter.
-    DLManagedTensor* release() { return std::exchange(t_, nullptr); }
+    M* release() { return std::exchange(t_, nullptr); }
     void reset() {
         if (t_ && t_->deleter) t_->deleter(t_);
         t_ = nullptr;
     }
 
 private:
-    DLManagedTensor* t_ = nullptr;
+    M* t_ = nullptr;
 };
 
+using managed = basic_managed<DLManagedTensor>;
+
+#if defined(DLPACK_MAJOR_VERSION) && DLPACK_MAJOR_VERSION >= 1
+/// DLPack 1.x's versioned exchange (where <dlpack/dlpack.h> is 1.0 or later).
+using managed_versioned = basic_managed<DLManagedTensorVersioned>;
+
+/// Hands a host tensor out as a DLManagedTensorVersioned (the header's version, no flags), as
+/// to_dlpack does a DLManagedTensor.
+inline DLManagedTensorVersioned* to_dlpack_versioned(host_tensor&& t) {
+    struct holder {
+        host_tensor tensor;
+        std::array<std::int64_t, max_rank> sizes{}, strides{};
+        DLManagedTensorVersioned managed{};
+    };
+    auto* h = new holder{std::move(t)};
+    detail::describe_c_order(h->managed.dl_tensor, h->tensor.data(), DLDevice{kDLCPU, 0}, h->tensor.type(), h->tensor.sizes(), h->sizes, h->strides);
+    h->managed.version.major = DLPACK_MAJOR_VERSION;
+    h->managed.version.minor = DLPACK_MINOR_VERSION;
+    h->managed.flags = 0;
+    h->managed.manager_ctx = h;
+    h->managed.deleter = [](DLManagedTensorVersioned* self) { delete static_cast<holder*>(self->manager_ctx); };
+    return &h->managed;
+}
+#endif
+
 } // namespace strix::dlpack
+
+namespace strix {
+
+/// A host DLPack tensor's elements as a strix view, in place (strix::dlpack::view; Vulkan
+/// tensors: strix::vulkan::from_dlpack).
+inline any_view from_dlpack(const DLTensor& t) { return dlpack::view(t); }
+
+} // namespace strix

@@ -421,7 +421,9 @@ protected:
         const range sr{work.address, work.address + work.size};
         const auto addr = [&](std::uint64_t word) { return static_cast<std::int64_t>(work.address + word * 4); };
         const std::int64_t keys[2] = {addr(at_pairs), addr(at_pairs + 2 * n)}, vals[2] = {addr(at_pairs + n), addr(at_pairs + 3 * n)};
-        const auto [fx, fy] = grid((slots + 255) / 256);
+        // (not a structured binding: clang before 16 cannot capture one in a lambda)
+        const std::pair<std::uint32_t, std::uint32_t> g = grid((slots + 255) / 256);
+        const std::uint32_t fx = g.first, fy = g.second;
         // the Order record (shaders/common.glsl) with pair arrays `from` -> `to`, digit at `shift`
         const auto order = [&](int from, int to, std::int64_t shift) {
             return upload_meta(std::vector<std::int64_t>{keys[from], vals[from], keys[to], vals[to], addr(at_hist), addr(at_hist + hist),

@@ -170,7 +170,9 @@ struct transfer_options {
 /// a memory::host tensor's host_view()), copies its `bytes` between there and `dev` at `offset`
 /// with one device copy, the whole transfer at the bus's rate, and returns true.
 inline bool copy_pinned(context& ctx, const buffer& dev, std::uint64_t offset, const void* host, std::uint64_t bytes, bool to_device) {
-    const auto [pinned, at] = ctx.find_mapped(host, bytes);
+    const std::pair<VkBuffer, std::uint64_t> found = ctx.find_mapped(host, bytes); // (clang before 16 cannot capture a structured binding)
+    const VkBuffer pinned = found.first;
+    const std::uint64_t at = found.second;
     if (pinned == VK_NULL_HANDLE || pinned == dev.handle()) return false;
     one_shot(ctx, [&](VkCommandBuffer cmd) {
         const auto& vk = ctx.vk();

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Checks that every translation unit of the project (the examples and the tool, the benchmarks,
+# the tests, the fuzz targets: between them every public header, the Vulkan backend's included)
+# compiles with clang++ at -Wall -Wextra -Wpedantic without one warning. Syntax and semantic
+# analysis only (-fsyntax-only): templates are instantiated, nothing is generated, so it takes a
+# minute or two on 2 cores. The GCC side is the project's own build (warning_level=3), whose
+# output scripts/test.sh keeps in build/compile.log for CI to read.
+#
+#   scripts/clang_check.sh [BUILD]   BUILD: a configured build with the Vulkan backend, for the
+#                                    SPIR-V headers it generates (default build/)
+#
+# The two tests whose reference is the compiler's own _Float16 arithmetic are left out where
+# clang has no _Float16 for the target (clang 14 on x86-64; 15 and later have it); the script
+# says so. Environment: CXX (default clang++). Exits non-zero on any warning or error.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+cxx=${CXX:-clang++}
+cd "$root"
+if ! command -v "$cxx" >/dev/null; then
+  echo "clang check: no $cxx (install clang, e.g. scripts/deps.sh fuzz)"
+  exit 1
+fi
+spirv="$build/backends/vulkan"
+if [ ! -f "$spirv/strix/vulkan/spirv/move_0.h" ]; then
+  echo "clang check: $build has no generated SPIR-V headers (build the Vulkan backend there first)"
+  exit 1
+fi
+files=(examples/*.cpp bench/*.cpp test/*.cpp fuzz/*.cpp)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+printf '_Float16 h = 1;\n' >"$work/probe.cpp"
+if ! "$cxx" -std=c++20 -fsyntax-only "$work/probe.cpp" 2>/dev/null; then
+  keep=()
+  for f in "${files[@]}"; do
+    case $f in test/float16_test.cpp | test/ops_random_test.cpp) echo "clang check: $f left out ($cxx has no _Float16 on this target)" ;; *) keep+=("$f") ;; esac
+  done
+  files=("${keep[@]}")
+fi
+if [ ! -f /usr/include/dlpack/dlpack.h ]; then
+  keep=()
+  for f in "${files[@]}"; do
+    if [ "$f" = test/dlpack_test.cpp ]; then echo "clang check: $f left out (no dlpack/dlpack.h)"; else keep+=("$f"); fi
+  done
+  files=("${keep[@]}")
+fi
+flags=(-std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -DSTRIX_HAVE_VULKAN=1 -Iinclude -Ibackends/vulkan "-I$spirv" -Iexamples)
+export cxx work
+export flags_line="${flags[*]}"
+# one log per file, named after it with / as @
+printf '%s\n' "${files[@]}" |
+  xargs -P "$(nproc)" -I{} bash -c 'x=""; [ "$1" = test/dlpack1_test.cpp ] && x=-Itest/dlpack1 # its DLPack 1.0-shaped header
+    $cxx $flags_line $x "$1" >"$work/$(echo "$1" | tr / @).log" 2>&1 || touch "$work/$(echo "$1" | tr / @).failed"' _ {}
+status=0
+n=0
+for log in "$work"/*.log; do
+  n=$((n + 1))
+  if [ -s "$log" ] || [ -e "${log%.log}.failed" ]; then
+    status=1
+    echo "clang check: $(basename "${log%.log}" | tr @ /) is not clean:"
+    head -n 40 "$log"
+  fi
+done
+echo "clang check: $n translation units with $($cxx --version | head -n1), -Wall -Wextra -Wpedantic: $([ $status -eq 0 ] && echo "no warnings" || echo "warnings or errors above")"
+exit $status
