@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""docs/OPERATORS.md names, for every operator, where its rule, lowering, kernels, shaders, tests,
+benchmark and tool command are. This checks that each thing it names is there: every `path`
+exists, every `path:symbol` holds the symbol's text, every `strix <command>` is one of the
+tool's commands, and every operator of the tool has a row in each table."""
+import os
+import re
+import sys
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+doc = open(os.path.join(root, "docs", "OPERATORS.md"), encoding="utf-8").read()
+args = open(os.path.join(root, "examples", "strix_args.hpp"), encoding="utf-8").read()
+help_block = args[args.index("op_help = {"):]
+commands = set(re.findall(r'^\s*\{"([a-z-]+)",', help_block, re.M))
+problems = []
+checked = 0
+for token in re.findall(r"`([^`]+)`", doc):
+    if token.startswith("strix "):
+        checked += 1
+        if token.split()[1] not in commands:
+            problems.append(f"{token}: not a command of the tool ({sorted(commands)})")
+        continue
+    path, _, symbol = token.partition(":")
+    if "/" not in path:
+        continue  # prose in code type, not a place
+    checked += 1
+    full = os.path.join(root, path)
+    if not os.path.exists(full):
+        problems.append(f"{token}: {path} does not exist")
+    elif symbol and os.path.isfile(full) and symbol not in open(full, encoding="utf-8").read():
+        problems.append(f"{token}: {path} does not hold {symbol!r}")
+# every operator of the tool has a row in each of the three tables
+for table in re.split(r"^## ", doc, flags=re.M)[1:]:
+    rows = {m.group(1) for m in re.finditer(r"^\| ([a-z-]+) \|", table, re.M)}
+    title = table.splitlines()[0]
+    for c in sorted(commands - rows):
+        problems.append(f"table '{title}' has no row for {c}")
+for p in problems:
+    print("FAIL", p)
+print(f"operators doc: {checked} places checked, {len(problems)} problems, {len(commands)} tool commands")
+sys.exit(1 if problems else 0)
