@@ -243,7 +243,10 @@ void apply_updates_range(const any_cview& updates, const any_view& output, const
 /// one: each random write then moves its cache line between the cores' caches (the pool does
 /// not pin a part to a core, and the copy before splits the output differently). So the
 /// updates apply on the calling thread; `max_workers` is kept for hosts where that pays.
-inline void apply_updates(const any_cview& updates, const any_view& output, const update_walk& w, const update_source& src,
+/// (A template, so that its 220 type x index x reduction kernels are compiled only in the
+/// programs that scatter: see compile cost in bench/NOTES.md.)
+template <class = void>
+void apply_updates(const any_cview& updates, const any_view& output, const update_walk& w, const update_source& src,
                           scatter_reduction red, const cpu::options& opt = {}) {
     const std::int64_t n = updates.count();
     if (n == 0) return;
@@ -284,7 +287,8 @@ inline void apply_updates(const any_cview& updates, const any_view& output, cons
 }
 
 /// Applies the updates with target offsets from a table (scatter-nd), in C order of the updates.
-inline void apply_updates(const any_cview& updates, const any_view& output, const update_walk& w, const std::vector<std::int64_t>& offsets,
+template <class = void>
+void apply_updates(const any_cview& updates, const any_view& output, const update_walk& w, const std::vector<std::int64_t>& offsets,
                           scatter_reduction red, const cpu::options& opt = {}) {
     update_source src;
     src.table = offsets.data();
@@ -350,7 +354,8 @@ inline scatter_checked check_scatter(const any_cview& input, const any_cview& in
 /// Throws strix::error naming the operand, axis and shapes when a rule breaks, when an index is
 /// out of range under index_policy::error, or when the output overlaps an operand (other than
 /// being the input itself).
-inline void scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+template <class = void> // instantiated only where called (its kernels are 220 type combinations)
+void scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
                     const scatter_desc& d = {}, const cpu::options& opt = {}) {
     const auto c = detail::check_scatter(input, indices, updates, output, d);
     const int axis = detail::normalize_axis(d.axis, input.rank());
@@ -381,7 +386,8 @@ inline void scatter(const any_cview& input, const any_cview& indices, const any_
 }
 
 /// Scatters into a new C-order host tensor (a copy of `input` with the updates written).
-inline host_tensor scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const scatter_desc& d = {},
+template <class = void>
+host_tensor scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const scatter_desc& d = {},
                            const cpu::options& opt = {}) {
     host_tensor out(input.type(), input.sizes());
     scatter(input, indices, updates, out.view(), d, opt);

@@ -85,7 +85,8 @@ inline update_walk scatter_nd_walk(const shape& indices, const any_view& output,
 /// checked before anything is written; duplicates combine under `d.reduction` in C order of the
 /// updates. Throws strix::error naming the operand, axis and shapes when a rule breaks, when an
 /// index is out of range under index_policy::error, or when the output overlaps an operand.
-inline void scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+template <class = void> // instantiated only where called (its kernels are 220 type combinations)
+void scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
                        const scatter_nd_desc& d = {}, const cpu::options& opt = {}) {
     const auto c = detail::check_scatter_nd(input, indices, updates, output, d);
     const int q = indices.rank();
@@ -104,7 +105,8 @@ inline void scatter_nd(const any_cview& input, const any_cview& indices, const a
 }
 
 /// Scatters into a new C-order host tensor (a copy of `input` with the updates applied).
-inline host_tensor scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const scatter_nd_desc& d = {},
+template <class = void>
+host_tensor scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const scatter_nd_desc& d = {},
                               const cpu::options& opt = {}) {
     host_tensor out(input.type(), input.sizes());
     scatter_nd(input, indices, updates, out.view(), d, opt);
