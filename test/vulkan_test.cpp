@@ -796,6 +796,12 @@ bool reduced_run() {
     return r != nullptr && *r != '\0' && std::strcmp(r, "0") != 0;
 }
 std::vector<int> test_paths() { return reduced_run() ? std::vector<int>{0, 2} : std::vector<int>{0, 1, 2}; }
+/// Whether combination `k` (counted from 1) of a differential test's loop runs on `path`: all of
+/// them, or in a reduced run every other one on each of the two paths, so that together they
+/// still cover every combination once, for half the work (a sanitized run's longest test).
+bool runs_on(int path, std::uint64_t k) { return !reduced_run() || (k % 2 == 0) == (path == 2); }
+/// A count a test expects at least `full` of; half that in a reduced run.
+int at_least(int full) { return reduced_run() ? full / 2 : full; }
 /// The storage modes of the scatter differential tests: both, or in a reduced run 8/16-bit
 /// storage only (the other differs in the shaders).
 std::vector<int> storage_modes() { return reduced_run() ? std::vector<int>{1} : std::vector<int>{1, 0}; }
@@ -821,11 +827,12 @@ TEST_CASE("vulkan: gather equals the CPU for every element and index type, both 
                     const std::uint64_t seed = case_seed(0x6a7e5eedull, k);
                     const int rank = static_cast<int>(k % 8) + 1;
                     ++k;
+                    if (!runs_on(path, k)) continue;
                     INFO("seed " << seed << ", rank " << rank);
                     rng_t g(seed);
                     gather_case(ctx, g, type, itype, rank, directml, m, t);
                 }
-    CHECK(t.index_errors > 20);
+    CHECK(t.index_errors > at_least(20));
     CHECK(ctx.validation_messages() == 0);
 }
 
@@ -844,6 +851,7 @@ TEST_CASE("vulkan: join of 1 to 4 inputs equals the CPU for every element type",
                 const std::uint64_t seed = case_seed(0x701115eedull, k);
                 const int rank = static_cast<int>(k % 8) + 1;
                 ++k;
+                if (!runs_on(path, k)) continue;
                 INFO("seed " << seed << ", rank " << rank);
                 rng_t g(seed);
                 join_case(ctx, g, type, rank, n, t);
@@ -866,6 +874,7 @@ TEST_CASE("vulkan: pad in every mode equals the CPU for every element type", "[v
                 const std::uint64_t seed = case_seed(0x9ad5eedull, k);
                 const int rank = static_cast<int>(k % 8) + 1;
                 ++k;
+                if (!runs_on(path, k)) continue;
                 INFO("seed " << seed << ", rank " << rank);
                 rng_t g(seed);
                 pad_case(ctx, g, type, rank, mode, t);
@@ -908,11 +917,12 @@ TEST_CASE("vulkan: gather-elements equals the CPU for every element and index ty
                 const std::uint64_t seed = case_seed(0x6e1e5eedull, k);
                 const int rank = static_cast<int>(k % 8) + 1;
                 ++k;
+                if (!runs_on(path, k)) continue;
                 INFO("seed " << seed << ", rank " << rank << ", small storage " << ctx.small_storage());
                 rng_t g(seed);
                 gather_elements_case(ctx, g, type, itype, rank, m, t);
             }
-    CHECK(t.index_errors > 10);
+    CHECK(t.index_errors > at_least(10));
     CHECK(ctx.validation_messages() == 0);
 }
 
@@ -928,11 +938,12 @@ TEST_CASE("vulkan: gather-nd equals the CPU for every element and index type", "
                 const std::uint64_t seed = case_seed(0x6a0d5eedull, k);
                 const int rank = static_cast<int>(k % 8) + 1;
                 ++k;
+                if (!runs_on(path, k)) continue;
                 INFO("seed " << seed << ", rank " << rank << ", small storage " << ctx.small_storage());
                 rng_t g(seed);
                 gather_nd_case(ctx, g, type, itype, rank, m, t);
             }
-    CHECK(t.index_errors > 10);
+    CHECK(t.index_errors > at_least(10));
     CHECK(ctx.validation_messages() == 0);
 }
 
@@ -947,6 +958,7 @@ TEST_CASE("vulkan: split equals the CPU for every element type", "[vulkan]") {
             const std::uint64_t seed = case_seed(0x5b1175eedull, k);
             const int rank = static_cast<int>(k % 8) + 1;
             ++k;
+            if (!runs_on(path, k)) continue;
             INFO("seed " << seed << ", rank " << rank << ", small storage " << ctx.small_storage());
             rng_t g(seed);
             split_case(ctx, g, type, rank, t);
