@@ -19,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "strix/ops/common.hpp"
@@ -91,22 +92,34 @@ inline layout layout_of(const DLTensor& t) {
     return {type, sizes, strides};
 }
 
-/// Fills a DLTensor describing a C-order tensor held by an owner that also holds the shape and
-/// stride arrays.
-inline void describe_c_order(DLTensor& d, void* data, DLDevice device, dtype type, const shape& s, std::array<std::int64_t, max_rank>& sizes,
-                             std::array<std::int64_t, max_rank>& strides) {
+/// Hands a C-order tensor out as a managed DLPack tensor of type M (DLManagedTensor, or 1.x's
+/// DLManagedTensorVersioned): the tensor moves into an owner that also holds the shape and
+/// stride arrays, `data_of(tensor)` is the DLTensor's data, and the deleter frees the owner.
+template <class M, class T, class Data>
+M* hand_out(T&& tensor, Data data_of, DLDevice device) {
+    struct holder {
+        std::remove_cvref_t<T> tensor;
+        std::array<std::int64_t, max_rank> sizes{}, strides{};
+        M managed{};
+    };
+    auto* h = new holder{std::move(tensor)};
+    const shape& s = h->tensor.sizes();
     const auto st = c_strides(s);
     for (int i = 0; i < s.rank; ++i) {
-        sizes[static_cast<std::size_t>(i)] = s[i];
-        strides[static_cast<std::size_t>(i)] = st[static_cast<std::size_t>(i)];
+        h->sizes[static_cast<std::size_t>(i)] = s[i];
+        h->strides[static_cast<std::size_t>(i)] = st[static_cast<std::size_t>(i)];
     }
-    d.data = data;
+    DLTensor& d = h->managed.dl_tensor;
+    d.data = data_of(h->tensor);
     d.device = device;
     d.ndim = s.rank;
-    d.dtype = type_of(type);
-    d.shape = sizes.data();
-    d.strides = strides.data();
+    d.dtype = type_of(h->tensor.type());
+    d.shape = h->sizes.data();
+    d.strides = h->strides.data();
     d.byte_offset = 0;
+    h->managed.manager_ctx = h;
+    h->managed.deleter = [](M* self) { delete static_cast<holder*>(self->manager_ctx); };
+    return &h->managed;
 }
 
 } // namespace detail
@@ -142,16 +155,7 @@ inline any_view view(const DLTensor& t) {
 /// `t`, no copy), C order, on kDLCPU; the consumer calls its deleter once when done (a
 /// PyCapsule named "dltensor" carries it into Python).
 inline DLManagedTensor* to_dlpack(host_tensor&& t) {
-    struct holder {
-        host_tensor tensor;
-        std::array<std::int64_t, max_rank> sizes{}, strides{};
-        DLManagedTensor managed{};
-    };
-    auto* h = new holder{std::move(t)};
-    detail::describe_c_order(h->managed.dl_tensor, h->tensor.data(), DLDevice{kDLCPU, 0}, h->tensor.type(), h->tensor.sizes(), h->sizes, h->strides);
-    h->managed.manager_ctx = h;
-    h->managed.deleter = [](DLManagedTensor* self) { delete static_cast<holder*>(self->manager_ctx); };
-    return &h->managed;
+    return detail::hand_out<DLManagedTensor>(std::move(t), [](host_tensor& h) -> void* { return h.data(); }, DLDevice{kDLCPU, 0});
 }
 
 /// Owns a DLManagedTensor (or, with DLPack 1.x, a DLManagedTensorVersioned) a producer handed
@@ -210,19 +214,11 @@ using managed_versioned = basic_managed<DLManagedTensorVersioned>;
 /// Hands a host tensor out as a DLManagedTensorVersioned (the header's version, no flags), as
 /// to_dlpack does a DLManagedTensor.
 inline DLManagedTensorVersioned* to_dlpack_versioned(host_tensor&& t) {
-    struct holder {
-        host_tensor tensor;
-        std::array<std::int64_t, max_rank> sizes{}, strides{};
-        DLManagedTensorVersioned managed{};
-    };
-    auto* h = new holder{std::move(t)};
-    detail::describe_c_order(h->managed.dl_tensor, h->tensor.data(), DLDevice{kDLCPU, 0}, h->tensor.type(), h->tensor.sizes(), h->sizes, h->strides);
-    h->managed.version.major = DLPACK_MAJOR_VERSION;
-    h->managed.version.minor = DLPACK_MINOR_VERSION;
-    h->managed.flags = 0;
-    h->managed.manager_ctx = h;
-    h->managed.deleter = [](DLManagedTensorVersioned* self) { delete static_cast<holder*>(self->manager_ctx); };
-    return &h->managed;
+    auto* m = detail::hand_out<DLManagedTensorVersioned>(std::move(t), [](host_tensor& h) -> void* { return h.data(); }, DLDevice{kDLCPU, 0});
+    m->version.major = DLPACK_MAJOR_VERSION;
+    m->version.minor = DLPACK_MINOR_VERSION;
+    m->flags = 0;
+    return m;
 }
 #endif
 

@@ -74,18 +74,8 @@ inline device_view from_dlpack(const context& ctx, const DLTensor& t) {
 /// out of `t`, no copy), C order, on kDLVulkan with the context's device index, `data` its
 /// VkBuffer. The consumer calls its deleter once when done, before the context is destroyed.
 inline DLManagedTensor* to_dlpack(const context& ctx, device_tensor&& t) {
-    struct holder {
-        device_tensor tensor;
-        std::array<std::int64_t, max_rank> sizes{}, strides{};
-        DLManagedTensor managed{};
-    };
-    const std::uint32_t index = ctx.device().index;
-    auto* h = new holder{std::move(t)};
-    dlpack::detail::describe_c_order(h->managed.dl_tensor, detail::data_of(h->tensor.storage().handle()),
-                                     DLDevice{kDLVulkan, static_cast<std::int32_t>(index)}, h->tensor.type(), h->tensor.sizes(), h->sizes, h->strides);
-    h->managed.manager_ctx = h;
-    h->managed.deleter = [](DLManagedTensor* self) { delete static_cast<holder*>(self->manager_ctx); };
-    return &h->managed;
+    return dlpack::detail::hand_out<DLManagedTensor>(std::move(t), [](device_tensor& d) { return detail::data_of(d.storage().handle()); },
+                                                     DLDevice{kDLVulkan, static_cast<std::int32_t>(ctx.device().index)});
 }
 
 } // namespace strix::vulkan

@@ -166,6 +166,22 @@ struct transfer_options {
     bool pinned = true;
 };
 
+/// Records a copy of `bytes` between host-side memory (`host` at `host_at`) and `dev` at
+/// `offset`, in the direction `to_device` says; a copy to the host ends with a barrier that
+/// makes its writes visible to the host once the submission's fence is waited for.
+inline void record_host_copy(const context& ctx, VkCommandBuffer cmd, VkBuffer host, std::uint64_t host_at, const buffer& dev, std::uint64_t offset,
+                             std::uint64_t bytes, bool to_device) {
+    const auto& vk = ctx.vk();
+    const VkBufferCopy region{to_device ? host_at : offset, to_device ? offset : host_at, bytes};
+    vk.vkCmdCopyBuffer(cmd, to_device ? host : dev.handle(), to_device ? dev.handle() : host, 1, &region);
+    if (!to_device) {
+        auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+        mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+        vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+    }
+}
+
 /// When a dense host view lies in one of the context's own host-visible buffers (pinned memory:
 /// a memory::host tensor's host_view()), copies its `bytes` between there and `dev` at `offset`
 /// with one device copy, the whole transfer at the bus's rate, and returns true.
@@ -174,17 +190,7 @@ inline bool copy_pinned(context& ctx, const buffer& dev, std::uint64_t offset, c
     const VkBuffer pinned = found.first;
     const std::uint64_t at = found.second;
     if (pinned == VK_NULL_HANDLE || pinned == dev.handle()) return false;
-    one_shot(ctx, [&](VkCommandBuffer cmd) {
-        const auto& vk = ctx.vk();
-        const VkBufferCopy region{to_device ? at : offset, to_device ? offset : at, bytes};
-        vk.vkCmdCopyBuffer(cmd, to_device ? pinned : dev.handle(), to_device ? dev.handle() : pinned, 1, &region);
-        if (!to_device) { // the copy's writes, visible to the host after the fence
-            auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
-            mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-            mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-            vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
-        }
-    });
+    one_shot(ctx, [&](VkCommandBuffer cmd) { record_host_copy(ctx, cmd, pinned, at, dev, offset, bytes, to_device); });
     return true;
 }
 
@@ -256,14 +262,7 @@ public:
         auto bi = make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
         bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
         check(vk.vkBeginCommandBuffer(f.cmd, &bi), "vkBeginCommandBuffer");
-        const VkBufferCopy region{to_device ? host_at : offset, to_device ? offset : host_at, bytes};
-        vk.vkCmdCopyBuffer(f.cmd, to_device ? host_side : dev.handle(), to_device ? dev.handle() : host_side, 1, &region);
-        if (!to_device) { // the copy's writes, visible to the host after the fence
-            auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
-            mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-            mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-            vk.vkCmdPipelineBarrier(f.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
-        }
+        record_host_copy(ctx_, f.cmd, host_side, host_at, dev, offset, bytes, to_device);
         check(vk.vkEndCommandBuffer(f.cmd), "vkEndCommandBuffer");
         ctx_.submit(f.cmd, f.fence);
         s.pending = true;
