@@ -283,16 +283,17 @@ void check_element(const strix::plan::move_plan& p, const std::array<std::int64_
         const std::int64_t ci = c[static_cast<std::size_t>(i)];
         d = clamp(d + mul(ci, dim.dst));
         key = clamp(key + mul(ci, dim.key));
-        if (!dim.mapped) {
+        if (!dim.padded) {
             s = clamp(s + mul(ci, dim.src));
             continue;
         }
-        if (dim.lo < 0 || dim.hi < dim.lo || dim.hi > dim.size) finding("a mapped dimension's affine range lies outside it");
+        if (dim.lo < 0 || dim.hi < dim.lo || dim.hi > dim.size) finding("a padded dimension's affine range lies outside it");
         std::int64_t m;
         if (ci < dim.lo || ci >= dim.hi) {
-            const i128 at = ci < dim.lo ? ci : static_cast<i128>(dim.lo) + ci - dim.hi;
-            if (at < 0 || at >= static_cast<i128>(dim.map.size())) finding("a mapped dimension's map is too short");
-            m = dim.map[static_cast<std::size_t>(at)];
+            m = dim.source(ci); // the fold's term: a multiple of src by a source coordinate in [0, hi - lo)
+            if (m != strix::plan::no_source && (dim.hi == dim.lo || m % (dim.src ? dim.src : 1) != 0 ||
+                                                (dim.src != 0 && (m / dim.src < 0 || m / dim.src >= dim.hi - dim.lo))))
+                finding("a padded dimension's fold leaves its source range");
         } else {
             m = 0;
             s = clamp(s + mul(static_cast<i128>(ci) - dim.lo, dim.src));
@@ -835,8 +836,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case op_pad: {
         const auto I = o[0].cview();
         const auto O = o[1].view();
-        // a pad's maps hold one entry per padded coordinate: their cost follows the output's
-        // extent, which the harness cannot allocate beyond this either
+        // the plan walk visits every output element: its cost follows the output's extent, which
+        // the harness cannot allocate beyond this either
         if (total_pad(I.sizes(), pd) > (1 << 24)) return 0;
         if (all_fit) expect_only_strix_errors("operator on views", [&] { strix::pad(I, O, pd, opt); });
         expect_only_strix_errors("checks + lowering + plan walk", [&] {

@@ -28,8 +28,8 @@ layout(buffer_reference, std430, buffer_reference_align = 2) buffer Halves { uin
 #endif
 
 // One plan dimension; byte strides. For move: dst, src (affine), key (byte stride in the
-// indices), map (address of the source offsets of the padded coordinates, 0 when affine) and
-// [lo, hi), the coordinates that are affine in a mapped dimension.
+// indices), map (address of the table of the padded coordinates' source offsets, 0 when
+// affine) and [lo, hi), the coordinates that are affine in a padded dimension.
 struct Dim {
     int64_t size;
     int64_t dst;

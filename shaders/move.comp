@@ -36,27 +36,29 @@ int64_t resolve_deferred(uint64_t a, int64_t n) {
     return v;
 }
 
-// The fold of every mapped dimension, computed on the NARROW path instead of loaded from the
-// dimension's map (0: maps). The host checked it against the maps. The map's load, which the
-// element's load waited for, measured 0.08 of the copy's time on pads; a fold chosen at run time
-// (with a division for pads wider than a period) cost more than the load.
-layout(constant_id = 11) const uint FOLD = 0;
-const uint FOLD_CONSTANT = 1, FOLD_EDGE = 2, FOLD_REFLECT = 3, FOLD_SYMMETRIC = 4, FOLD_WRAP = 5;
+// The fold of every padded dimension, computed on the NARROW path instead of loaded from the
+// dimension's table: strix::pad_mode's value (PAD_*), or NO_FOLD (tables). The host checked that
+// the pads lie within one period. The table's load, which the element's load waited for,
+// measured 0.08 of the copy's time on pads; a fold chosen at run time (with a division for pads
+// wider than a period) cost more than the load.
+const uint NO_FOLD = 0xffffffffu;
+layout(constant_id = 11) const uint FOLD = NO_FOLD;
+const uint PAD_CONSTANT = 0, PAD_EDGE = 1, PAD_REFLECT = 2, PAD_SYMMETRIC = 3, PAD_WRAP = 4;
 
 // The source coordinate of coordinate j outside [0, n) of the input's n, or -1 (fill); the pad
 // lies within one period of the fold (checked on the host).
 int fold(int j, int n) {
-    if (FOLD == FOLD_CONSTANT) return -1;
-    if (FOLD == FOLD_EDGE) return j < 0 ? 0 : n - 1;
-    if (FOLD == FOLD_REFLECT && n == 1) return 0;
-    const int p = FOLD == FOLD_REFLECT ? 2 * n - 2 : FOLD == FOLD_SYMMETRIC ? 2 * n : n;
+    if (FOLD == PAD_CONSTANT) return -1;
+    if (FOLD == PAD_EDGE) return j < 0 ? 0 : n - 1;
+    if (FOLD == PAD_REFLECT && n == 1) return 0;
+    const int p = FOLD == PAD_REFLECT ? 2 * n - 2 : FOLD == PAD_SYMMETRIC ? 2 * n : n;
     const int m = j < 0 ? j + p : j >= p ? j - p : j;
-    if (FOLD == FOLD_WRAP || m < n) return m;
-    return FOLD == FOLD_REFLECT ? p - m : p - 1 - m;
+    if (FOLD == PAD_WRAP || m < n) return m;
+    return FOLD == PAD_REFLECT ? p - m : p - 1 - m;
 }
 
-// The source term of coordinate c in dimension dim: affine, or from the map of a padded
-// coordinate (NO_SOURCE: fill).
+// The source term of coordinate c in dimension dim: affine, or from the table of a padded
+// dimension's padded coordinates (NO_SOURCE: fill).
 int64_t term(const Dim dim, int64_t c) {
     if (dim.map == 0) return c * dim.src;
     if (c >= dim.lo && c < dim.hi) return (c - dim.lo) * dim.src;
@@ -65,7 +67,7 @@ int64_t term(const Dim dim, int64_t c) {
 
 // A plan dimension on the NARROW path: the host writes these 48-byte records instead of Dim
 // (three 16-byte loads instead of seven 8-byte ones). a: size, src, lo, hi; b: dst, key, map
-// (0: affine; else mapped: FOLD computes the term, or the map lies at pc.dims + map bytes);
+// (0: affine; else padded: FOLD computes the term, or its table lies at pc.dims + map bytes);
 // c: the multiplier and shift that divide by size, x / size == (x * c.x) >> c.y for every x
 // below 2^31 (a division is some twenty instructions; with sizes made compile-time
 // constants, pads read 0.94-0.98 of the copy where run-time divisions read 0.82-0.92).
@@ -109,7 +111,7 @@ int next_coordinate32(inout uint rem, const Dim32 dim, bool outermost) {
 int term32(const Dim32 dim, int c) {
     if (dim.map == 0) return c * dim.src;
     if (c >= dim.lo && c < dim.hi) return (c - dim.lo) * dim.src;
-    if (FOLD != 0) {
+    if (FOLD != NO_FOLD) {
         const int s = fold(c - dim.lo, dim.hi - dim.lo);
         return s < 0 ? NO_SOURCE32 : s * dim.src;
     }

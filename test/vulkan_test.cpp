@@ -1788,12 +1788,12 @@ TEST_CASE("vulkan: long rows of 16-byte elements, located once per row", "[vulka
     CHECK(ctx.validation_messages() == 0);
 }
 
-TEST_CASE("vulkan: pad folds computed in 32-bit arithmetic equal the maps and the CPU", "[vulkan]") {
+TEST_CASE("vulkan: pad folds computed in 32-bit arithmetic equal the tables and the CPU", "[vulkan]") {
     // every mode, on chunks that cross row ends (rows of VEC + 1 elements and more), pads wider
     // than a fold's period, a single-element reflect, crops, mapped outer axes, and an output
     // that is no whole number of chunks (one element per invocation); each on the default
-    // path (32-bit, folds computed) and on the 64-bit one (folds read from the maps)
-    // pads wider than one period of the input are left to the maps (the shader's fold takes no
+    // path (32-bit, folds computed) and on the 64-bit one (folds read from tables)
+    // pads wider than one period of the input are left to the tables (the shader's fold takes no
     // division): `folds` lists the modes folded in the shader
     const std::vector<pad_mode> all_modes = {pad_mode::constant, pad_mode::edge, pad_mode::reflect, pad_mode::symmetric, pad_mode::wrap};
     struct pad_geometry {
@@ -1875,19 +1875,20 @@ TEST_CASE("vulkan: the 32-bit path is taken only where every offset fits in an i
     CHECK_FALSE(vk::detail::narrow_fits(p, 1));
     p.dims[0].key = limit / 2 - 1;
     CHECK(vk::detail::narrow_fits(p, 1));
-    // a mapped dimension counts its affine range and its map's entries (not its fill)
+    // a padded dimension counts the terms of its source coordinates [0, hi - lo) (not its fill)
     p = rows(32);
     auto& m = p.dims[1];
-    m.mapped = true;
+    m.padded = true;
+    m.fold = pad_mode::reflect;
     m.lo = 1;
-    m.hi = 7;
-    m.map = {plan::no_source, 20};
+    m.hi = 3; // terms 0 and src
+    m.src = 20;
     CHECK(vk::detail::narrow_fits(p, 4));
-    m.map[1] = limit - 65; // with the outer axis's 2 * 32
+    m.src = limit - 65; // with the outer axis's 2 * 32
     CHECK(vk::detail::narrow_fits(p, 4));
-    m.map[1] = limit - 64;
+    m.src = limit - 64;
     CHECK_FALSE(vk::detail::narrow_fits(p, 4));
-    m.map[1] = -(limit - 64);
+    m.src = -(limit - 64);
     CHECK_FALSE(vk::detail::narrow_fits(p, 4));
     // fewer than 2^31 elements
     plan::move_plan big;
@@ -1899,47 +1900,60 @@ TEST_CASE("vulkan: the 32-bit path is taken only where every offset fits in an i
     big.dims[0].size = limit;
     CHECK_FALSE(vk::detail::narrow_fits(big, 1));
 
-    // folds are recognised exactly: each mode's map (as the pad's lowering builds it), and
-    // nothing else; pads beyond one period, or dimensions of 2^30 coordinates, are not folded
+    // the shader folds a padded dimension exactly where its fold (move.comp's fold(), modelled
+    // by shader_fold) gives every padded coordinate the plan's own term: every geometry of up
+    // to 15 padded coordinates on each side of 1 to 6 source elements, in every mode
     const pad_mode modes[] = {pad_mode::constant, pad_mode::edge, pad_mode::reflect, pad_mode::symmetric, pad_mode::wrap};
     auto padded = [](pad_mode mode, std::int64_t before, std::int64_t n, std::int64_t after) {
         plan::move_dim d;
-        d.mapped = true;
+        d.padded = true;
+        d.fold = mode;
         d.src = 12;
         d.lo = before;
         d.hi = before + n;
         d.size = before + n + after;
-        for (std::int64_t o = 0; o < d.size; ++o) {
-            if (o >= d.lo && o < d.hi) continue;
-            const std::int64_t src = strix::detail::pad_source(mode, o, d.lo, n);
-            d.map.push_back(src < 0 ? plan::no_source : src * d.src);
-        }
         return d;
     };
-    for (std::int64_t code = 1; code <= 5; ++code) {
-        const pad_mode mode = modes[code - 1];
-        INFO("mode " << static_cast<int>(mode));
-        plan::move_dim d = padded(mode, 4, 5, 5); // within one period of 5 elements in every mode
-        for (std::int64_t other = 1; other <= 5; ++other) CHECK(vk::detail::fold_matches(d, other) == (other == code));
-        plan::move_plan p = rows(32);
-        p.dims[1] = d;
-        CHECK(vk::detail::plan_fold(p) == static_cast<std::uint32_t>(code));
-        p.dims[0] = padded(mode, 1, 2, 1);
-        CHECK(vk::detail::plan_fold(p) == static_cast<std::uint32_t>(code)); // every mapped dimension folds alike
-        d.map[3] += 12; // one entry off: a map, not a fold
-        CHECK_FALSE(vk::detail::fold_matches(d, code));
-        const bool beyond_a_period = vk::detail::fold_matches(padded(mode, 7, 3, 8), code);
+    std::int64_t folded = 0, tables = 0;
+    for (const pad_mode mode : modes) {
+        for (std::int64_t n = 1; n <= 6; ++n) {
+            for (std::int64_t before = 0; before <= 15; ++before) {
+                for (std::int64_t after = 0; after <= 15; ++after) {
+                    const plan::move_dim d = padded(mode, before, n, after);
+                    bool exact = true;
+                    for (std::int64_t o = 0; o < d.size; ++o) {
+                        if (o >= d.lo && o < d.hi) continue;
+                        const auto s = vk::detail::shader_fold(mode, o - d.lo, n);
+                        exact = exact && s && (*s < 0 ? plan::no_source : *s * d.src) == d.source(o);
+                    }
+                    INFO("mode " << static_cast<int>(mode) << ", pads " << before << " + " << n << " + " << after);
+                    CHECK(vk::detail::shader_folds(d) == exact);
+                    (exact ? folded : tables) += 1;
+                }
+            }
+        }
+    }
+    CHECK(folded > 0);
+    CHECK(tables > 0); // pads beyond one period take the tables
+    for (const pad_mode mode : modes) {
+        plan::move_plan q = rows(32);
+        q.dims[1] = padded(mode, 4, 5, 5); // within one period of 5 elements in every mode
+        CHECK(vk::detail::plan_fold(q) == mode);
+        q.dims[0] = padded(mode, 1, 2, 1);
+        CHECK(vk::detail::plan_fold(q) == mode); // every padded dimension folds alike
+        q.dims[0] = padded(mode, 7, 3, 8);
+        const bool beyond_a_period = vk::detail::plan_fold(q).has_value();
         CHECK(beyond_a_period == (mode == pad_mode::constant || mode == pad_mode::edge));
     }
-    CHECK(vk::detail::plan_fold(rows(32)) == 0); // nothing mapped
+    CHECK_FALSE(vk::detail::plan_fold(rows(32)).has_value()); // nothing padded
     plan::move_plan mixed = rows(32);
     mixed.dims[0] = padded(pad_mode::wrap, 1, 3, 1);
     mixed.dims[1] = padded(pad_mode::reflect, 1, 8, 1);
-    CHECK(vk::detail::plan_fold(mixed) == 0);
+    CHECK_FALSE(vk::detail::plan_fold(mixed).has_value());
     plan::move_dim huge;
-    huge.mapped = true;
+    huge.padded = true;
     huge.size = huge.hi = std::int64_t{1} << 30; // too many coordinates to fold in an int
-    CHECK_FALSE(vk::detail::fold_matches(huge, 1));
+    CHECK_FALSE(vk::detail::shader_folds(huge));
 
     // the narrow path divides by multiplying: exact for every dividend below 2^31
     rng_t g(0xd171de5ull);

@@ -219,6 +219,14 @@ inline void enforce(const verdict& v, std::span<const operand_info> operands, st
 }
 
 namespace detail {
+/// Whether dimensions `first`.. of `s` hold any element (none is zero; no product, which could
+/// overflow before a view check has run).
+constexpr bool has_elements(const shape& s, int first = 0) {
+    for (int i = first; i < s.rank; ++i)
+        if (s[i] == 0) return false;
+    return true;
+}
+
 /// `axis` in [-rank, rank) made non-negative, or -1 when out of range.
 constexpr int normalize_axis(std::int64_t axis, int rank) {
     if (axis < -rank || axis >= rank) return -1;

@@ -1,7 +1,7 @@
 #pragma once
 /// The CPU executor: runs move plans over ranges of output elements. Per output row it does a
 /// handful of additions (no division or modulo); the innermost dimension runs as one memcpy when
-/// it is contiguous on both sides, as a precomputed list of copy/fill segments when it is mapped
+/// it is contiguous on both sides, as a precomputed list of copy/fill segments when it is padded
 /// (pad), and as an element loop of the element's own size otherwise (a memcpy of a constant
 /// size compiles to one load and one store; a call per element was most of the time of pads and
 /// gathers). Work is split over threads by elements, not rows, so that a plan of one long row
@@ -135,19 +135,21 @@ inline void copy_strided(std::size_t elem, std::byte* dst, std::int64_t ds, cons
     }
 }
 
-/// A piece of a mapped innermost row: `len` elements from output position `begin`, either
+/// A piece of a padded innermost row: `len` elements from output position `begin`, either
 /// filled, copied as a run starting at source offset `src` with source stride `step`, or copied
-/// element by element through the dimension's map (mirrored pads).
+/// element by element (mirrored pads) from the source offsets terms[src], terms[src + 1], ...
 struct segment {
     enum kind_t : std::uint8_t { fill, run, each } kind;
     std::int64_t begin, len, src, step;
 };
 
-/// The segments of a mapped dimension: its pads grouped into fills, contiguous runs and single
-/// elements, and the input's own range as one run.
-inline std::vector<segment> segments_of(const plan::move_dim& d, std::int64_t elem) {
+/// The segments of a padded dimension: its pads grouped into fills, contiguous runs and single
+/// elements (whose source offsets go to `terms`: the fold is computed once per plan, not per
+/// row), and the input's own range as one run.
+inline std::vector<segment> segments_of(const plan::move_dim& d, std::int64_t elem, std::vector<std::int64_t>& terms) {
     std::vector<segment> s;
-    auto add_mapped = [&](std::int64_t from, std::int64_t to) {
+    auto add_padded = [&](std::int64_t from, std::int64_t to) {
+        std::int64_t prev = 0;
         for (std::int64_t i = from; i < to;) {
             std::int64_t j = i + 1;
             const std::int64_t m = d.source(i);
@@ -155,17 +157,26 @@ inline std::vector<segment> segments_of(const plan::move_dim& d, std::int64_t el
                 while (j < to && d.source(j) == plan::no_source) ++j;
                 s.push_back({segment::fill, i, j - i, 0, 0});
             } else {
-                while (j < to && d.source(j) != plan::no_source && d.source(j) == d.source(j - 1) + elem) ++j;
-                if (j - i > 1) s.push_back({segment::run, i, j - i, m, elem});
-                else if (!s.empty() && s.back().kind == segment::each && s.back().begin + s.back().len == i) s.back().len += 1;
-                else s.push_back({segment::each, i, 1, 0, 0});
+                for (prev = m; j < to; ++j) {
+                    const std::int64_t next = d.source(j);
+                    if (next == plan::no_source || next != prev + elem) break;
+                    prev = next;
+                }
+                if (j - i > 1) {
+                    s.push_back({segment::run, i, j - i, m, elem});
+                } else {
+                    if (!(!s.empty() && s.back().kind == segment::each && s.back().begin + s.back().len == i))
+                        s.push_back({segment::each, i, 0, static_cast<std::int64_t>(terms.size()), 0});
+                    s.back().len += 1;
+                    terms.push_back(m);
+                }
             }
             i = j;
         }
     };
-    add_mapped(0, d.lo);
+    add_padded(0, d.lo);
     if (d.hi > d.lo) s.push_back({segment::run, d.lo, d.hi - d.lo, 0, d.src});
-    add_mapped(d.hi, d.size);
+    add_padded(d.hi, d.size);
     return s;
 }
 
@@ -225,7 +236,8 @@ inline decltype(auto) with_index_type(dtype t, F&& f) {
 /// What a worker needs besides the plan.
 struct run_state {
     const plan::move_plan* p;
-    std::vector<segment> segs; ///< the innermost dimension's segments when it is mapped
+    std::vector<segment> segs;        ///< the innermost dimension's segments when it is padded
+    std::vector<std::int64_t> terms;  ///< their single elements' source offsets
     bool stream = false;       ///< contiguous runs bypass the caches (copy_run)
 };
 
@@ -248,7 +260,7 @@ void run_elements(const run_state& st, std::int64_t e0, std::int64_t e1) {
         r /= sz;
     }
     std::int64_t dst = 0, src = 0, key = 0;
-    // the affine source step of each outer dimension (a mapped one adds its term per row)
+    // the affine source step of each outer dimension (a padded one adds its term per row)
     std::array<std::int64_t, max_rank> step{};
     bool has_map = false;
     for (int d = 0; d < outer; ++d) {
@@ -335,7 +347,8 @@ void run_elements(const run_state& st, std::int64_t e0, std::int64_t e1) {
                             copy_run(o, from, static_cast<std::size_t>(hi - lo) * E, st.stream);
                         else copy_elems<E>(o, ds, from, seg.step, hi - lo);
                     } else {
-                        for (std::int64_t i = lo; i < hi; ++i) std::memcpy(o + (i - lo) * ds, p.src + s + in.source(i), E);
+                        const std::int64_t* t = st.terms.data() + seg.src + (lo - seg.begin);
+                        for (std::int64_t i = 0; i < hi - lo; ++i) std::memcpy(o + i * ds, p.src + s + t[i], E);
                     }
                 }
             }
@@ -392,7 +405,9 @@ inline void execute_together(std::span<const plan::move_plan> plans, const optio
     for (const auto& p : plans) {
         if (p.rank == 0 || p.count() == 0) continue;
         const auto& in = p.dims[static_cast<std::size_t>(p.rank - 1)];
-        states.push_back({&p, in.is_affine() ? std::vector<detail::segment>{} : detail::segments_of(in, static_cast<std::int64_t>(p.elem))});
+        detail::run_state st{&p, {}, {}};
+        if (!in.is_affine()) st.segs = detail::segments_of(in, static_cast<std::int64_t>(p.elem), st.terms);
+        states.push_back(std::move(st));
         bytes += p.count() * static_cast<std::int64_t>(p.elem);
         most = std::max(most, p.count());
     }

@@ -5,7 +5,6 @@
 #include <string>
 #include <string_view>
 
-#include "strix/cpu/executor.hpp"
 #include "strix/plan/indices.hpp"
 #include "strix/plan/move_plan.hpp"
 #include "strix/rules.hpp"
@@ -80,7 +79,7 @@ std::string check_gathering(std::string_view op, const any_cview& input, const a
     return describe(ops);
 }
 
-/// A copy plan over `dst`'s shape: sizes from `dst`, strides from both (pad then maps the
+/// A copy plan over `dst`'s shape: sizes from `dst`, strides from both (pad then folds the
 /// dimensions where the shapes differ). Same element size on both sides.
 inline plan::move_plan copy_plan(const any_cview& src, const any_view& dst) {
     plan::move_plan p;

@@ -2,6 +2,7 @@
 /// gather-elements (ONNX GatherElements, numpy.take_along_axis): the output has the indices'
 /// shape, and `output[i][j][k] = input[indices[i][j][k]][j][k]` for axis 0 (likewise for any axis).
 
+#include "strix/cpu/indices.hpp"
 #include "strix/ops/common.hpp"
 
 namespace strix {
@@ -35,6 +36,10 @@ constexpr inferred gather_elements_rule(const shape& input, const shape& indices
             res.v = {rule::gather_elements_indices_larger, 1, i, indices[i], value_kind::size};
             return res;
         }
+    if (input[axis] == 0 && detail::has_elements(indices)) {
+        res.v = {rule::gather_elements_empty_axis, -1, axis};
+        return res;
+    }
     res.out = indices;
     return res;
 }
@@ -77,9 +82,6 @@ inline plan::move_plan lower_gather_elements(const any_cview& input, const any_c
         p.rank = 0;
         return p;
     }
-    if (input.size(axis) == 0)
-        throw error(error_code::rule_violation, "strix::" + std::string(rule_text(rule::gather_elements_empty_axis)) + " (axis " +
-                                                    std::to_string(axis) + "; " + context + ")");
     p.dims[static_cast<std::size_t>(axis)].src = 0;
     if (reading == index_reading::host_table) {
         p.table = resolve_indices(indices, input.size(axis), input.stride(axis) * es, d.policy, "gather-elements", axis, context);

@@ -4,6 +4,7 @@
 /// each tuple selects a slice input[batch..., tuple..., :] and the output has the shape
 /// indices[:-1] ++ input[b+k:].
 
+#include "strix/cpu/executor.hpp"
 #include "strix/ops/common.hpp"
 
 namespace strix {
@@ -17,6 +18,15 @@ struct gather_nd_desc {
 /// The rules of gather-nd (ONNX GatherND): input rank r >= 1, indices rank q >= 1, batch
 /// dimensions b < min(q, r) equal on both, tuple length k = indices[q-1] in [1, r-b]; the output
 /// is indices[0..q-1) ++ input[b+k..r), of at most 2^63 - 1 elements.
+namespace detail {
+/// Whether index tuples (the last dimension of `indices`) exist: indices[:-1] has elements.
+constexpr bool has_tuples(const shape& indices) {
+    for (int i = 0; i + 1 < indices.rank; ++i)
+        if (indices[i] == 0) return false;
+    return true;
+}
+} // namespace detail
+
 constexpr inferred gather_nd_rule(const shape& input, const shape& indices, const gather_nd_desc& d) {
     inferred res;
     const int r = input.rank, q = indices.rank, b = d.batch_dimensions;
@@ -36,6 +46,10 @@ constexpr inferred gather_nd_rule(const shape& input, const shape& indices, cons
     for (int i = 0; i + 1 < q; ++i) res.out.push_back(indices[i]);
     for (int i = b + static_cast<int>(k); i < r; ++i) res.out.push_back(input[i]);
     if (res.out.checked_count() < 0) return fail(rule::gather_nd_output_count, 1, -1);
+    // tuples exist (indices[:-1] has elements), so every axis they index needs an element
+    if (detail::has_tuples(indices))
+        for (int j = 0; j < k; ++j)
+            if (input[b + j] == 0) return fail(rule::gather_nd_empty_axis, -1, b + j);
     return res;
 }
 
@@ -76,37 +90,6 @@ constexpr auto gather_nd_extents(const In& input, const Idx& indices) {
 }
 
 namespace detail {
-
-/// The axes that index tuples address: k axes from `first` of a view (sizes and byte strides),
-/// and `bias`, the smallest sum of index times stride a tuple can reach (negative strides make
-/// it negative; devices store offsets minus the bias, so they are never negative).
-struct tuple_axes {
-    int first = 0;
-    std::vector<std::int64_t> n, stride;
-    std::int64_t bias = 0;
-};
-
-template <bool M>
-tuple_axes tuple_axes_of(const basic_any_view<M>& target, int first, std::int64_t k) {
-    tuple_axes t{first, {}, {}, 0};
-    const auto es = static_cast<std::int64_t>(target.element_size());
-    for (int j = 0; j < k; ++j) {
-        const std::int64_t n = target.size(first + j), st = target.stride(first + j) * es;
-        t.n.push_back(n);
-        t.stride.push_back(st);
-        if (n > 0 && st < 0) t.bias += (n - 1) * st;
-    }
-    return t;
-}
-
-/// Throws when tuples exist but an axis they index is empty (every index would be out of range).
-inline void check_tuple_axes(const tuple_axes& t, std::int64_t tuples, rule empty_rule, const std::string& context) {
-    if (tuples == 0) return;
-    for (std::size_t j = 0; j < t.n.size(); ++j)
-        if (t.n[j] == 0)
-            throw error(error_code::rule_violation, "strix::" + std::string(rule_text(empty_rule)) + " (axis " +
-                                                        std::to_string(t.first + static_cast<int>(j)) + "; " + context + ")");
-}
 
 /// The move plan of a gather-nd. Over the output's dimensions: the tuple dimensions (batch ones
 /// also affine in the input) take their source offset from a table keyed in C order of
@@ -162,9 +145,6 @@ inline std::string check_gather_nd(const any_cview& input, const any_cview& indi
         enforce(gather_nd_type_rule(input.type(), indices.type(), output.type()), ops);
         if (r.out != output.sizes()) enforce({rule::gather_nd_output_shape, 2}, ops);
     });
-    const int q = indices.rank();
-    check_tuple_axes(tuple_axes_of(input, d.batch_dimensions, indices.size(q - 1)), indices.count() / indices.size(q - 1), rule::gather_nd_empty_axis,
-                     context);
     return context;
 }
 

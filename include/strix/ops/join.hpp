@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "strix/cpu/executor.hpp"
 #include "strix/ops/common.hpp"
 
 namespace strix {

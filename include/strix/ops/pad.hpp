@@ -3,19 +3,11 @@
 /// the input (edge, reflect, symmetric, wrap); pads may be wider than the input (the fold repeats,
 /// exactly as numpy.pad), and negative pads crop.
 
+#include "strix/cpu/executor.hpp"
 #include "strix/ops/common.hpp"
 #include "strix/scalar.hpp"
 
 namespace strix {
-
-/// How pad fills the new elements (numpy.pad's names).
-enum class pad_mode : std::uint8_t {
-    constant,  ///< the fill value
-    edge,      ///< repeat the edge element
-    reflect,   ///< mirror without repeating the edge: [1,2,3] -> 3,2,[1,2,3],2,1
-    symmetric, ///< mirror repeating the edge:       [1,2,3] -> 2,1,[1,2,3],3,2
-    wrap,      ///< repeat the input periodically:    [1,2,3] -> 2,3,[1,2,3],1,2
-};
 
 /// Describes a pad: one start and one end count per dimension (`start.rank` must be the input's
 /// rank). A negative count crops that side first; the positive ones then pad what is left.
@@ -63,6 +55,13 @@ constexpr inferred pad_rule(const shape& input, const pad_desc& d) {
     return res;
 }
 
+/// The element-type rule of pad: a constant fill must be exact in the element type.
+inline verdict pad_value_rule(dtype input, const pad_desc& d) {
+    std::array<std::byte, 16> probe{};
+    if (d.mode == pad_mode::constant && !detail::scalar_bytes(d.value, input, probe.data())) return {rule::pad_value_range};
+    return {};
+}
+
 /// Output extents of a pad (static when the input's are).
 template <pad_desc D, extents_type In>
 constexpr auto pad_extents(const In& input) {
@@ -80,35 +79,6 @@ constexpr auto pad_extents(const In& input) {
 
 namespace detail {
 
-/// Source coordinate of output coordinate `o` on a dimension of `n` input elements padded by
-/// `start` (-1: fill). Periodic folds, so any pad width works.
-/// Periods are unsigned: 2n fits in 64 bits for any n an axis may have, where it may not in int64.
-constexpr std::int64_t pad_source(pad_mode mode, std::int64_t o, std::int64_t start, std::int64_t n) {
-    const std::int64_t j = o - start;
-    if (j >= 0 && j < n) return j;
-    // a mod p in [0, p), for any int64 a and p > 0 (no negation of a that could overflow)
-    auto mod = [](std::int64_t a, std::uint64_t p) -> std::uint64_t {
-        if (a >= 0) return static_cast<std::uint64_t>(a) % p;
-        return p - 1 - static_cast<std::uint64_t>(-(a + 1)) % p;
-    };
-    const auto un = static_cast<std::uint64_t>(n);
-    switch (mode) {
-    case pad_mode::constant: return -1;
-    case pad_mode::edge: return j < 0 ? 0 : n - 1;
-    case pad_mode::reflect: {
-        if (n == 1) return 0;
-        const std::uint64_t p = 2 * (un - 1), m = mod(j, p);
-        return static_cast<std::int64_t>(m < un ? m : p - m);
-    }
-    case pad_mode::symmetric: {
-        const std::uint64_t p = 2 * un, m = mod(j, p);
-        return static_cast<std::int64_t>(m < un ? m : p - 1 - m);
-    }
-    case pad_mode::wrap: return static_cast<std::int64_t>(mod(j, un));
-    }
-    return -1;
-}
-
 inline plan::move_plan lower_pad(const any_cview& full_input, const any_view& output, const pad_desc& d) {
     // negative pads crop the input first; the positive ones pad what is left
     shape kept = full_input.sizes(), start = d.start;
@@ -125,26 +95,15 @@ inline plan::move_plan lower_pad(const any_cview& full_input, const any_view& ou
     const any_cview input(reinterpret_cast<const std::byte*>(at), full_input.type(), kept, full_input.strides());
     plan::move_plan p = copy_plan(input, output); // output sizes, both sides' strides
     scalar_bytes(d.value, input.type(), p.fill.data());
-    // an empty output moves nothing: no map, however wide the pads (each map holds only padded
-    // coordinates of its axis, so it is never longer than the output's extent there)
-    if (output.count() == 0) {
-        plan::collapse(p);
-        return p;
-    }
     for (int i = 0; i < p.rank; ++i) {
         if (kept[i] == p.dims[static_cast<std::size_t>(i)].size) continue;
-        // affine on the input's own coordinates, mapped on the pads only
+        // affine on the input's own coordinates, folded on the pads (nothing per coordinate, so
+        // however wide the pads, the plan stays this size)
         auto& dim = p.dims[static_cast<std::size_t>(i)];
-        const std::int64_t st = dim.src;
-        dim.mapped = true;
+        dim.padded = true;
+        dim.fold = d.mode;
         dim.lo = start[i];
         dim.hi = start[i] + kept[i];
-        auto add = [&](std::int64_t o) {
-            const std::int64_t s = pad_source(d.mode, o, start[i], kept[i]);
-            dim.map.push_back(s < 0 ? plan::no_source : s * st);
-        };
-        for (std::int64_t o = 0; o < dim.lo; ++o) add(o);
-        for (std::int64_t o = dim.hi; o < dim.size; ++o) add(o);
     }
     plan::collapse(p);
     return p;
@@ -159,10 +118,7 @@ inline void check_pad(const any_cview& input, const any_view* output, const pad_
     if (output) ops.push_back({"output", output->sizes(), output->type()});
     const inferred r = pad_rule(input.sizes(), d);
     enforce(r.v, ops, ", start " + to_string(d.start) + ", end " + to_string(d.end));
-    std::array<std::byte, 16> probe{};
-    if (d.mode == pad_mode::constant && !scalar_bytes(d.value, input.type(), probe.data()))
-        throw error(error_code::rule_violation, "strix::" + std::string(rule_text(rule::pad_value_range)) + " (value " +
-                                                    d.value.to_string() + ", element type " + std::string(name(input.type())) + ")");
+    enforce(pad_value_rule(input.type(), d), {}, "value " + d.value.to_string() + ", element type " + std::string(name(input.type())));
     if (output) {
         if (output->type() != input.type()) enforce({rule::pad_dtype, 1}, ops);
         if (output->sizes() != r.out) enforce({rule::pad_output_shape, 1}, ops);

@@ -2,24 +2,12 @@
 /// scatter (elements): `output = input`, then `output[..., indices[j...], ...] = updates[j...]`
 /// with the index replacing the coordinate on the axis. In place when the output is the input.
 
-#include <cmath>
-#include <type_traits>
-
+#include "strix/cpu/indices.hpp"
+#include "strix/cpu/update.hpp"
 #include "strix/ops/common.hpp"
+#include "strix/plan/update_plan.hpp"
 
 namespace strix {
-
-/// How an update combines with the element it targets (ONNX ScatterElements/ScatterND
-/// `reduction`). Updates apply one by one in C order of the updates: with `none` the last one
-/// to reach an element wins; the others fold every update into it.
-enum class scatter_reduction : std::uint8_t {
-    none, ///< assign
-    add,  ///< add (integers wrap around; float16 adds in float32 and rounds once; a NaN sum is
-          ///< the default quiet NaN, whatever the operands' payloads)
-    mul,  ///< multiply (likewise)
-    min,  ///< the smaller: a NaN stays once there; -0 is smaller than +0
-    max,  ///< the larger: a NaN stays once there; +0 is larger than -0
-};
 
 /// Describes a scatter. Structural: usable as a template argument.
 struct scatter_desc {
@@ -65,6 +53,10 @@ constexpr inferred scatter_rule(const shape& input, const shape& indices, const 
             return res;
         }
     }
+    if (input[axis] == 0 && detail::has_elements(indices)) {
+        res.v = {rule::scatter_empty_axis, -1, axis};
+        return res;
+    }
     res.out = input;
     return res;
 }
@@ -95,206 +87,6 @@ constexpr auto scatter_extents(const In& input, const Idx& indices, const Upd& u
 
 namespace detail {
 
-/// Whether min/max take the update `u` over the accumulated `a` (floating point): a NaN stays
-/// once there, a NaN update is taken, and -0 counts as smaller than +0 — so the result does not
-/// depend on the order of the updates (NaN payloads aside).
-template <class F>
-bool takes_update(F a, F u, scatter_reduction r) {
-    if (std::isnan(a)) return false;
-    if (std::isnan(u)) return true;
-    if (r == scatter_reduction::min) return u < a || (u == a && std::signbit(u));
-    return u > a || (u == a && !std::signbit(u));
-}
-
-/// Combines an update `u` into the element `acc` under reduction `r` (the CPU's definition, which
-/// the devices follow bit for bit).
-template <class T>
-T combine(T acc, T u, scatter_reduction r) {
-    if (r == scatter_reduction::none) return u;
-    if constexpr (std::is_same_v<T, float16>) {
-        const float a = static_cast<float>(acc), b = static_cast<float>(u);
-        if (r == scatter_reduction::min || r == scatter_reduction::max) return takes_update(a, b, r) ? u : acc;
-        // float32 has 24 >= 2 x 11 + 2 significand bits, so rounding to float32 and then to float16
-        // equals one correct rounding of the exact sum or product
-        const float x = r == scatter_reduction::add ? a + b : a * b;
-        return std::isnan(x) ? float16::from_bits(0x7e00) : float16(x);
-    } else if constexpr (std::is_floating_point_v<T>) {
-        if (r == scatter_reduction::min || r == scatter_reduction::max) return takes_update(acc, u, r) ? u : acc;
-        // a NaN result is the default quiet NaN: which operand's payload an addition passes on
-        // depends on the compiler's operand order and on the device
-        const T x = r == scatter_reduction::add ? acc + u : acc * u;
-        return std::isnan(x) ? std::numeric_limits<T>::quiet_NaN() : x;
-    } else {
-        using U = std::make_unsigned_t<T>; // wrap around without undefined behaviour
-        switch (r) {
-        case scatter_reduction::add: return static_cast<T>(static_cast<U>(static_cast<U>(acc) + static_cast<U>(u)));
-        case scatter_reduction::mul: return static_cast<T>(static_cast<U>(static_cast<std::uint64_t>(static_cast<U>(acc)) * static_cast<U>(u)));
-        case scatter_reduction::min: return u < acc ? u : acc;
-        default: return u > acc ? u : acc;
-        }
-    }
-}
-
-/// Where the updates go: for each dimension of the updates, the output's byte stride (0 where
-/// the index decides) and the stride of the key into `offsets` (the resolved indices, in bytes
-/// of the output, one per key).
-struct update_walk {
-    std::array<std::int64_t, max_rank> dst{}, key{};
-};
-
-/// One application of updates: the updates' walk, and where each one's target offset comes from
-/// — a table of resolved offsets (scatter-nd), or the index itself, read and resolved in place
-/// (scatter: a table would cost a pass writing as many bytes as the indices and an allocation).
-struct update_source {
-    const std::int64_t* table = nullptr; ///< offsets[key] (key strides in elements of the table)
-    const std::byte* index = nullptr;    ///< else: the index at index + key (key strides in bytes)
-    dtype index_type = dtype::int64;
-    std::int64_t axis_size = 0, axis_stride = 0; ///< the index's axis and its output byte stride
-    bool clamp = false;
-};
-
-/// Applies the updates whose target lies at output byte offsets [lo, hi), in C order of the
-/// updates: update u goes to the output element at (sum of coordinate times dst) + its target
-/// offset. Every worker walks all updates and applies only its own targets, so each element
-/// still sees its updates in C order, whatever the number of workers: the results are the
-/// single-threaded ones bit for bit, duplicates and reductions included.
-template <class T, class I, scatter_reduction red>
-void apply_updates_range(const any_cview& updates, const any_view& output, const update_walk& w, const update_source& src,
-                         std::int64_t lo, std::int64_t hi) {
-    const int r = updates.rank();
-    const std::int64_t n = updates.count();
-    if (n == 0) return;
-    std::array<std::int64_t, max_rank> c{};
-    const auto* ub = static_cast<const std::byte*>(updates.data());
-    auto* ob = static_cast<std::byte*>(output.data());
-    constexpr auto es = static_cast<std::int64_t>(sizeof(T));
-    std::int64_t uo = 0, oo = 0, key = 0;
-    const std::int64_t inner = r ? updates.size(r - 1) : 1;
-    const std::int64_t us = r ? updates.stride(r - 1) * es : 0;
-    const std::int64_t os = r ? w.dst[static_cast<std::size_t>(r - 1)] : 0, ks = r ? w.key[static_cast<std::size_t>(r - 1)] : 0;
-    const std::int64_t* table = src.table;
-    const std::int64_t an = src.axis_size, ast = src.axis_stride;
-    const bool clamp = src.clamp;
-    auto target = [&](std::int64_t o, std::int64_t kk) {
-        return o + (table ? table[kk] : cpu::detail::read_index<I>(src.index + kk, an, clamp) * ast);
-    };
-    // Targets are random addresses: each block's targets are computed and prefetched one block
-    // before they are written, so that many cache misses are in flight instead of one or two.
-    constexpr std::int64_t block = 32;
-    std::int64_t tg[2][block];
-    const std::byte* us_at[2] = {nullptr, nullptr};
-    std::int64_t len[2] = {0, 0};
-    auto apply_block = [&](int slot) {
-        const std::byte* u = us_at[slot];
-        const std::int64_t* t = tg[slot];
-        if constexpr (red == scatter_reduction::none) {
-            for (std::int64_t j = 0; j < len[slot]; ++j) // indexed: no step past the last update
-                if (t[j] >= lo && t[j] < hi) std::memcpy(ob + t[j], u + j * us, sizeof(T));
-        } else {
-            for (std::int64_t j = 0; j < len[slot]; ++j) {
-                if (t[j] < lo || t[j] >= hi) continue;
-                T v, a;
-                std::memcpy(&v, u + j * us, sizeof(T));
-                std::memcpy(&a, ob + t[j], sizeof(T));
-                a = combine(a, v, red);
-                std::memcpy(ob + t[j], &a, sizeof(T));
-            }
-        }
-        len[slot] = 0;
-    };
-    int cur = 0;
-    for (std::int64_t k = 0; k < n;) {
-        const std::byte* u = ub + uo;
-        std::int64_t o = oo, kk = key;
-        for (std::int64_t i0 = 0; i0 < inner; i0 += block) {
-            const std::int64_t m = std::min(block, inner - i0);
-            std::int64_t* t = tg[cur];
-            for (std::int64_t j = 0; j < m; ++j, o += os, kk += ks) {
-                t[j] = target(o, kk);
-                // only this worker's targets: a prefetch for writing takes the line from the
-                // cache of the worker that owns it
-                if (t[j] >= lo && t[j] < hi) __builtin_prefetch(ob + t[j], 1);
-            }
-            us_at[cur] = u + i0 * us; // indexed: no step past the row's last update
-            len[cur] = m;
-            cur ^= 1;
-            if (len[cur]) apply_block(cur); // the previous block, in order
-        }
-        k += inner;
-        for (int d = r - 2; d >= 0; --d) {
-            const auto du = static_cast<std::size_t>(d);
-            auto& cd = c[du];
-            uo += updates.stride(d) * es;
-            oo += w.dst[du];
-            key += w.key[du];
-            if (++cd < updates.size(d)) break;
-            uo -= updates.size(d) * updates.stride(d) * es;
-            oo -= updates.size(d) * w.dst[du];
-            key -= updates.size(d) * w.key[du];
-            cd = 0;
-        }
-    }
-    cur ^= 1;
-    if (len[cur]) apply_block(cur);
-}
-
-/// Applies the updates in C order. The walk can split the output's addresses among workers (see
-/// apply_updates_range), but measured on a 2-core host two workers ran 4-8 times slower than
-/// one: each random write then moves its cache line between the cores' caches (the pool does
-/// not pin a part to a core, and the copy before splits the output differently). So the
-/// updates apply on the calling thread; `max_workers` is kept for hosts where that pays.
-/// (A template, so that its 220 type x index x reduction kernels are compiled only in the
-/// programs that scatter: see compile cost in bench/NOTES.md.)
-template <class = void>
-void apply_updates(const any_cview& updates, const any_view& output, const update_walk& w, const update_source& src,
-                          scatter_reduction red, const cpu::options& opt = {}) {
-    const std::int64_t n = updates.count();
-    if (n == 0) return;
-    // the output's byte offsets span [omin, omax] (its strides may be negative)
-    const auto es = static_cast<std::int64_t>(output.element_size());
-    std::int64_t omin = 0, omax = 0;
-    for (int i = 0; i < output.rank(); ++i) {
-        const std::int64_t span = (output.size(i) - 1) * output.stride(i) * es;
-        (span < 0 ? omin : omax) += span;
-    }
-    constexpr int max_workers = 1;
-    const int t = std::min(cpu::detail::threads_for(opt, n * static_cast<std::int64_t>(updates.element_size()), n), max_workers);
-    const std::int64_t range = omax + es - omin;
-    // the reduction as a template argument, so that an update costs no branch on it (1M float32
-    // adds onto 64K targets, one core of a 2-core VM: 3.16-3.18 ms -> 2.94-3.09 ms)
-    auto with_reduction = [&](auto f) {
-        using R = scatter_reduction;
-        switch (red) {
-        case R::none: return f(std::integral_constant<R, R::none>{});
-        case R::add: return f(std::integral_constant<R, R::add>{});
-        case R::mul: return f(std::integral_constant<R, R::mul>{});
-        case R::min: return f(std::integral_constant<R, R::min>{});
-        case R::max: return f(std::integral_constant<R, R::max>{});
-        }
-    };
-    visit(updates.type(), [&]<class T>(type_tag<T>) {
-        cpu::detail::with_index_type(src.table ? dtype::int64 : src.index_type, [&](auto tag) {
-            using I = decltype(tag);
-            with_reduction([&](auto r) {
-                cpu::parallel_tasks(t, [&](int k) {
-                    // owners' ranges: element-aligned pieces of [omin, omax + es)
-                    const std::int64_t a = omin + range / es * k / t * es, b = k + 1 == t ? omax + es : omin + range / es * (k + 1) / t * es;
-                    apply_updates_range<T, I, decltype(r)::value>(updates, output, w, src, a, b);
-                });
-            });
-        });
-    });
-}
-
-/// Applies the updates with target offsets from a table (scatter-nd), in C order of the updates.
-template <class = void>
-void apply_updates(const any_cview& updates, const any_view& output, const update_walk& w, const std::vector<std::int64_t>& offsets,
-                          scatter_reduction red, const cpu::options& opt = {}) {
-    update_source src;
-    src.table = offsets.data();
-    apply_updates(updates, output, w, src, red, opt);
-}
-
 inline bool same_view(const any_cview& a, const any_view& b) {
     if (a.data() != b.data() || a.sizes() != b.sizes()) return false;
     for (int i = 0; i < a.rank(); ++i)
@@ -306,6 +98,7 @@ inline bool same_view(const any_cview& a, const any_view& b) {
 struct scatter_checked {
     bool in_place = false;
     std::string context;
+    int axis = 0; ///< scatter's axis, made non-negative (scatter-nd: 0)
 };
 
 /// The checks scatter and scatter-nd share: the views, then `rules(operands)` — the operator's
@@ -322,7 +115,7 @@ scatter_checked check_scattering(std::string_view op, const any_cview& input, co
     check_view(op, "updates", updates, false);
     check_view(op, "output", output, true);
     rules(std::span<const operand_info>(ops));
-    scatter_checked c{same_view(input, output), describe(ops)};
+    scatter_checked c{same_view(input, output), describe(ops), 0};
     if (!c.in_place) check_disjoint(op, output, "input", input);
     check_disjoint(op, output, "indices", indices);
     check_disjoint(op, output, "updates", updates);
@@ -332,17 +125,50 @@ scatter_checked check_scattering(std::string_view op, const any_cview& input, co
 /// Every run-time check of a scatter (views, rules, types, output shape, aliasing).
 inline scatter_checked check_scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
                                      const scatter_desc& d) {
-    const scatter_checked c = check_scattering("scatter", input, indices, updates, output, [&](std::span<const operand_info> ops) {
+    scatter_checked c = check_scattering("scatter", input, indices, updates, output, [&](std::span<const operand_info> ops) {
         const inferred r = scatter_rule(input.sizes(), indices.sizes(), updates.sizes(), d);
         enforce(r.v, ops);
         enforce(scatter_type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
         if (output.sizes() != r.out) enforce({rule::scatter_output_shape, 3}, ops);
     });
-    const int axis = normalize_axis(d.axis, input.rank());
-    if (indices.count() > 0 && input.size(axis) == 0)
-        throw error(error_code::rule_violation, "strix::" + std::string(rule_text(rule::scatter_empty_axis)) + " (axis " + std::to_string(axis) +
-                                                    "; " + c.context + ")");
+    c.axis = normalize_axis(d.axis, input.rank()); // the rules saw that it is in range
     return c;
+}
+
+/// The output's byte span [lo, hi) relative to its first element (its strides may be negative).
+inline std::pair<std::int64_t, std::int64_t> byte_span(const any_view& output) {
+    const auto es = static_cast<std::int64_t>(output.element_size());
+    std::int64_t lo = 0, hi = 0;
+    for (int i = 0; i < output.rank(); ++i) {
+        const std::int64_t span = (output.size(i) - 1) * output.stride(i) * es;
+        (span < 0 ? lo : hi) += span;
+    }
+    return {lo, hi + es};
+}
+
+/// The update plan of a checked scatter on its non-negative `axis`: over the updates'
+/// dimensions, the output's strides (none on the axis, where the index read at the same
+/// coordinates of `indices` decides).
+inline plan::update_plan lower_scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+                                       const scatter_desc& d, int axis) {
+    const auto oes = static_cast<std::int64_t>(output.element_size());
+    const auto ues = static_cast<std::int64_t>(updates.element_size());
+    const auto ies = static_cast<std::int64_t>(indices.element_size());
+    plan::update_plan p;
+    p.rank = updates.rank();
+    for (int i = 0; i < p.rank; ++i) // updates and indices share a shape
+        p.dims[static_cast<std::size_t>(i)] = {updates.size(i), i == axis ? 0 : output.stride(i) * oes, updates.stride(i) * ues, indices.stride(i) * ies};
+    p.type = output.type();
+    p.src = static_cast<const std::byte*>(updates.data());
+    p.dst = static_cast<std::byte*>(output.data());
+    std::tie(p.span_lo, p.span_hi) = byte_span(output);
+    p.index = static_cast<const std::byte*>(indices.data());
+    p.index_type = indices.type();
+    p.axis_size = input.size(axis);
+    p.axis_stride = output.stride(axis) * oes;
+    p.clamp = d.policy == index_policy::clamp;
+    p.reduction = d.reduction;
+    return p;
 }
 
 } // namespace detail
@@ -358,8 +184,7 @@ template <class = void> // instantiated only where called (its kernels are 220 t
 void scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
                     const scatter_desc& d = {}, const cpu::options& opt = {}) {
     const auto c = detail::check_scatter(input, indices, updates, output, d);
-    const int axis = detail::normalize_axis(d.axis, input.rank());
-    const auto oes = static_cast<std::int64_t>(output.element_size());
+    const int axis = c.axis;
     // every index is checked before anything is written; the first bad one (C order) is named
     // by resolve_indices, whatever the number of threads
     if (indices.count() > 0 && d.policy == index_policy::error && !detail::indices_in_range(indices, input.size(axis), opt))
@@ -370,19 +195,7 @@ void scatter(const any_cview& input, const any_cview& indices, const any_cview& 
         cpu::execute(p, opt);
     }
     if (indices.count() == 0) return;
-    detail::update_walk w;
-    const auto ies = static_cast<std::int64_t>(indices.element_size());
-    for (int i = 0; i < updates.rank(); ++i) {
-        w.dst[static_cast<std::size_t>(i)] = i == axis ? 0 : output.stride(i) * oes;
-        w.key[static_cast<std::size_t>(i)] = indices.stride(i) * ies; // updates and indices share a shape
-    }
-    detail::update_source src;
-    src.index = static_cast<const std::byte*>(indices.data());
-    src.index_type = indices.type();
-    src.axis_size = input.size(axis);
-    src.axis_stride = output.stride(axis) * oes;
-    src.clamp = d.policy == index_policy::clamp;
-    detail::apply_updates(updates, output, w, src, d.reduction, opt);
+    cpu::execute(detail::lower_scatter(input, indices, updates, output, d, axis), opt);
 }
 
 /// Scatters into a new C-order host tensor (a copy of `input` with the updates written).

@@ -35,6 +35,9 @@ constexpr inferred scatter_nd_rule(const shape& input, const shape& indices, con
         const std::int64_t want = i < q - 1 ? indices[i] : input[static_cast<int>(k) + i - (q - 1)];
         if (updates[i] != want) return fail(rule::scatter_nd_updates_shape, 2, i, updates[i], value_kind::size);
     }
+    if (detail::has_tuples(indices))
+        for (int j = 0; j < k; ++j)
+            if (input[j] == 0) return fail(rule::scatter_nd_empty_axis, -1, j);
     res.out = input;
     return res;
 }
@@ -58,24 +61,50 @@ inline scatter_checked check_scatter_nd(const any_cview& input, const any_cview&
         enforce(scatter_nd_type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
         if (output.sizes() != r.out) enforce({rule::scatter_nd_output_shape, 3}, ops);
     });
-    const int q = indices.rank();
-    check_tuple_axes(tuple_axes_of(output, 0, indices.size(q - 1)), indices.count() / indices.size(q - 1), rule::scatter_nd_empty_axis, c.context);
     return c;
 }
 
-/// Where scatter-nd's updates go: the tuple dimensions take the tuple's offset (keyed in C order
-/// of indices[:-1], in units of `key_unit`), the trailing ones are affine in the output.
-inline update_walk scatter_nd_walk(const shape& indices, const any_view& output, std::int64_t key_unit) {
-    update_walk w;
+/// The update plan of a checked scatter-nd: the tuple dimensions of the updates take their
+/// target from a table keyed in C order of indices[:-1] — `table` (resolved offsets) on the host,
+/// or, read by a device, int64 offsets minus `bias` at `device_table` — and the trailing
+/// dimensions are affine in the output.
+inline plan::update_plan lower_scatter_nd(const shape& indices, const any_cview& updates, const any_view& output, const scatter_nd_desc& d,
+                                          std::vector<std::int64_t> table, const std::byte* device_table = nullptr, std::int64_t bias = 0) {
     const int q = indices.rank;
     const auto k = static_cast<int>(indices[q - 1]);
+    const auto oes = static_cast<std::int64_t>(output.element_size());
+    const auto ues = static_cast<std::int64_t>(updates.element_size());
     shape lead;
     for (int i = 0; i + 1 < q; ++i) lead.push_back(indices[i]);
     const auto kst = c_strides(lead);
-    for (int i = 0; i + 1 < q; ++i) w.key[static_cast<std::size_t>(i)] = kst[static_cast<std::size_t>(i)] * key_unit;
-    for (int i = k; i < output.rank(); ++i)
-        w.dst[static_cast<std::size_t>(q - 1 + i - k)] = output.stride(i) * static_cast<std::int64_t>(output.element_size());
-    return w;
+    const std::int64_t key_unit = device_table ? 8 : 1; // bytes of int64 offsets, or entries
+    plan::update_plan p;
+    p.rank = updates.rank();
+    for (int i = 0; i < p.rank; ++i) {
+        auto& dim = p.dims[static_cast<std::size_t>(i)];
+        dim.size = updates.size(i);
+        dim.src = updates.stride(i) * ues;
+        if (i + 1 < q) dim.key = kst[static_cast<std::size_t>(i)] * key_unit;
+        else dim.dst = output.stride(i - (q - 1) + k) * oes;
+    }
+    p.type = output.type();
+    p.src = static_cast<const std::byte*>(updates.data());
+    // in integers: an empty output may have no data, and device views carry device addresses
+    p.dst = reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(output.data()) + static_cast<std::uintptr_t>(bias));
+    std::tie(p.span_lo, p.span_hi) = byte_span(output);
+    p.span_lo -= bias;
+    p.span_hi -= bias;
+    p.reduction = d.reduction;
+    if (device_table) { // offsets already resolved: an int64 "index" on an axis of any size, stride 1
+        p.index = device_table;
+        p.index_type = dtype::int64;
+        p.axis_size = std::numeric_limits<std::int64_t>::max();
+        p.axis_stride = 1;
+        p.clamp = true; // a no-op on offsets in range, and no out-of-range check of what is no index
+    } else {
+        p.table = std::move(table);
+    }
+    return p;
 }
 
 } // namespace detail
@@ -101,7 +130,7 @@ void scatter_nd(const any_cview& input, const any_cview& indices, const any_cvie
         plan::collapse(p);
         cpu::execute(p, opt);
     }
-    detail::apply_updates(updates, output, detail::scatter_nd_walk(indices.sizes(), output, 1), offsets, d.reduction, opt);
+    cpu::execute(detail::lower_scatter_nd(indices.sizes(), updates, output, d, std::move(offsets)), opt);
 }
 
 /// Scatters into a new C-order host tensor (a copy of `input` with the updates applied).

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "strix/cpu/executor.hpp"
 #include "strix/ops/common.hpp"
 
 namespace strix {

@@ -12,16 +12,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "strix/cpu/executor.hpp"
+#include "strix/error.hpp"
+#include "strix/modes.hpp"
 #include "strix/tensor_view.hpp"
 
 namespace strix {
-
-/// What an index outside its axis does.
-enum class index_policy : std::uint8_t {
-    error, ///< throw strix::error naming the position and the value; nothing is written
-    clamp, ///< clamp into [0, n-1] (DirectML's behaviour); the result is defined but meaningless
-};
 
 namespace detail {
 
@@ -158,48 +153,26 @@ void for_each_run(const any_cview& v, std::int64_t e0, std::int64_t e1, F&& f) {
     }
 }
 
-/// Whether every index of `idx` lies in [-n, n) ([0, n) unsigned), checked on up to `opt`'s
-/// threads. The check only says yes or no: when it says no, resolve_indices (one thread, C
-/// order) finds the first bad index and throws its message, so messages do not depend on the
-/// number of threads.
-inline bool indices_in_range(const any_cview& idx, std::int64_t n, const cpu::options& opt = {}) {
-    const std::int64_t count = idx.count();
-    if (count == 0) return true;
-    const int t = cpu::detail::threads_for(opt, count * static_cast<std::int64_t>(idx.element_size()), count);
-    std::vector<unsigned char> bad(static_cast<std::size_t>(t), 0);
-    cpu::detail::with_index_type(idx.type(), [&](auto tag) {
-        using I = decltype(tag);
-        cpu::parallel_tasks(t, [&](int k) {
-            bool b = false;
-            for_each_run(idx, count * k / t, count * (k + 1) / t, [&](const std::byte* p, std::int64_t step, std::int64_t len) {
-                // no early exit: a branch-free loop runs at the speed of memory
-                auto out_of_range = [n](I v) {
-                    if constexpr (std::is_signed_v<I>)
-                        return static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) + static_cast<std::uint64_t>(n) >= 2 * static_cast<std::uint64_t>(n);
-                    else return static_cast<std::uint64_t>(v) >= static_cast<std::uint64_t>(n);
-                };
-                bool any = false;
-                if (step == static_cast<std::int64_t>(sizeof(I))) { // contiguous: a loop the compiler vectorizes
-                    for (std::int64_t i = 0; i < len; ++i) {
-                        I v;
-                        std::memcpy(&v, p + i * static_cast<std::int64_t>(sizeof(I)), sizeof(I));
-                        any |= out_of_range(v);
-                    }
-                } else {
-                    for (std::int64_t i = 0; i < len; ++i, p += step) {
-                        I v;
-                        std::memcpy(&v, p, sizeof(I));
-                        any |= out_of_range(v);
-                    }
-                }
-                b |= any;
-            });
-            bad[static_cast<std::size_t>(k)] = b;
-        });
-    });
-    for (const auto b : bad)
-        if (b) return false;
-    return true;
+/// The axes that index tuples address: k axes from `first` of a view (sizes and byte strides),
+/// and `bias`, the smallest sum of index times stride a tuple can reach (negative strides make
+/// it negative; devices store offsets minus the bias, so they are never negative).
+struct tuple_axes {
+    int first = 0;
+    std::vector<std::int64_t> n, stride;
+    std::int64_t bias = 0;
+};
+
+template <bool M>
+tuple_axes tuple_axes_of(const basic_any_view<M>& target, int first, std::int64_t k) {
+    tuple_axes t{first, {}, {}, 0};
+    const auto es = static_cast<std::int64_t>(target.element_size());
+    for (int j = 0; j < k; ++j) {
+        const std::int64_t n = target.size(first + j), st = target.stride(first + j) * es;
+        t.n.push_back(n);
+        t.stride.push_back(st);
+        if (n > 0 && st < 0) t.bias += (n - 1) * st;
+    }
+    return t;
 }
 
 /// Index tuples (gather-nd, scatter-nd): the last dimension of `idx` holds k indices into axes

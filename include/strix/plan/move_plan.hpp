@@ -1,8 +1,9 @@
 #pragma once
 /// The plan that gather, join and pad lower to: every output element is copied from one source
 /// address (or filled), and that address is a sum of one term per output dimension — an affine
-/// stride, a per-coordinate map (pad folds, `no_source` for fill) or a key into a table (gather).
-/// Backend-neutral: the CPU executor runs it, and the Vulkan executor reads the same fields.
+/// stride, a fold of a padded dimension (a pad_mode: `no_source` where it fills), or a key into
+/// a table (gather). Backend-neutral: the CPU executor runs it, and the Vulkan encoder reads the
+/// same fields. A plan holds nothing per coordinate, so its size does not grow with the pads.
 
 #include <algorithm>
 #include <array>
@@ -12,38 +13,68 @@
 #include <vector>
 
 #include "strix/dtype.hpp"
+#include "strix/modes.hpp"
 #include "strix/shape.hpp"
 
 namespace strix::plan {
 
-/// A map entry meaning "no source element here: write the fill value".
+/// The source term "no source element here: write the fill value".
 inline constexpr std::int64_t no_source = std::numeric_limits<std::int64_t>::min();
+
+/// The source coordinate of coordinate `j` of a dimension of `n` source elements at [0, n),
+/// folded as `mode` pads it where j lies outside (-1: the fill value). Periodic folds, so any
+/// pad width works (numpy.pad's behaviour). Periods are unsigned: 2n fits in 64 bits for any n an
+/// axis may have, where it may not in int64.
+constexpr std::int64_t fold_source(pad_mode mode, std::int64_t j, std::int64_t n) {
+    if (j >= 0 && j < n) return j;
+    // a mod p in [0, p), for any int64 a and p > 0 (no negation of a that could overflow)
+    auto mod = [](std::int64_t a, std::uint64_t p) -> std::uint64_t {
+        if (a >= 0) return static_cast<std::uint64_t>(a) % p;
+        return p - 1 - static_cast<std::uint64_t>(-(a + 1)) % p;
+    };
+    const auto un = static_cast<std::uint64_t>(n);
+    switch (mode) {
+    case pad_mode::constant: return -1;
+    case pad_mode::edge: return j < 0 ? 0 : n - 1;
+    case pad_mode::reflect: {
+        if (n == 1) return 0;
+        const std::uint64_t p = 2 * (un - 1), m = mod(j, p);
+        return static_cast<std::int64_t>(m < un ? m : p - m);
+    }
+    case pad_mode::symmetric: {
+        const std::uint64_t p = 2 * un, m = mod(j, p);
+        return static_cast<std::int64_t>(m < un ? m : p - 1 - m);
+    }
+    case pad_mode::wrap: return static_cast<std::int64_t>(mod(j, un));
+    }
+    return -1;
+}
 
 /// One output dimension of a move plan. Strides are in bytes.
 ///
-/// A mapped dimension (pad) is affine on [lo, hi) — the source term is (c - lo) * src — and
-/// takes its term from `map` elsewhere: map[c] for c < lo, map[lo + c - hi] for c >= hi. So a
-/// map holds only the padded coordinates, however large the dimension.
+/// A padded dimension is affine on [lo, hi) — the source term is (c - lo) * src — and folds the
+/// coordinates outside it onto [lo, hi) as `fold` says: the term of c is
+/// fold_source(fold, c - lo, hi - lo) * src, or no_source where the fold fills.
 struct move_dim {
     std::int64_t size = 1;
     std::int64_t dst = 0;           ///< output stride
     std::int64_t src = 0;           ///< source stride of the affine term
     std::int64_t key = 0;           ///< stride of this dimension in the gather table's key
-    bool mapped = false;            ///< whether `map`, `lo` and `hi` apply
-    std::int64_t lo = 0, hi = 0;    ///< the affine range of a mapped dimension
-    std::vector<std::int64_t> map;  ///< source offsets (or no_source) outside [lo, hi)
+    bool padded = false;            ///< whether `lo`, `hi` and `fold` apply
+    pad_mode fold = pad_mode::constant;
+    std::int64_t lo = 0, hi = 0;    ///< the affine range of a padded dimension
 
-    [[nodiscard]] bool is_affine() const { return !mapped; }
+    [[nodiscard]] bool is_affine() const { return !padded; }
     /// The source term of coordinate `c` (no_source: fill).
     [[nodiscard]] std::int64_t source(std::int64_t c) const {
-        if (!mapped) return c * src;
-        if (c < lo) return map[static_cast<std::size_t>(c)];
-        if (c >= hi) return map[static_cast<std::size_t>(lo + c - hi)];
-        return (c - lo) * src;
+        if (!padded) return c * src;
+        if (c >= lo && c < hi) return (c - lo) * src;
+        const std::int64_t s = fold_source(fold, c - lo, hi - lo);
+        return s < 0 ? no_source : s * src;
     }
 };
 
-/// A strided copy with per-dimension source maps and an optional gather table.
+/// A strided copy with per-dimension folds and an optional gather table.
 struct move_plan {
     int rank = 0;
     std::array<move_dim, max_rank> dims{};
@@ -58,7 +89,7 @@ struct move_plan {
     std::int64_t axis_size = 0;
     std::int64_t axis_stride = 0;
     bool clamp = false;                 ///< index policy: clamp (else error)
-    std::array<std::byte, 16> fill{};   ///< the fill element, for map entries that are no_source
+    std::array<std::byte, 16> fill{};   ///< the fill element, where a term is no_source
 
     /// Number of elements written.
     [[nodiscard]] std::int64_t count() const {

@@ -472,7 +472,7 @@ struct pipeline_key {
     std::uint32_t vec = 1; ///< move.comp: elements per chunk (1, or 16/elem for a 16-byte chunk)
     std::uint32_t unroll = 1; ///< move.comp, copy.comp: 16-byte moves per invocation
     std::uint32_t narrow = 0; ///< move.comp: 32-bit arithmetic (every offset of the call fits in an int)
-    std::uint32_t fold = 0;   ///< move.comp: the pad fold computed for every mapped dimension (0: maps)
+    std::uint32_t fold = 0xffffffffu; ///< move.comp: the pad_mode every padded dimension folds by, computed (0xffffffff: none, tables)
     auto operator<=>(const pipeline_key&) const = default;
 };
 

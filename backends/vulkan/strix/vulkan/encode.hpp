@@ -8,14 +8,10 @@
 #include <functional>
 #include <limits>
 
-#include "strix/ops/gather.hpp"
-#include "strix/ops/gather_elements.hpp"
-#include "strix/ops/gather_nd.hpp"
-#include "strix/ops/join.hpp"
-#include "strix/ops/pad.hpp"
-#include "strix/ops/scatter.hpp"
-#include "strix/ops/scatter_nd.hpp"
-#include "strix/ops/split.hpp"
+#include "strix/ops/common.hpp" // copy_plan
+#include "strix/plan/indices.hpp"
+#include "strix/plan/move_plan.hpp"
+#include "strix/plan/update_plan.hpp"
 #include "strix/vulkan/recorder.hpp"
 #include "strix/vulkan/transfer.hpp"
 
@@ -38,9 +34,7 @@ inline std::optional<plan::move_plan> widened(const plan::move_plan& p) {
             return false;
         for (int k = 0; k + 1 < p.rank; ++k) {
             const auto& d = p.dims[static_cast<std::size_t>(k)];
-            if (!ok(d.dst) || !ok(d.src)) return false;
-            for (const auto m : d.map)
-                if (m != plan::no_source && !ok(m)) return false;
+            if (!ok(d.dst) || !ok(d.src)) return false; // a padded dimension's terms are multiples of src
         }
         return true;
     };
@@ -88,14 +82,8 @@ inline bool narrow_fits(const plan::move_plan& p, std::uint32_t vec) {
         };
         dst += reach(d.size, d.dst);
         key += reach(d.size, d.key);
-        if (d.is_affine()) {
-            src += reach(d.size, d.src);
-        } else {
-            std::int64_t m = reach(d.hi - d.lo, d.src);
-            for (const std::int64_t o : d.map)
-                if (o != plan::no_source) m = std::max(m, o > -limit && o < limit ? (o < 0 ? -o : o) : limit);
-            src += m;
-        }
+        // a padded dimension's terms are those of its source coordinates [0, hi - lo)
+        src += d.is_affine() ? reach(d.size, d.src) : reach(d.hi - d.lo, d.src);
         if (dst >= limit || src >= limit || key >= limit) return false;
     }
     return true;
@@ -113,7 +101,7 @@ inline std::pair<std::uint32_t, std::uint32_t> divider(std::int64_t d) {
     return {static_cast<std::uint32_t>(((std::uint64_t{1} << s) + den - 1) / den), s};
 }
 
-/// move.comp's NarrowRecord of a dimension (48 bytes), `map` its map's byte offset from the
+/// move.comp's NarrowRecord of a dimension (48 bytes), `map` its table's byte offset from the
 /// records, 1 for a folded dimension, 0 for an affine one.
 inline std::array<std::int32_t, 12> narrow_record(const plan::move_dim& d, std::int32_t map) {
     const auto [m, s] = divider(d.size);
@@ -121,53 +109,56 @@ inline std::array<std::int32_t, 12> narrow_record(const plan::move_dim& d, std::
     return {i32(d.size), i32(d.src), i32(d.lo), i32(d.hi), i32(d.dst), i32(d.key), map, 0, static_cast<std::int32_t>(m), static_cast<std::int32_t>(s), 0, 0};
 }
 
-/// move.comp's fold(): the source coordinate of coordinate j outside [0, n) under fold `code`
-/// (1 constant, 2 edge, 3 reflect, 4 symmetric, 5 wrap; -1: fill), or nothing where the shader
-/// cannot compute it: it takes no division, so a pad must lie within one period of the fold.
-inline std::optional<std::int64_t> folded_source(std::int64_t code, std::int64_t j, std::int64_t n) {
-    if (code == 1) return -1;
-    if (code == 2) return j < 0 ? 0 : n - 1;
-    if (code == 3 && n == 1) return 0;
-    const std::int64_t p = code == 3 ? 2 * n - 2 : code == 4 ? 2 * n : n;
+/// move.comp's FOLD when no fold is computed (the padded dimensions' terms come from tables);
+/// else FOLD is the pad_mode itself.
+inline constexpr std::uint32_t no_fold = 0xffffffffu;
+static_assert(static_cast<int>(pad_mode::constant) == 0 && static_cast<int>(pad_mode::edge) == 1 && static_cast<int>(pad_mode::reflect) == 2 &&
+                  static_cast<int>(pad_mode::symmetric) == 3 && static_cast<int>(pad_mode::wrap) == 4,
+              "move.comp's PAD_* constants are pad_mode's values");
+
+/// move.comp's fold() in C++: the source coordinate of coordinate j outside [0, n) under `mode`
+/// (-1: fill), or nothing where the shader cannot compute it: it takes no division, so a pad
+/// must lie within one period of the fold.
+inline std::optional<std::int64_t> shader_fold(pad_mode mode, std::int64_t j, std::int64_t n) {
+    if (mode == pad_mode::constant) return -1;
+    if (mode == pad_mode::edge) return j < 0 ? 0 : n - 1;
+    if (mode == pad_mode::reflect && n == 1) return 0;
+    const std::int64_t p = mode == pad_mode::reflect ? 2 * n - 2 : mode == pad_mode::symmetric ? 2 * n : n;
     const std::int64_t m = j < 0 ? j + p : j >= p ? j - p : j;
     if (m < 0 || m >= p) return std::nullopt;
-    if (code == 5 || m < n) return m;
-    return code == 3 ? p - m : p - 1 - m;
+    if (mode == pad_mode::wrap || m < n) return m;
+    return mode == pad_mode::reflect ? p - m : p - 1 - m;
 }
 
-/// Whether fold `code` gives every padded coordinate of a mapped dimension exactly the term in
-/// its map (checked against the map, which the pad's lowering built).
-inline bool fold_matches(const plan::move_dim& d, std::int64_t code) {
+/// Whether shader_fold computes every padded coordinate of a padded dimension: its coordinates
+/// fit an int, and the pads lie within one period (constant and edge have none; a one-element
+/// reflect repeats it). The padded j run from -lo to -1 and from n to size - lo - 1.
+inline bool shader_folds(const plan::move_dim& d) {
     const std::int64_t n = d.hi - d.lo;
-    if (d.size >= (std::int64_t{1} << 30) || n < 0 || (n == 0 && code != 1)) return false;
-    std::size_t at = 0;
-    auto same = [&](std::int64_t o) {
-        const auto s = folded_source(code, o - d.lo, n);
-        return s && d.map[at++] == (*s < 0 ? plan::no_source : *s * d.src);
-    };
-    for (std::int64_t o = 0; o < d.lo; ++o)
-        if (!same(o)) return false;
-    for (std::int64_t o = d.hi; o < d.size; ++o)
-        if (!same(o)) return false;
-    return true;
+    if (d.size >= (std::int64_t{1} << 30) || n < 0 || (n == 0 && d.fold != pad_mode::constant)) return false;
+    if (d.fold == pad_mode::constant || d.fold == pad_mode::edge || (d.fold == pad_mode::reflect && n == 1)) return true;
+    const std::int64_t p = d.fold == pad_mode::reflect ? 2 * n - 2 : d.fold == pad_mode::symmetric ? 2 * n : n;
+    return d.lo <= p && (d.size == d.hi || d.size - d.lo - 1 < 2 * p);
 }
 
-/// The fold that every mapped dimension of a plan matches (move.comp's FOLD), or 0 (none, or no
-/// mapped dimension): the narrow path then computes the padded coordinates' terms instead of
-/// loading them from the maps, a load that the element's own load would wait for.
-inline std::uint32_t plan_fold(const plan::move_plan& p) {
-    for (std::uint32_t code = 1; code <= 5; ++code) {
-        bool any = false, all = true;
-        for (int i = 0; i < p.rank && all; ++i) {
-            const auto& d = p.dims[static_cast<std::size_t>(i)];
-            if (d.is_affine()) continue;
-            any = true;
-            all = fold_matches(d, code);
-        }
-        if (!any) return 0;
-        if (all) return code;
+/// The fold every padded dimension of a plan has and the shader computes (move.comp's FOLD), or
+/// nothing (no padded dimension, different folds, or one the shader cannot compute): the narrow
+/// path then computes the padded coordinates' terms instead of loading them from tables, a load
+/// that the element's own load would wait for.
+inline std::optional<pad_mode> plan_fold(const plan::move_plan& p) {
+    std::optional<pad_mode> fold;
+    for (int i = 0; i < p.rank; ++i) {
+        const auto& d = p.dims[static_cast<std::size_t>(i)];
+        if (d.is_affine()) continue;
+        if ((fold && *fold != d.fold) || !shader_folds(d)) return std::nullopt;
+        fold = d.fold;
     }
-    return 0;
+    return fold;
+}
+
+/// The padded coordinates of a dimension, [0, lo) and [hi, size): the entries of its table.
+inline std::uint64_t padded_count(const plan::move_dim& d) {
+    return d.is_affine() ? 0 : static_cast<std::uint64_t>(d.lo) + static_cast<std::uint64_t>(d.size - d.hi);
 }
 
 } // namespace detail
@@ -189,16 +180,11 @@ protected:
         std::function<void(const any_cview&)> report;
         std::unique_ptr<device_tensor> snapshot{}; // the indices as they were, when a later op overwrote them
     };
-    /// What the update passes of scatter and scatter-nd need (see record_updates).
+    /// What the update passes of scatter and scatter-nd need (see record_updates): the update
+    /// plan, on device addresses, and the views and hazards around it.
     struct update_job {
-        device_view output, updates;
-        std::vector<std::int64_t> dims;    ///< Dim records over the updates (size, dst, src, key, 0, 0, 0)
-        std::uint64_t index_address;       ///< the indices, or scatter-nd's resolved offsets (int64)
-        std::uint32_t index_type;          ///< shader index code
-        std::int64_t axis_size, axis_stride;
-        std::uint64_t dst_base;            ///< the output address the terms add to
-        bool clamp;
-        scatter_reduction reduction;
+        plan::update_plan plan;
+        device_view output;
         bool deterministic;
         std::vector<std::pair<std::uint64_t, std::uint64_t>> reads;
         std::string context;
@@ -313,26 +299,33 @@ protected:
     /// elements on a device without 64-bit atomics — the bucket path in C order of the updates.
     /// Targets are numbered by their distance from the output's lowest address (slots).
     void record_updates(const update_job& j) {
-        const std::uint64_t n = static_cast<std::uint64_t>(j.updates.sizes.count());
+        const plan::update_plan& up = j.plan;
+        const auto n = static_cast<std::uint64_t>(up.count());
         if (n >= (std::uint64_t{1} << 32) - 1)
             throw error(error_code::unsupported, "strix::vulkan: more than 2^32 - 2 updates in one scatter (" + j.context + ")");
         const auto elem = static_cast<std::uint32_t>(size_of(j.output.type));
         const range out = j.output.range();
         const std::uint64_t slots = (out.second - out.first) / elem;
+        std::vector<std::int64_t> dims; // Dim records over the updates (size, dst, src, key, 0, 0, 0)
+        for (int i = 0; i < up.rank; ++i) {
+            const auto& d = up.dims[static_cast<std::size_t>(i)];
+            dims.insert(dims.end(), {d.size, d.dst, d.src, d.key, 0, 0, 0});
+        }
         push p{};
-        p.src = j.updates.address;
-        p.dst = j.dst_base;
-        p.dims = upload_meta(j.dims);
-        p.indices = j.index_address;
+        p.src = reinterpret_cast<std::uintptr_t>(up.src);
+        p.dst = reinterpret_cast<std::uintptr_t>(up.dst);
+        p.dims = upload_meta(dims);
+        p.indices = reinterpret_cast<std::uintptr_t>(up.index);
         p.count = n;
         p.flag = frame_->flag.address();
-        p.axis_size = j.axis_size;
-        p.axis_stride = j.axis_stride;
+        p.axis_size = up.axis_size;
+        p.axis_stride = up.axis_stride;
         p.lo = out.first;
-        const auto rank = static_cast<std::uint32_t>(j.updates.sizes.rank);
-        const std::uint32_t policy = j.clamp ? 1u : 0u;
+        const auto rank = static_cast<std::uint32_t>(up.rank);
+        const std::uint32_t policy = up.clamp ? 1u : 0u;
+        const std::uint32_t index_type = index_code(up.index_type);
         auto reads = j.reads;
-        if (j.reduction == scatter_reduction::none && claims_scatter(j.output, n)) {
+        if (up.reduction == scatter_reduction::none && claims_scatter(j.output, n)) {
             // one claim per slot: (update number + 1) << 32 | the update's bits for 4-byte
             // elements, else the update number + 1
             const std::uint64_t claim_bytes = elem == 4 ? 8 : 4;
@@ -342,7 +335,7 @@ protected:
             ctx_->vk().vkCmdFillBuffer(cmd_, claims.handle, claims.offset, claims.size, 0);
             transfer_barrier();
             p.aux_addr = claims.address;
-            pipeline_key key{shader::reduce, elem, rank, j.index_type, policy, 4};
+            pipeline_key key{shader::reduce, elem, rank, index_type, policy, 4};
             key.type = static_cast<std::uint32_t>(j.output.type);
             key.reduction = 0;
             reads.push_back(cr);
@@ -369,7 +362,7 @@ protected:
             ++counters_.claim_scatters;
             return;
         }
-        if (j.reduction == scatter_reduction::none) {
+        if (up.reduction == scatter_reduction::none) {
             // 16 bytes of indirect dispatch arguments for pass 1 (zero: no work, unless pass 0
             // meets a duplicate target), then each target's winner slot (shaders/scatter.comp)
             const scratch_block winners = scratch(16 + slots * 4);
@@ -381,7 +374,7 @@ protected:
             const auto [gx, gy] = grid((n + 255) / 256);
             p.aux = gx;
             p.aux2 = gy;
-            pipeline_key key{shader::scatter, elem, rank, j.index_type, policy, 0};
+            pipeline_key key{shader::scatter, elem, rank, index_type, policy, 0};
             reads.push_back(wr);
             barrier_for(reads, out); // pass 0 writes the output: after the input's copy and the fill
             written_.push_back(wr);
@@ -395,12 +388,12 @@ protected:
             return;
         }
         const dtype t = j.output.type;
-        if ((t == dtype::float64 && (j.reduction == scatter_reduction::add || j.reduction == scatter_reduction::mul)) && !ctx_->float64())
+        if ((t == dtype::float64 && (up.reduction == scatter_reduction::add || up.reduction == scatter_reduction::mul)) && !ctx_->float64())
             throw error(error_code::unsupported, "strix::vulkan: float64 add and mul reductions need shaderFloat64, which " + ctx_->device().name +
                                                      " lacks (" + j.context + ")");
-        pipeline_key key{shader::reduce, elem, rank, j.index_type, policy, 0};
+        pipeline_key key{shader::reduce, elem, rank, index_type, policy, 0};
         key.type = static_cast<std::uint32_t>(t);
-        key.reduction = static_cast<std::uint32_t>(j.reduction);
+        key.reduction = static_cast<std::uint32_t>(up.reduction);
         if (!j.deterministic && (elem < 8 || ctx_->int64_atomics())) {
             barrier_for(reads, out);
             dispatch(key, p);
@@ -513,32 +506,32 @@ protected:
         const plan::move_plan& p = wide_plan ? *wide_plan : original;
         const std::uint32_t vec = detail::chunk_elements(p);
         bool narrow = !ctx_->wide_arithmetic() && detail::narrow_fits(p, vec);
-        std::uint32_t fold = narrow ? detail::plan_fold(p) : 0;
-        std::size_t map_words = 0; // the maps the shader reads: none when it folds
-        for (int i = 0; i < p.rank && fold == 0; ++i) {
-            const auto& d = p.dims[static_cast<std::size_t>(i)];
-            if (d.map.size() >= (std::size_t{1} << 32)) throw error(error_code::unsupported, "strix::vulkan: pads of 2^32 or more elements on one axis");
-            map_words += d.map.size();
+        std::optional<pad_mode> fold = narrow ? detail::plan_fold(p) : std::nullopt;
+        std::uint64_t map_words = 0; // the tables of padded terms the shader reads: none when it folds
+        for (int i = 0; i < p.rank && !fold; ++i) {
+            const std::uint64_t n = detail::padded_count(p.dims[static_cast<std::size_t>(i)]);
+            if (n >= (std::uint64_t{1} << 32)) throw error(error_code::unsupported, "strix::vulkan: pads of 2^32 or more elements on one axis");
+            map_words += n;
         }
-        if (narrow && (static_cast<std::size_t>(p.rank) * narrow_words + map_words) * 8 >= (std::size_t{1} << 31)) {
-            narrow = false; // the narrow records hold their maps' offsets in 32 bits
-            fold = 0;
+        if (narrow && (static_cast<std::uint64_t>(p.rank) * narrow_words + map_words) * 8 >= (std::uint64_t{1} << 31)) {
+            narrow = false; // the narrow records hold their tables' offsets in 32 bits
+            fold.reset();
         }
-        // the records, then the maps they point to: by address (Dim) or by byte offset from the
-        // records (NarrowRecord); 1 marks a folded dimension, 0 an affine one
+        // the records, then the tables they point to: by address (Dim) or by byte offset from
+        // the records (NarrowRecord); 1 marks a folded dimension, 0 an affine one
         const std::size_t record_words = narrow ? narrow_words : dim_words;
-        const meta_block meta = meta_alloc((static_cast<std::size_t>(p.rank) * record_words + map_words) * 8);
+        const meta_block meta = meta_alloc((static_cast<std::size_t>(p.rank) * record_words + static_cast<std::size_t>(map_words)) * 8);
         std::vector<std::int64_t> words;
         std::size_t next_map = static_cast<std::size_t>(p.rank) * record_words; // in words
         for (int i = 0; i < p.rank; ++i) {
             const auto& d = p.dims[static_cast<std::size_t>(i)];
             std::int64_t map = 0;
-            if (!d.is_affine() && fold != 0) {
+            if (!d.is_affine() && fold) {
                 map = 1;
                 ++counters_.folded;
             } else if (!d.is_affine()) {
                 map = static_cast<std::int64_t>(narrow ? next_map * 8 : meta.address + next_map * 8);
-                next_map += d.map.size();
+                next_map += static_cast<std::size_t>(detail::padded_count(d));
             }
             if (narrow) {
                 const auto r = detail::narrow_record(d, static_cast<std::int32_t>(map));
@@ -548,9 +541,11 @@ protected:
                 words.insert(words.end(), {d.size, d.dst, d.src, d.key, map, d.lo, d.hi});
             }
         }
-        for (int i = 0; i < p.rank && fold == 0; ++i) {
-            const auto& m = p.dims[static_cast<std::size_t>(i)].map;
-            words.insert(words.end(), m.begin(), m.end());
+        for (int i = 0; i < p.rank && !fold; ++i) { // each table: the terms of [0, lo), then of [hi, size)
+            const auto& d = p.dims[static_cast<std::size_t>(i)];
+            if (d.is_affine()) continue;
+            for (std::int64_t o = 0; o < d.lo; ++o) words.push_back(d.source(o));
+            for (std::int64_t o = d.hi; o < d.size; ++o) words.push_back(d.source(o));
         }
         std::memcpy(meta.host, words.data(), words.size() * 8);
         push pc{};
@@ -568,7 +563,7 @@ protected:
         key.vec = vec;
         key.unroll = vec > 1 ? ctx_->unroll_chunks() : p.elem == 16 ? ctx_->unroll_16() : 1;
         key.narrow = narrow ? 1u : 0u;
-        key.fold = fold;
+        key.fold = fold ? static_cast<std::uint32_t>(*fold) : detail::no_fold;
         counters_.narrow += narrow ? 1 : 0;
         counters_.widened += wide_plan ? 1 : 0;
         counters_.chunked += vec > 1 ? 1 : 0;

@@ -7,6 +7,14 @@
 #include <functional>
 #include <span>
 
+#include "strix/ops/gather.hpp"
+#include "strix/ops/gather_elements.hpp"
+#include "strix/ops/gather_nd.hpp"
+#include "strix/ops/join.hpp"
+#include "strix/ops/pad.hpp"
+#include "strix/ops/scatter.hpp"
+#include "strix/ops/scatter_nd.hpp"
+#include "strix/ops/split.hpp"
 #include "strix/vulkan/encode.hpp"
 
 namespace strix::vulkan {
@@ -77,7 +85,7 @@ public:
         const auto noted = note_call({input, indices, updates, output}, [d](recording& r, std::span<const device_view> v) { r.scatter(v[0], v[1], v[2], v[3], d); });
         const any_view out = output.as_any();
         const auto c = strix::detail::check_scatter(input.as_any(), indices.as_any(), updates.as_any(), out, d);
-        const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
+        const int axis = c.axis;
         const auto n = static_cast<std::uint64_t>(updates.sizes.count());
         // the claim path's last pass writes every element of a C-order output, so it also does
         // the copy of a C-order input with the same layout (16 bytes per element in all, where
@@ -89,16 +97,8 @@ public:
             check_indices_later(indices, [n = input.sizes[axis], axis, context = c.context](const any_cview& h) {
                 strix::detail::resolve_indices(h, n, 1, index_policy::error, "scatter", axis, context);
             });
-        const auto es = static_cast<std::int64_t>(size_of(output.type));
-        const auto ies = static_cast<std::int64_t>(size_of(indices.type));
-        std::vector<std::int64_t> dims;
-        for (int i = 0; i < updates.sizes.rank; ++i) {
-            const auto u = static_cast<std::size_t>(i);
-            dims.insert(dims.end(), {updates.sizes[i], i == axis ? 0 : output.strides[u] * es, updates.strides[u] * es, indices.strides[u] * ies, 0, 0, 0});
-        }
-        record_updates({output, updates, std::move(dims), indices.address, index_code(indices.type), input.sizes[axis],
-                        output.strides[static_cast<std::size_t>(axis)] * es, output.address, d.policy == index_policy::clamp, d.reduction,
-                        d.deterministic, {updates.range(), indices.range()}, c.context, fused ? input.address : 0});
+        record_updates({strix::detail::lower_scatter(input.as_any(), indices.as_any(), updates.as_any(), out, d, axis), output, d.deterministic,
+                        {updates.range(), indices.range()}, c.context, fused ? input.address : 0});
     }
 
     /// Records a gather-elements (same rules and messages as strix::gather_elements).
@@ -198,16 +198,9 @@ public:
             return;
         }
         const range table = record_tuples(indices, axes, d.policy, "scatter-nd", c.context);
-        const auto walk = strix::detail::scatter_nd_walk(indices.sizes, out, 8);
-        const auto es = static_cast<std::int64_t>(size_of(updates.type));
-        std::vector<std::int64_t> dims;
-        for (int i = 0; i < updates.sizes.rank; ++i) {
-            const auto u = static_cast<std::size_t>(i);
-            dims.insert(dims.end(), {updates.sizes[i], walk.dst[u], updates.strides[u] * es, walk.key[u], 0, 0, 0});
-        }
-        record_updates({output, updates, std::move(dims), table.first, index_code(dtype::int64), std::numeric_limits<std::int64_t>::max(), 1,
-                        output.address + static_cast<std::uint64_t>(axes.bias), true, d.reduction, d.deterministic, {updates.range(), table},
-                        c.context});
+        const auto* device_table = reinterpret_cast<const std::byte*>(static_cast<std::uintptr_t>(table.first));
+        record_updates({strix::detail::lower_scatter_nd(indices.sizes, updates.as_any(), out, d, {}, device_table, axes.bias), output,
+                        d.deterministic, {updates.range(), table}, c.context});
     }
 protected:
     using encoder::encoder;

@@ -1,0 +1,180 @@
+#pragma once
+/// The CPU executor of update plans (strix/plan/update_plan.hpp): scatter and scatter-nd.
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "strix/cpu/executor.hpp"
+#include "strix/plan/update_plan.hpp"
+
+namespace strix::cpu {
+
+namespace detail {
+
+/// Whether min/max take the update `u` over the accumulated `a` (floating point): a NaN stays
+/// once there, a NaN update is taken, and -0 counts as smaller than +0 — so the result does not
+/// depend on the order of the updates (NaN payloads aside).
+template <class F>
+bool takes_update(F a, F u, scatter_reduction r) {
+    if (std::isnan(a)) return false;
+    if (std::isnan(u)) return true;
+    if (r == scatter_reduction::min) return u < a || (u == a && std::signbit(u));
+    return u > a || (u == a && !std::signbit(u));
+}
+
+/// Combines an update `u` into the element `acc` under reduction `r` (the CPU's definition, which
+/// the devices follow bit for bit).
+template <class T>
+T combine(T acc, T u, scatter_reduction r) {
+    if (r == scatter_reduction::none) return u;
+    if constexpr (std::is_same_v<T, float16>) {
+        const float a = static_cast<float>(acc), b = static_cast<float>(u);
+        if (r == scatter_reduction::min || r == scatter_reduction::max) return takes_update(a, b, r) ? u : acc;
+        // float32 has 24 >= 2 x 11 + 2 significand bits, so rounding to float32 and then to float16
+        // equals one correct rounding of the exact sum or product
+        const float x = r == scatter_reduction::add ? a + b : a * b;
+        return std::isnan(x) ? float16::from_bits(0x7e00) : float16(x);
+    } else if constexpr (std::is_floating_point_v<T>) {
+        if (r == scatter_reduction::min || r == scatter_reduction::max) return takes_update(acc, u, r) ? u : acc;
+        // a NaN result is the default quiet NaN: which operand's payload an addition passes on
+        // depends on the compiler's operand order and on the device
+        const T x = r == scatter_reduction::add ? acc + u : acc * u;
+        return std::isnan(x) ? std::numeric_limits<T>::quiet_NaN() : x;
+    } else {
+        using U = std::make_unsigned_t<T>; // wrap around without undefined behaviour
+        switch (r) {
+        case scatter_reduction::add: return static_cast<T>(static_cast<U>(static_cast<U>(acc) + static_cast<U>(u)));
+        case scatter_reduction::mul: return static_cast<T>(static_cast<U>(static_cast<std::uint64_t>(static_cast<U>(acc)) * static_cast<U>(u)));
+        case scatter_reduction::min: return u < acc ? u : acc;
+        default: return u > acc ? u : acc;
+        }
+    }
+}
+
+/// Applies the updates whose target lies at output byte offsets [lo, hi) (relative to p.dst), in
+/// C order of the updates: update u goes to the output element at (sum of coordinate times dst)
+/// + its target offset. Every worker walks all updates and applies only its own targets, so
+/// each element still sees its updates in C order, whatever the number of workers: the results
+/// are the single-threaded ones bit for bit, duplicates and reductions included.
+template <class T, class I, scatter_reduction red>
+void apply_updates_range(const plan::update_plan& p, std::int64_t lo, std::int64_t hi) {
+    const int r = p.rank;
+    const std::int64_t n = p.count();
+    if (n == 0) return;
+    std::array<std::int64_t, max_rank> c{};
+    const std::byte* ub = p.src;
+    std::byte* ob = p.dst;
+    std::int64_t uo = 0, oo = 0, key = 0;
+    const plan::update_dim last = r ? p.dims[static_cast<std::size_t>(r - 1)] : plan::update_dim{};
+    const std::int64_t inner = last.size, us = last.src, os = last.dst, ks = last.key;
+    const std::int64_t* table = p.table.empty() ? nullptr : p.table.data();
+    const std::byte* index = p.index;
+    const std::int64_t an = p.axis_size, ast = p.axis_stride;
+    const bool clamp = p.clamp;
+    auto target = [&](std::int64_t o, std::int64_t kk) { return o + (table ? table[kk] : read_index<I>(index + kk, an, clamp) * ast); };
+    // Targets are random addresses: each block's targets are computed and prefetched one block
+    // before they are written, so that many cache misses are in flight instead of one or two.
+    constexpr std::int64_t block = 32;
+    std::int64_t tg[2][block];
+    const std::byte* us_at[2] = {nullptr, nullptr};
+    std::int64_t len[2] = {0, 0};
+    auto apply_block = [&](int slot) {
+        const std::byte* u = us_at[slot];
+        const std::int64_t* t = tg[slot];
+        if constexpr (red == scatter_reduction::none) {
+            for (std::int64_t j = 0; j < len[slot]; ++j) // indexed: no step past the last update
+                if (t[j] >= lo && t[j] < hi) std::memcpy(ob + t[j], u + j * us, sizeof(T));
+        } else {
+            for (std::int64_t j = 0; j < len[slot]; ++j) {
+                if (t[j] < lo || t[j] >= hi) continue;
+                T v, a;
+                std::memcpy(&v, u + j * us, sizeof(T));
+                std::memcpy(&a, ob + t[j], sizeof(T));
+                a = combine(a, v, red);
+                std::memcpy(ob + t[j], &a, sizeof(T));
+            }
+        }
+        len[slot] = 0;
+    };
+    int cur = 0;
+    for (std::int64_t k = 0; k < n;) {
+        const std::byte* u = ub + uo;
+        std::int64_t o = oo, kk = key;
+        for (std::int64_t i0 = 0; i0 < inner; i0 += block) {
+            const std::int64_t m = std::min(block, inner - i0);
+            std::int64_t* t = tg[cur];
+            for (std::int64_t j = 0; j < m; ++j, o += os, kk += ks) {
+                t[j] = target(o, kk);
+                // only this worker's targets: a prefetch for writing takes the line from the
+                // cache of the worker that owns it
+                if (t[j] >= lo && t[j] < hi) __builtin_prefetch(ob + t[j], 1);
+            }
+            us_at[cur] = u + i0 * us; // indexed: no step past the row's last update
+            len[cur] = m;
+            cur ^= 1;
+            if (len[cur]) apply_block(cur); // the previous block, in order
+        }
+        k += inner;
+        for (int d = r - 2; d >= 0; --d) {
+            const auto& dd = p.dims[static_cast<std::size_t>(d)];
+            auto& cd = c[static_cast<std::size_t>(d)];
+            uo += dd.src;
+            oo += dd.dst;
+            key += dd.key;
+            if (++cd < dd.size) break;
+            uo -= dd.size * dd.src;
+            oo -= dd.size * dd.dst;
+            key -= dd.size * dd.key;
+            cd = 0;
+        }
+    }
+    cur ^= 1;
+    if (len[cur]) apply_block(cur);
+}
+
+} // namespace detail
+
+/// Runs an update plan: its updates in C order. The walk can split the output's addresses among
+/// workers (see apply_updates_range), but measured on a 2-core host two workers ran 4-8 times
+/// slower than one: each random write then moves its cache line between the cores' caches (the
+/// pool does not pin a part to a core, and the copy before splits the output differently). So
+/// the updates apply on the calling thread; `max_workers` is kept for hosts where that pays.
+/// (A template, so that its 220 type x index x reduction kernels are compiled only in the
+/// programs that scatter: see compile cost in bench/NOTES.md.)
+template <class = void>
+void execute(const plan::update_plan& p, const options& opt = {}) {
+    const std::int64_t n = p.count();
+    if (n == 0) return;
+    const auto es = static_cast<std::int64_t>(size_of(p.type));
+    constexpr int max_workers = 1;
+    const int t = std::min(detail::threads_for(opt, n * es, n), max_workers);
+    const std::int64_t lo = p.span_lo, range = p.span_hi - p.span_lo;
+    // the reduction as a template argument, so that an update costs no branch on it (1M float32
+    // adds onto 64K targets, one core of a 2-core VM: 3.16-3.18 ms -> 2.94-3.09 ms)
+    auto with_reduction = [&](auto f) {
+        using R = scatter_reduction;
+        switch (p.reduction) {
+        case R::none: return f(std::integral_constant<R, R::none>{});
+        case R::add: return f(std::integral_constant<R, R::add>{});
+        case R::mul: return f(std::integral_constant<R, R::mul>{});
+        case R::min: return f(std::integral_constant<R, R::min>{});
+        case R::max: return f(std::integral_constant<R, R::max>{});
+        }
+    };
+    visit(p.type, [&]<class T>(type_tag<T>) {
+        detail::with_index_type(p.table.empty() ? p.index_type : dtype::int64, [&](auto tag) {
+            using I = decltype(tag);
+            with_reduction([&](auto r) {
+                parallel_tasks(t, [&](int k) {
+                    // owners' ranges: element-aligned pieces of the output's span
+                    const std::int64_t a = lo + range / es * k / t * es, b = k + 1 == t ? p.span_hi : lo + range / es * (k + 1) / t * es;
+                    detail::apply_updates_range<T, I, decltype(r)::value>(p, a, b);
+                });
+            });
+        });
+    });
+}
+
+} // namespace strix::cpu
