@@ -29,27 +29,7 @@
 
 #include "strix/vulkan/check.hpp"
 #include "strix/vulkan/config.hpp"
-#include "strix/vulkan/spirv/move_0.h"
-#include "strix/vulkan/spirv/move_1.h"
-#include "strix/vulkan/spirv/scatter_0.h"
-#include "strix/vulkan/spirv/scatter_1.h"
-#include "strix/vulkan/spirv/tuples_0.h"
-#include "strix/vulkan/spirv/scan_0.h"
-#include "strix/vulkan/spirv/reduce_00.h"
-#include "strix/vulkan/spirv/reduce_01.h"
-#include "strix/vulkan/spirv/reduce_10.h"
-#include "strix/vulkan/spirv/reduce_11.h"
-#include "strix/vulkan/spirv/reduce_00d.h"
-#include "strix/vulkan/spirv/reduce_01d.h"
-#include "strix/vulkan/spirv/reduce_10d.h"
-#include "strix/vulkan/spirv/reduce_01f.h"
-#include "strix/vulkan/spirv/reduce_11f.h"
-#include "strix/vulkan/spirv/reduce_01df.h"
-#include "strix/vulkan/spirv/reduce_11dg.h"
-#include "strix/vulkan/spirv/reduce_11g.h"
-#include "strix/vulkan/spirv/reduce_11df.h"
-#include "strix/vulkan/spirv/reduce_11d.h"
-#include "strix/vulkan/spirv/copy_0.h"
+#include "strix/vulkan/spirv/variants.h"
 
 namespace strix::vulkan {
 
@@ -460,8 +440,7 @@ enum class memory : std::uint8_t {
     upload,
 };
 
-/// The shaders strix runs.
-enum class shader : std::uint8_t { move, scatter, tuples, scan, reduce, copy };
+// (strix::vulkan::shader, the shaders strix runs, is declared in spirv/variants.h with their variants)
 
 /// Specialization constants of a pipeline.
 struct pipeline_key {
@@ -715,6 +694,11 @@ public:
     /// Whether scatters without a reduction may take the claim path (stream::claims_scatter);
     /// STRIX_VULKAN_NO_CLAIMS=1 turns it off.
     [[nodiscard]] bool scatter_claims() const { return scatter_claims_; }
+    /// The spirv::feature bits the shader variants may use here: the device's, less what the
+    /// options and the STRIX_VULKAN_NO_* switches turn off.
+    [[nodiscard]] std::uint32_t shader_features() const { return features_; }
+    /// The variant of `s` this context runs: spirv::pick(s, shader_features()).
+    [[nodiscard]] const spirv::variant& shader_variant(shader s) const { return spirv::variants[variant_[static_cast<std::size_t>(s)]]; }
     /// Validation (and other layer) messages reported so far; each also went to stderr.
     /// (A context on an adopted device has no messenger of its own: 0.)
     [[nodiscard]] int validation_messages() const { return inst_ ? inst_->messages() : 0; }
@@ -870,33 +854,12 @@ public:
     VkPipeline pipeline(const pipeline_key& key) {
         std::lock_guard lock(mutex_);
         if (auto it = pipelines_.find(key); it != pipelines_.end()) return it->second;
-        // the module: per shader, the variant this device can run
-        // (an automatic table: a static one would tie each internal-linkage array to the inline
-        // function's COMDAT group, which GCC's -O2 -fsanitize=address output fails to link)
-        const std::pair<const std::uint32_t*, std::size_t> code[] = {
-            {move_0, sizeof move_0},       {move_1, sizeof move_1},       {scatter_0, sizeof scatter_0}, {scatter_1, sizeof scatter_1},
-            {tuples_0, sizeof tuples_0},   {scan_0, sizeof scan_0},       {reduce_00, sizeof reduce_00}, {reduce_01, sizeof reduce_01},
-            {reduce_10, sizeof reduce_10}, {reduce_11, sizeof reduce_11}, {reduce_00d, sizeof reduce_00d}, {reduce_01d, sizeof reduce_01d},
-            {reduce_10d, sizeof reduce_10d}, {reduce_11d, sizeof reduce_11d}, {copy_0, sizeof copy_0},
-            {reduce_01f, sizeof reduce_01f}, {reduce_11f, sizeof reduce_11f}, {reduce_01df, sizeof reduce_01df}, {reduce_11df, sizeof reduce_11df},
-            {reduce_11g, sizeof reduce_11g}, {reduce_11dg, sizeof reduce_11dg}};
-        std::size_t m = 0;
-        switch (key.which) {
-        case shader::move: m = small_storage_ ? 1 : 0; break;
-        case shader::scatter: m = small_storage_ ? 3 : 2; break;
-        case shader::tuples: m = 4; break;
-        case shader::scan: m = 5; break;
-        case shader::reduce:
-            if (float64_atomic_add_) m = 19 + (info_.denorm_preserve32 ? 1 : 0);
-            else if (float32_atomic_add_) m = 15 + (info_.denorm_preserve32 ? 2 : 0) + (float64_ ? 1 : 0);
-            else m = (info_.denorm_preserve32 ? 10 : 6) + (float64_ ? 2 : 0) + (int64_atomics_ ? 1 : 0);
-            break;
-        case shader::copy: m = 14; break;
-        }
+        // the module: the shader's variant for this device's paths (chosen by choose_paths)
+        const std::size_t m = variant_[static_cast<std::size_t>(key.which)];
         if (!modules_[m]) {
             auto sci = make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
-            sci.codeSize = code[m].second;
-            sci.pCode = code[m].first;
+            sci.codeSize = spirv::code[m].bytes;
+            sci.pCode = spirv::code[m].data;
             check(table_.vkCreateShaderModule(device_, &sci, nullptr, &modules_[m]), "vkCreateShaderModule");
         }
         // constant ids 0..11 (an entry for an id a shader lacks is ignored)
@@ -1060,6 +1023,11 @@ private:
         // float64 too, in the variants that have both (and float64 arithmetic)
         float64_atomic_add_ = float64_atomic_add && float32_atomic_add_ && float64_;
         scatter_claims_ = !env_.no_claims;
+        // each shader's variant, once: a pipeline's module is then one index away
+        features_ = (small_storage_ ? spirv::small_storage : 0u) | (float64_ ? spirv::float64 : 0u) | (int64_atomics_ ? spirv::int64_atomics : 0u) |
+                    (info_.denorm_preserve32 ? spirv::denorm_preserve32 : 0u) | (float32_atomic_add_ ? spirv::float32_atomic_add : 0u) |
+                    (float64_atomic_add_ ? spirv::float64_atomic_add : 0u);
+        for (std::size_t i = 0; i < spirv::shader_count; ++i) variant_[i] = spirv::pick(static_cast<shader>(i), features_);
         // a CPU device runs on the host's cores: polling would take one from it
         spin_us_ = env_.spin_us ? *env_.spin_us : opt.spin_wait_us ? *opt.spin_wait_us : info_.type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : 1000;
     }
@@ -1136,7 +1104,9 @@ private:
     VkPhysicalDeviceMemoryProperties memory_{};
     VkPipelineCache cache_ = VK_NULL_HANDLE;
     VkPipelineLayout layout_ = VK_NULL_HANDLE;
-    std::array<VkShaderModule, 21> modules_{};
+    std::array<VkShaderModule, spirv::variant_count> modules_{}; // per variant, made on first use
+    std::uint32_t features_ = 0;                                  // spirv::feature bits the paths allow
+    std::array<std::size_t, spirv::shader_count> variant_{};      // per shader, its variant in spirv::variants
     std::map<pipeline_key, VkPipeline> pipelines_;
     mutable std::mutex mutex_;
     std::vector<std::unique_ptr<frame>> frames_; // streams' frames, free for the next stream

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Reads the table of shader variants (backends/vulkan/strix/vulkan/spirv/variants.txt) for the build.
+
+  shader_variants.py meson TABLE           one line per variant for Meson, at configure time:
+                                           its name, its shader, then glslangValidator's -D arguments
+  shader_variants.py header TABLE OUTPUT   writes strix/vulkan/spirv/variants.h: the shader enum,
+                                           the feature bits, the variants and their SPIR-V
+
+Both check the table first and stop with a sentence naming the line when it is wrong.
+Python's standard library only.
+"""
+import re
+import sys
+
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+class table_error(Exception):
+    pass
+
+
+def read(path):
+    """The features (name, macro, description) and variants (name, shader, needs) of the table."""
+    features, variants = [], []
+    with open(path, encoding="utf-8") as f:
+        for number, raw in enumerate(f, 1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            where = f"{path}:{number}"
+            words = line.split()
+            if words[0] == "feature" and len(words) >= 4:
+                name, macro, text = words[1], words[2], " ".join(words[3:])
+                for w in (name, macro):
+                    if not IDENT.match(w):
+                        raise table_error(f"{where}: '{w}' is not an identifier")
+                if any(name == n or macro == m for n, m, _ in features):
+                    raise table_error(f"{where}: feature '{name}' or macro '{macro}' is listed twice")
+                features.append((name, macro, text))
+            elif words[0] == "variant" and len(words) >= 3:
+                name, shader, needs = words[1], words[2], words[3:]
+                for w in (name, shader):
+                    if not IDENT.match(w):
+                        raise table_error(f"{where}: '{w}' is not an identifier")
+                if any(name == v[0] for v in variants):
+                    raise table_error(f"{where}: variant '{name}' is listed twice")
+                known = [n for n, _, _ in features]
+                for n in needs:
+                    if n not in known:
+                        raise table_error(f"{where}: '{n}' is no feature listed above it (there are: {', '.join(known)})")
+                if len(set(needs)) != len(needs):
+                    raise table_error(f"{where}: a feature is named twice")
+                variants.append((name, shader, frozenset(needs)))
+            else:
+                raise table_error(f"{where}: expected 'feature <name> <macro> <description>' or 'variant <name> <shader> <features...>'")
+    if not variants:
+        raise table_error(f"{path}: no variants")
+    if len(features) > 32:
+        raise table_error(f"{path}: more than 32 features do not fit the 32-bit masks of variants.h")
+    # a context picks, of each shader, the variant that needs the most of what it has: that one
+    # must exist for every device and be the only one
+    for shader in shaders_of(variants):
+        own = [v for v in variants if v[1] == shader]
+        sets = [v[2] for v in own]
+        if frozenset() not in sets:
+            raise table_error(f"{path}: shader '{shader}' has no variant that needs no feature (a device without them could not run it)")
+        for a in own:
+            for b in own:
+                if a[2] == b[2] and a is not b:
+                    raise table_error(f"{path}: variants '{a[0]}' and '{b[0]}' need the same features")
+                if (a[2] | b[2]) not in sets:
+                    raise table_error(f"{path}: shader '{shader}' has '{a[0]}' and '{b[0]}' but no variant that needs what both do "
+                                      f"({' '.join(sorted(a[2] | b[2]))}): a device with both would have no best variant")
+    return features, variants
+
+
+def shaders_of(variants):
+    """The shaders in the order they first appear."""
+    seen = []
+    for _, shader, _ in variants:
+        if shader not in seen:
+            seen.append(shader)
+    return seen
+
+
+def meson_lines(features, variants):
+    for name, shader, needs in variants:
+        defines = [f"-D{macro}={1 if feature in needs else 0}" for feature, macro, _ in features]
+        yield " ".join([name, shader] + defines)
+
+
+def header(features, variants):
+    bit = {name: i for i, (name, _, _) in enumerate(features)}
+    shaders = shaders_of(variants)
+
+    def mask(needs):
+        return " | ".join(f"spirv::{n}" for n in sorted(needs, key=bit.get)) or "0u"
+
+    out = [
+        "// Written by scripts/shader_variants.py from backends/vulkan/strix/vulkan/spirv/variants.txt:",
+        "// edit that table, not this file.",
+        "#pragma once",
+        "",
+        "#include <cstddef>",
+        "#include <cstdint>",
+        "",
+        "// glslangValidator's headers: one `const uint32_t <name>[]` each, at namespace scope",
+    ]
+    out += [f'#include "strix/vulkan/spirv/{name}.h"' for name, _, _ in variants]
+    out += [
+        "",
+        "namespace strix::vulkan {",
+        "",
+        "/// The shaders strix runs (shaders/<name>.comp).",
+        f"enum class shader : std::uint8_t {{ {', '.join(shaders)} }};",
+        "",
+        "namespace spirv {",
+        "",
+        "/// What a variant may need of the device, as bits of a mask.",
+        "enum feature : std::uint32_t {",
+    ]
+    out += [f"    {name} = 1u << {bit[name]}, ///< {text}" for name, _, text in features]
+    out += [
+        "};",
+        f"inline constexpr std::size_t feature_count = {len(features)};",
+        f"inline constexpr std::size_t shader_count = {len(shaders)};",
+        "",
+        "/// One SPIR-V module: a shader built for devices with the features in `needs`.",
+        "struct variant {",
+        "    const char* name; ///< its header, strix/vulkan/spirv/<name>.h",
+        "    shader which;",
+        "    std::uint32_t needs; ///< spirv::feature bits",
+        "};",
+        "",
+        "/// Every variant, in the table's order.",
+        "inline constexpr variant variants[] = {",
+    ]
+    out += [f'    {{"{name}", shader::{s}, {mask(needs)}}},' for name, s, needs in variants]
+    out += [
+        "};",
+        f"inline constexpr std::size_t variant_count = {len(variants)};",
+        "",
+        "/// A variant's SPIR-V words and their size in bytes.",
+        "struct words {",
+        "    const std::uint32_t* data;",
+        "    std::size_t bytes;",
+        "};",
+        "",
+        "/// The SPIR-V of variants[i]. Internal linkage, as glslang's arrays have: a table of",
+        "/// external linkage (or a static one inside an inline function) would refer to each",
+        "/// translation unit's own arrays, which GCC's -O2 -fsanitize=address output fails to link.",
+        "constexpr words code[] = {",
+    ]
+    out += [f"    {{{name}, sizeof {name}}}," for name, _, _ in variants]
+    out += [
+        "};",
+        "",
+        "/// The variant of `s` a device with the features `on` runs: of those that need nothing",
+        "/// beyond `on`, the one that needs the most. The table guarantees it exists, needs all that",
+        "/// any other such variant needs, and is the only one that does.",
+        "constexpr std::size_t pick(shader s, std::uint32_t on) {",
+        "    std::size_t best = variant_count;",
+        "    for (std::size_t i = 0; i < variant_count; ++i) {",
+        "        const variant& v = variants[i];",
+        "        if (v.which != s || (v.needs & ~on) != 0) continue;",
+        "        if (best == variant_count || (variants[best].needs & v.needs) == variants[best].needs) best = i;",
+        "    }",
+        "    return best;",
+        "}",
+        "",
+        "} // namespace spirv",
+        "} // namespace strix::vulkan",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def main(argv):
+    if len(argv) < 3 or argv[1] not in ("meson", "header") or (argv[1] == "header") != (len(argv) == 4):
+        print(__doc__, file=sys.stderr)
+        return 2
+    try:
+        features, variants = read(argv[2])
+    except (table_error, OSError) as e:
+        print(f"shader_variants.py: {e}", file=sys.stderr)
+        return 1
+    if argv[1] == "meson":
+        print("\n".join(meson_lines(features, variants)))
+    else:
+        text = header(features, variants)
+        with open(argv[3], "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
