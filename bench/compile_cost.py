@@ -53,7 +53,7 @@ def main():
     ap.add_argument("--json")
     a = ap.parse_args()
     spirv = os.path.join(a.build, "backends", "vulkan")
-    if not os.path.exists(os.path.join(spirv, "strix", "vulkan", "spirv", "move_0.h")):
+    if not os.path.exists(os.path.join(spirv, "strix", "vulkan", "spirv", "variants.h")):
         raise SystemExit(f"{a.build} has no generated SPIR-V headers: configure and build the Vulkan backend there first")
     inc = ["-I" + os.path.join(ROOT, "include"), "-I" + os.path.join(ROOT, "backends", "vulkan"), "-I" + spirv, "-I" + os.path.join(ROOT, "examples")]
     tmp = tempfile.mkdtemp()

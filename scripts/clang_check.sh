@@ -22,7 +22,7 @@ if ! command -v "$cxx" >/dev/null; then
   exit 1
 fi
 spirv="$build/backends/vulkan"
-if [ ! -f "$spirv/strix/vulkan/spirv/move_0.h" ]; then
+if [ ! -f "$spirv/strix/vulkan/spirv/variants.h" ]; then
   echo "clang check: $build has no generated SPIR-V headers (build the Vulkan backend there first)"
   exit 1
 fi
