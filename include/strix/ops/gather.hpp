@@ -39,7 +39,6 @@ constexpr inferred gather_rule(const shape& input, const shape& indices, const g
         for (int i = 0; i < indices.rank; ++i) res.out.push_back(indices[i]);
         for (int i = axis + 1; i < r; ++i) res.out.push_back(input[i]);
         if (res.out.checked_count() < 0) return fail(rule::gather_output_count, 1, axis);
-        if (input[axis] == 0 && detail::has_elements(indices)) return fail(rule::gather_empty_axis, -1, axis);
         return res;
     }
     const int k = d.index_dimensions;
@@ -62,8 +61,16 @@ constexpr inferred gather_rule(const shape& input, const shape& indices, const g
     for (int i = r - k; i < r; ++i) res.out.push_back(indices[i]);
     for (int i = axis + 1; i < r; ++i) res.out.push_back(input[i]);
     if (res.out.checked_count() < 0) return fail(rule::gather_output_count, 1, axis);
-    if (input[axis] == 0 && detail::has_elements(indices, r - k)) return fail(rule::gather_empty_axis, -1, axis);
     return res;
+}
+
+/// The rule on gather's indexed axis (of shapes that pass gather_rule): an empty axis takes no
+/// index. Apart from gather_rule, which infers the output's shape whether or not an index exists.
+constexpr verdict gather_axis_rule(const shape& input, const shape& indices, const gather_desc& d) {
+    const int axis = detail::normalize_axis(d.axis, input.rank);
+    const int lead = d.index_dimensions < 0 ? 0 : indices.rank - d.index_dimensions; // the indices that index
+    if (input[axis] == 0 && detail::has_elements(indices, lead)) return {rule::gather_empty_axis, -1, axis};
+    return {};
 }
 
 /// The element-type rules of gather.
@@ -174,6 +181,7 @@ inline std::string check_gather(const any_cview& input, const any_cview& indices
         enforce(r.v, ops);
         enforce(gather_type_rule(input.type(), indices.type(), output.type()), ops);
         if (r.out != output.sizes()) enforce({rule::gather_output_shape, 2}, ops);
+        enforce(gather_axis_rule(input.sizes(), indices.sizes(), d), ops);
     });
     return context;
 }

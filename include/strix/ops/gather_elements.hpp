@@ -36,12 +36,16 @@ constexpr inferred gather_elements_rule(const shape& input, const shape& indices
             res.v = {rule::gather_elements_indices_larger, 1, i, indices[i], value_kind::size};
             return res;
         }
-    if (input[axis] == 0 && detail::has_elements(indices)) {
-        res.v = {rule::gather_elements_empty_axis, -1, axis};
-        return res;
-    }
     res.out = indices;
     return res;
+}
+
+/// The rule on gather-elements' indexed axis (of shapes that pass gather_elements_rule): an
+/// empty axis takes no index.
+constexpr verdict gather_elements_axis_rule(const shape& input, const shape& indices, const gather_elements_desc& d) {
+    const int axis = detail::normalize_axis(d.axis, input.rank);
+    if (input[axis] == 0 && detail::has_elements(indices)) return {rule::gather_elements_empty_axis, -1, axis};
+    return {};
 }
 
 /// The element-type rules of gather-elements.
@@ -108,6 +112,7 @@ inline std::string check_gather_elements(const any_cview& input, const any_cview
         enforce(r.v, ops);
         enforce(gather_elements_type_rule(input.type(), indices.type(), output.type()), ops);
         if (r.out != output.sizes()) enforce({rule::gather_elements_output_shape, 2}, ops);
+        enforce(gather_elements_axis_rule(input.sizes(), indices.sizes(), d), ops);
     });
 }
 

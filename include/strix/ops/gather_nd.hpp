@@ -46,11 +46,16 @@ constexpr inferred gather_nd_rule(const shape& input, const shape& indices, cons
     for (int i = 0; i + 1 < q; ++i) res.out.push_back(indices[i]);
     for (int i = b + static_cast<int>(k); i < r; ++i) res.out.push_back(input[i]);
     if (res.out.checked_count() < 0) return fail(rule::gather_nd_output_count, 1, -1);
-    // tuples exist (indices[:-1] has elements), so every axis they index needs an element
-    if (detail::has_tuples(indices))
-        for (int j = 0; j < k; ++j)
-            if (input[b + j] == 0) return fail(rule::gather_nd_empty_axis, -1, b + j);
     return res;
+}
+
+/// The rule on the axes gather-nd's tuples index (of shapes that pass gather_nd_rule): where
+/// tuples exist, none of those axes is empty.
+constexpr verdict gather_nd_axis_rule(const shape& input, const shape& indices, const gather_nd_desc& d) {
+    if (!detail::has_tuples(indices)) return {};
+    for (int j = 0; j < indices[indices.rank - 1]; ++j)
+        if (input[d.batch_dimensions + j] == 0) return {rule::gather_nd_empty_axis, -1, d.batch_dimensions + j};
+    return {};
 }
 
 /// The element-type rules of gather-nd.
@@ -144,6 +149,7 @@ inline std::string check_gather_nd(const any_cview& input, const any_cview& indi
         enforce(r.v, ops, ", batch dimensions " + std::to_string(d.batch_dimensions));
         enforce(gather_nd_type_rule(input.type(), indices.type(), output.type()), ops);
         if (r.out != output.sizes()) enforce({rule::gather_nd_output_shape, 2}, ops);
+        enforce(gather_nd_axis_rule(input.sizes(), indices.sizes(), d), ops);
     });
     return context;
 }

@@ -53,12 +53,16 @@ constexpr inferred scatter_rule(const shape& input, const shape& indices, const 
             return res;
         }
     }
-    if (input[axis] == 0 && detail::has_elements(indices)) {
-        res.v = {rule::scatter_empty_axis, -1, axis};
-        return res;
-    }
     res.out = input;
     return res;
+}
+
+/// The rule on scatter's indexed axis (of shapes that pass scatter_rule): an empty axis takes no
+/// index.
+constexpr verdict scatter_axis_rule(const shape& input, const shape& indices, const scatter_desc& d) {
+    const int axis = detail::normalize_axis(d.axis, input.rank);
+    if (input[axis] == 0 && detail::has_elements(indices)) return {rule::scatter_empty_axis, -1, axis};
+    return {};
 }
 
 /// The element-type rules of scatter.
@@ -130,6 +134,7 @@ inline scatter_checked check_scatter(const any_cview& input, const any_cview& in
         enforce(r.v, ops);
         enforce(scatter_type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
         if (output.sizes() != r.out) enforce({rule::scatter_output_shape, 3}, ops);
+        enforce(scatter_axis_rule(input.sizes(), indices.sizes(), d), ops);
     });
     c.axis = normalize_axis(d.axis, input.rank()); // the rules saw that it is in range
     return c;

@@ -35,11 +35,17 @@ constexpr inferred scatter_nd_rule(const shape& input, const shape& indices, con
         const std::int64_t want = i < q - 1 ? indices[i] : input[static_cast<int>(k) + i - (q - 1)];
         if (updates[i] != want) return fail(rule::scatter_nd_updates_shape, 2, i, updates[i], value_kind::size);
     }
-    if (detail::has_tuples(indices))
-        for (int j = 0; j < k; ++j)
-            if (input[j] == 0) return fail(rule::scatter_nd_empty_axis, -1, j);
     res.out = input;
     return res;
+}
+
+/// The rule on the axes scatter-nd's tuples index (of shapes that pass scatter_nd_rule): where
+/// tuples exist, none of those axes is empty.
+constexpr verdict scatter_nd_axis_rule(const shape& input, const shape& indices) {
+    if (!detail::has_tuples(indices)) return {};
+    for (int j = 0; j < indices[indices.rank - 1]; ++j)
+        if (input[j] == 0) return {rule::scatter_nd_empty_axis, -1, j};
+    return {};
 }
 
 /// The element-type rules of scatter-nd.
@@ -60,6 +66,7 @@ inline scatter_checked check_scatter_nd(const any_cview& input, const any_cview&
         enforce(r.v, ops);
         enforce(scatter_nd_type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
         if (output.sizes() != r.out) enforce({rule::scatter_nd_output_shape, 3}, ops);
+        enforce(scatter_nd_axis_rule(input.sizes(), indices.sizes()), ops);
     });
     return c;
 }
