@@ -333,11 +333,30 @@ def cpu_table(cpu, cpu1, npy, tc=None, tc1=None):
     lines.append("")
     if cpu or cpu1:
         lines.append(C.summary())
+    # PyTorch's rows with no strix counterpart (its allocating calls, its bare scatter kernels): a
+    # table of their own, each beside the row of the same case that writes into a given output
+    extra = {}
     for doc, _ in torch_pairs:
-        extra = [t for t in main_rows(doc) if id(t) not in used and timed(t)]
-        if extra:
-            lines += ["", f"PyTorch ({doc.get('threads', '?')} thr) rows with no strix counterpart: " + "; ".join(
-                f"{t['op']} {t['case']}: {fmt(t['gbps'])} GB/s, {t['median_s'] * 1e3:.3g} ms" for t in extra) + "."]
+        for t in main_rows(doc):
+            if id(t) not in used and timed(t):
+                extra.setdefault((t["op"], t["case"]), {})[id(doc)] = t
+    if extra:
+        head = ["op", "PyTorch row", "call"]
+        for doc, _ in torch_pairs:
+            t = f"{doc.get('threads', 'N')} thr"
+            head += [f"{t} GB/s", f"{t} time / out= time"]
+        lines += ["", "PyTorch rows with no strix counterpart (\"time / out= time\": against the same case's row above):", "",
+                  "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for (op, case), by_doc in extra.items():
+            any_row = next(iter(by_doc.values()))
+            row = [op, case, f"`{any_row.get('peer', '?')}`"]
+            base_case = re.sub(r" \((allocating|bare [^)]*)\)$", "", case)
+            for doc, _ in torch_pairs:
+                t = by_doc.get(id(doc))
+                b = find(doc, (op, base_case))
+                row += [fmt(t["gbps"]) if timed(t) else "—",
+                        fmt(t["median_s"] / b["median_s"]) if timed(t) and timed(b) and b is not t else "—"]
+            lines.append("| " + " | ".join(row) + " |")
     if any(notes):
         lines += ["", "† sizes differ between the two runs (a --quick run beside a full one): rates compared, not times."]
     return lines
