@@ -427,13 +427,14 @@ struct sizes {
 
 /// The cases' sizes. The CPU's quick set is the full one with a shorter sweep: its working sets
 /// (130-270 MB with the rotated inputs and the copy's buffers: 400 MB and more) stay beyond the
-/// caches of CI's 2-core machine (260 MiB of L3), and the whole set runs in about 6 s there.
+/// caches of CI's 2-core machine (260 MiB of L3), and the whole set ran in about 6 s there before
+/// the gather-nd, scatter-nd and index-driven cases (with them: 17 -> 31 s on a loaded run).
 /// Smaller ones (34 MB, used before) measured the caches: 2-thread ratios there depended on
 /// whether a thread's half fitted them. Vulkan's quick set is small for CPU devices (lavapipe).
 /// The GPU's gather-elements and scatter-grid shapes are the performance issue's ([8,64,512,256],
 /// [4096,4096]); the CPU's are a sixteenth and a quarter of them (4M elements each: 64-100 MB
 /// per case with the rotated inputs, beyond a 48 MiB L3), so that these eight cases add seconds,
-/// not a minute, to CI's quick run.
+/// not a minute, to CI's quick run (at 16M elements the six gather-elements cases alone took 24 s).
 sizes pick_sizes(bool vulkan, bool quick) {
     if (quick && vulkan)
         return {{8192, 512}, 8192, {4096, 1024}, {2, 16, 1139, 128}, {1, 64, 256, 256}, 1 << 20, 64 * MiB, {2, 4, 128, 64}, {512, 512}, {1024, 1024}, 1 << 18};
