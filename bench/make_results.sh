@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 r=bench/results
 gpu=${1:-$r/2026-11-22-h200}
 ci=${2:-$r/2026-11-22-ci-2core}
-peers=${3:-$r/2026-11-25-ci-2core}
+peers=${3:-$r/2026-11-25-ci-2core-s3}
 # PyTorch (CPU) runs of a prefix, where it has them
 torch_cpu() { [ -f "$1-torch-cpu2.json" ] && echo --torch-cpu "$1-torch-cpu2.json"; [ -f "$1-torch-cpu1.json" ] && echo --torch-cpu1 "$1-torch-cpu1.json"; true; }
 python3 bench/report.py --vulkan "$gpu-vulkan.json" --torch "$gpu-torch.json" \
@@ -33,8 +33,8 @@ h200 = h200.replace("### GPU: strix (Vulkan) beside PyTorch (CUDA)", "### GPU, N
 ci = ci.replace("### CPU: strix beside NumPy", "### CPU, a 2-core machine of CI's kind (quick sizes): strix beside NumPy")
 ci = ci.replace("`sweep-cpu.png`", "`ci-2core/sweep-cpu.png`")
 peers = peers.replace("### CPU: strix beside NumPy and PyTorch",
-                      "### CPU, the same 2-core machine, 2026-11-25 (quick sizes): strix beside NumPy and PyTorch")
-peers = peers.replace("### CPU: strix beside NumPy", "### CPU, the same 2-core machine, 2026-11-25 (quick sizes): strix beside NumPy")
+                      "### CPU, the same 2-core machine, 2026-11-25, loaded by other builds (quick sizes): strix beside NumPy and PyTorch")
+peers = peers.replace("### CPU: strix beside NumPy", "### CPU, the same 2-core machine, 2026-11-25, loaded by other builds (quick sizes): strix beside NumPy")
 peers = peers.replace("`sweep-cpu.png`", "`ci-2core-peers/sweep-cpu.png`")
 body = h200 + "\n\n" + ci + "\n\n" + peers
 path = "bench/RESULTS.md"
