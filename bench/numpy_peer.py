@@ -7,34 +7,19 @@ same run, in turns with the operator. Ratio = copy time / operator time (above 1
 
 NumPy calls: np.take (gather), np.take_along_axis (gather_elements), np.concatenate with out=
 (join), [a.copy() for a in np.split(...)] (split: np.split makes views), np.pad (every mode),
-out = x.copy() then np.put_along_axis (scatter, no reduction) or np.add.at (scatter add).
+out = x.copy() then np.put_along_axis (scatter, no reduction) or np.add.at (scatter add),
+table[i0, i1] / table[i0] with the index tuples' columns (gather_nd), out = x.copy() then
+out[i0] = rows (scatter_nd of rows) or np.add.at(out, (i0, i1), u) (scatter_nd add).
 NumPy runs on one thread. Times: time.perf_counter, the median of 9 repetitions after a warm-up,
 the copy timed in turns with the operator; inputs rotate between two copies (one beyond 512 MiB).
 """
 import argparse
-import platform
-import statistics
 import sys
-import time
 
 import numpy as np
 
-from peer_common import GiB, KiB, MiB, copies_for, print_header, record, shape_name, size_name, write_json
-
-
-def sweep_inner(nbytes):
-    return int(min(max(8 * MiB // max(nbytes, 1), 1), 1000))
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
+from peer_common import copies_for, cpu_name, cpu_sizes, measure_in_turns, print_header, record, shape_name, size_name, \
+    sweep_inner, sweep_sizes, write_json
 
 
 class Copier:
@@ -49,29 +34,10 @@ class Copier:
         np.copyto(self.dst, self.src[k % len(self.src)])
 
 
-REPS = 9
-
-
 def measure(nbytes, inner, f):
-    """(nbytes, median seconds of one call of f(k), inner, median seconds of the copy baseline):
-    the operator and a copy of the same bytes timed in turns, repetition by repetition, after a
-    warm-up of each, as strix-bench does on the CPU (both see the same load on a shared machine)."""
-    c = Copier(nbytes)
-    op_t, copy_t, k, kc = [], [], 0, 0
-    for i in range(REPS + 1):
-        for which in ((0, 1) if i % 2 else (1, 0)):
-            t0 = time.perf_counter()
-            for _ in range(inner):
-                if which == 0:
-                    f(k)
-                    k += 1
-                else:
-                    c(kc)
-                    kc += 1
-            s = (time.perf_counter() - t0) / inner
-            if i:
-                (op_t if which == 0 else copy_t).append(s)
-    return nbytes, statistics.median(op_t), inner, statistics.median(copy_t)
+    """(nbytes, median seconds of one call of f(k), inner, median seconds of the copy baseline)."""
+    secs, copy_s = measure_in_turns(nbytes, inner, f, Copier(nbytes))
+    return nbytes, secs, inner, copy_s
 
 
 class Runner:
@@ -90,19 +56,13 @@ class Runner:
         record(self.results, op, name, nbytes, secs, copy_s, sweep, "np.copyto")
 
 
-def sizes(quick):
-    """strix-bench's pick_sizes(vulkan=false, quick): --quick only shortens the sweep."""
-    return dict(table=(16384, 1024), lookups=8192, matrix=(16384, 1024), kv=(16, 16, 1139, 128), image=(4, 64, 256, 256),
-                updates=1 << 20, sweep_max=64 * MiB if quick else GiB)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json")
     ap.add_argument("--filter", default="")
     a = ap.parse_args()
-    z = sizes(a.quick)
+    z = cpu_sizes(a.quick)
     rng = np.random.default_rng(7)
     f32, f16 = np.float32, np.float16
     device = f"{cpu_name()}, numpy {np.__version__}, 1 thread"
@@ -137,6 +97,34 @@ def main():
         idx = [rng.integers(0, m[1], m, dtype=np.int64) for _ in x]
         return measure(2 * mbytes + m[0] * m[1] * 8, 1, lambda k: np.take_along_axis(x[k % len(x)], idx[k % len(idx)], axis=1))
     R.run("gather_elements", "last axis " + shape_name(m), False, gather_elements)
+
+    e = z["elements"]
+    for axis in (0, 2, 3):
+        for itype in (np.int64, np.int32):
+            def gather_axis(axis=axis, itype=itype):
+                ib = int(np.prod(e)) * np.dtype(itype).itemsize
+                x = ins(f32, e, ib)
+                idx = [rng.integers(0, e[axis], e, dtype=np.int64).astype(itype) for _ in x]
+                nbytes = 2 * int(np.prod(e)) * 4 + ib
+                return measure(nbytes, 1, lambda k: np.take_along_axis(x[k % len(x)], idx[k % len(idx)], axis=axis))
+            R.run("gather_elements", f"axis {axis} random {shape_name(e)} {np.dtype(itype).name}", False, gather_axis)
+
+    pt, pairs = z["pairs_table"], z["pairs"]
+
+    def gather_nd_pairs():
+        tab = ins(f32, pt)
+        idx = [np.stack([rng.integers(0, pt[0], pairs), rng.integers(0, pt[1], pairs)], axis=1) for _ in tab]
+        # GatherND's tuples are the last axis of the indices: NumPy indexes with one array per column
+        return measure(pairs * (4 + 4 + 2 * 8), 1, lambda k: tab[k % len(tab)][idx[k % len(idx)][:, 0], idx[k % len(idx)][:, 1]])
+    R.run("gather_nd", f"{pairs >> 10}K pairs from {shape_name(pt)}", False, gather_nd_pairs)
+
+    def gather_nd_rows():
+        rows, dim = z["table"]
+        tab = ins(f32, z["table"])
+        idx = [rng.integers(0, rows, (z["lookups"], 1), dtype=np.int64) for _ in tab]
+        nbytes = 2 * z["lookups"] * dim * 4 + z["lookups"] * 8
+        return measure(nbytes, 1, lambda k: tab[k % len(tab)][idx[k % len(idx)][:, 0]])
+    R.run("gather_nd", f"{z['lookups']} rows of {shape_name(z['table'])}", False, gather_nd_rows)
 
     for axis in (0, 1):
         part = list(m)
@@ -189,20 +177,56 @@ def main():
             return measure(2 * targets * 4 + n * (8 + 4), 1, f)
         R.run("scatter", f"{n >> 20}M {name}", False, scatter)
 
-    def sweep_sizes():
-        b = 4 * KiB
-        while b <= z["sweep_max"]:
-            yield b
-            b *= 4
+    g = z["grid"]
+    for red in ("none", "add"):
+        def scatter_grid(red=red):
+            # each column's indices a permutation of the rows
+            idx = [np.argsort(rng.random(g), axis=0).astype(np.int64) for _ in range(2)]
+            cols = np.arange(g[1], dtype=np.int64)[None, :]
+            upd = np.ones(g, f32)
+            x = ins(f32, g)
 
-    for b in sweep_sizes():
+            def f(k):
+                out = x[k % len(x)].copy()
+                if red == "none":
+                    np.put_along_axis(out, idx[k % 2], upd, axis=0)
+                else:
+                    np.add.at(out, (idx[k % 2], cols), upd)
+            return measure(2 * g[0] * g[1] * 4 + g[0] * g[1] * (8 + 4), 1, f)
+        R.run("scatter", f"column permutations {shape_name(g)} axis 0, {red}", False, scatter_grid)
+
+    def scatter_nd_rows():
+        rows, dim = z["table"]
+        lk = z["lookups"]
+        idx = [rng.permutation(rows)[:lk].astype(np.int64).reshape(lk, 1) for _ in range(2)]
+        upd = np.ones((lk, dim), f32)
+        x = ins(f32, z["table"])
+
+        def f(k):
+            out = x[k % len(x)].copy()
+            out[idx[k % 2][:, 0]] = upd
+        return measure(2 * rows * dim * 4 + lk * (dim * 4 + 8), 1, f)
+    R.run("scatter_nd", f"{z['lookups']} rows into {shape_name(z['table'])}, none", False, scatter_nd_rows)
+
+    def scatter_nd_pairs():
+        idx = [np.stack([rng.integers(0, pt[0], pairs), rng.integers(0, pt[1], pairs)], axis=1) for _ in range(2)]
+        upd = np.ones(pairs, f32)
+        x = ins(f32, pt)
+
+        def f(k):
+            out = x[k % len(x)].copy()
+            np.add.at(out, (idx[k % 2][:, 0], idx[k % 2][:, 1]), upd)
+        return measure(2 * pt[0] * pt[1] * 4 + pairs * (2 * 8 + 4), 1, f)
+    R.run("scatter_nd", f"{pairs >> 10}K pairs into {shape_name(pt)}, add", False, scatter_nd_pairs)
+
+    for b in sweep_sizes(z["sweep_max"]):
         def copy(b=b):
             s = (b // 4096, 1024)
             x, out = ins(f32, s), np.empty(s, f32)
             inner = sweep_inner(2 * b)
             return measure(2 * b, inner, lambda k: np.concatenate([x[k % len(x)]], axis=0, out=out))
         R.run("sweep: copy (join of one)", size_name(b), True, copy)
-    for b in sweep_sizes():
+    for b in sweep_sizes(z["sweep_max"]):
         def padc(b=b):
             s = (b // 4096, 1024)
             x = ins(f32, s)

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Regenerates the benchmark tables and size-sweep plots from the JSON that strix-bench and its
-peers write (strix-bench --json, numpy_peer.py --json, torch_peer.py --json).
+peers write (strix-bench --json, numpy_peer.py --json, torch_peer.py [--device cpu] --json).
 
-    report.py [--cpu FILE] [--cpu1 FILE] [--numpy FILE] [--vulkan FILE] [--torch FILE]
-              [--out DIR] [--tables FILE] [--results-md FILE] [--no-plots]
+    report.py [--cpu FILE] [--cpu1 FILE] [--numpy FILE] [--torch-cpu FILE] [--torch-cpu1 FILE]
+              [--vulkan FILE] [--torch FILE] [--out DIR] [--tables FILE] [--results-md FILE] [--no-plots]
 
 Writes, into --out:
   tables.md         one markdown table for the GPU (strix Vulkan beside PyTorch CUDA) and one
-                    for the CPU (strix at N threads and at one thread beside NumPy): per case,
+                    for the CPU (strix at N threads and at one thread beside NumPy, and beside
+                    PyTorch on the CPU at the same thread counts where given): per case,
                     strix GB/s, strix's ratio to the copy of its own run, the peer's GB/s, the
                     strix / peer speed ratio, and whether each performance target is met
   sweep-cpu.png     GB/s against bytes moved for the CPU size sweeps, copy baselines dashed
@@ -17,15 +18,22 @@ With --results-md FILE, the tables also replace what lies between the lines
 
 Targets checked:
   GPU  join, split, pad (every mode), row gather: >= 0.90 of the copy of the same run;
-       gather-elements and scatter: >= 1.5x PyTorch; reflect / edge / symmetric pad: >= 2x
-       PyTorch's F.pad (which has no symmetric mode); 100 small ops: <= 3 us per operator.
+       gather-elements (last axis) and scatter (1M): >= 1.5x PyTorch; reflect / edge / symmetric
+       pad: >= 2x PyTorch's F.pad (which has no symmetric mode); 100 small ops: <= 3 us per
+       operator. The index-driven cases of the CPU-kernels issue: gather-elements with random
+       indices on each axis: >= 1.2x PyTorch's gather; scatter of column permutations: >= 1.0x
+       PyTorch's copy_ + scatter_ (scatter_add_) and <= 1.1x the time of its bare kernel (the
+       "(bare ...)" row); its deterministic add: <= 2.5x strix's atomic add on the same case.
   CPU  join, split, pad (every mode), row gather: >= 0.85 of memcpy, on one thread (--cpu1, a
        --threads 1 run) and at N threads (--cpu); >= 2x NumPy on pad, >= 1x NumPy elsewhere
-       (judged on the one-thread run where given, NumPy being single-threaded; else on --cpu).
+       (judged on the one-thread run where given, NumPy being single-threaded; else on --cpu);
+       >= 1x PyTorch (CPU) on every case it has, thread count against the same thread count
+       (--torch-cpu1 beside --cpu1, --torch-cpu beside --cpu).
 Rows are matched by (op, case), else by the case name without its shapes (a --quick run beside a
 full one; such pairs are compared by rate and marked †). A missing input leaves its columns and
-checks out. The PyTorch peer's rows with no strix counterpart (F.embedding, the CUDA-graph replay
-of the 100 small ops) are listed under the GPU table.
+checks out. The PyTorch peers' rows with no strix counterpart (F.embedding, the CUDA-graph replay
+of the 100 small ops, the bare scatter kernels, the CPU's allocating calls) are listed under their
+table.
 
 Example (the files of one measuring session):
   python3 bench/report.py --cpu bench/results/D-cpu.json --cpu1 bench/results/D-cpu1.json \\
@@ -189,7 +197,7 @@ def gpu_table(vk, th):
         if vk and th:
             row += [(fmt(ratio) + "x" + size_note(s, t)) if ratio is not None else "—"]
         if vk:
-            row.append(gpu_targets(C, r["op"], r["case"], s, t, th is not None))
+            row.append(gpu_targets(C, r["op"], r["case"], s, t, th is not None, vk, th))
         lines.append("| " + " | ".join(row) + " |")
     lines.append("")
     if vk:
@@ -204,12 +212,37 @@ def gpu_table(vk, th):
     return lines
 
 
-def gpu_targets(C, op, case, s, t, have_torch):
+def index_driven(op, case):
+    """The CPU-kernels issue's GPU cases: gather-elements with random indices on each axis, and
+    the scatter of column permutations (its targets differ from the older cases')."""
+    return (op == "gather_elements" and " random " in case) or (op == "scatter" and case.startswith("column permutations"))
+
+
+def gpu_targets(C, op, case, s, t, have_torch, vk=None, th=None):
     parts = []
     if copy_target(op, case):
         v = s["ratio"] if timed(s) else None
         parts.append(C.check(">= 0.90 copy", v, v is not None and v >= 0.90))
-    if op in ("gather_elements", "scatter") and have_torch:
+    if index_driven(op, case):
+        if op == "gather_elements" and have_torch:
+            if t is not None and t.get("unsupported"):
+                C.na += 1
+                parts.append(">= 1.2x torch: n/a (no torch op)")
+            else:
+                v = speed_ratio(s, t)
+                parts.append(C.check(">= 1.2x torch", v, v is not None and v >= 1.2))
+        elif case.endswith(", deterministic"):
+            atomic = find(vk, (op, case[: -len(", deterministic")]))
+            v = s["median_s"] / atomic["median_s"] if timed(s) and timed(atomic) else None
+            parts.append(C.check("<= 2.5x the atomic add", v, v is not None and v <= 2.5) + (f" ({v:.2f}x)" if v is not None else ""))
+        elif have_torch:
+            v = speed_ratio(s, t)
+            parts.append(C.check(">= 1.0x torch", v, v is not None and v >= 1.0))
+            red = case.rsplit(", ", 1)[-1]
+            bare = find(th, (op, f"{case} (bare {'scatter_' if red == 'none' else 'scatter_add_'})"))
+            v = s["median_s"] / bare["median_s"] if timed(s) and timed(bare) else None
+            parts.append(C.check("<= 1.1x torch's bare kernel", v, v is not None and v <= 1.1) + (f" ({v:.2f}x)" if v is not None else ""))
+    elif op in ("gather_elements", "scatter") and have_torch:
         v = speed_ratio(s, t)
         parts.append(C.check(">= 1.5x torch", v, v is not None and v >= 1.5))
     if op == "pad" and pad_mode(case) in ("reflect", "edge", "symmetric") and have_torch:
@@ -225,18 +258,23 @@ def gpu_targets(C, op, case, s, t, have_torch):
     return "; ".join(parts) if parts else "—"
 
 
-def cpu_table(cpu, cpu1, npy):
-    base = cpu or cpu1 or npy
+def cpu_table(cpu, cpu1, npy, tc=None, tc1=None):
+    base = cpu or cpu1 or npy or tc or tc1
     strix_np = cpu1 or cpu  # the run judged against NumPy
-    lines = ["### CPU: strix beside NumPy", ""]
+    lines = ["### CPU: strix beside NumPy" + (" and PyTorch" if tc or tc1 else ""), ""]
     if cpu:
         lines.append(describe(cpu, f"strix, {cpu.get('threads', '?')} threads"))
     if cpu1:
         lines.append(describe(cpu1, "strix, 1 thread"))
     if npy:
         lines.append(describe(npy, "NumPy"))
+    for doc in (tc, tc1):
+        if doc:
+            lines.append(describe(doc, f"PyTorch (CPU), {doc.get('threads', '?')} thread{'s' if doc.get('threads') != 1 else ''}"))
     lines += ["", "\"/ memcpy\": memcpy time / op time within the same run (memcpy on as many threads as the op); "
-              "\"x NumPy\": NumPy time / strix time."]
+              "\"x NumPy\": NumPy time / strix time" + ("; \"x PyTorch\": PyTorch time / strix time, at the same thread count "
+                                                       "(PyTorch writing into preallocated outputs where it can: `out=`, `copy_`)"
+                                                       if tc or tc1 else "") + "."]
     if npy and strix_np:
         lines.append(f"NumPy targets are judged on the {'one-thread' if cpu1 else str(cpu.get('threads', 'N')) + '-thread'} strix run.")
     lines.append("")
@@ -252,10 +290,15 @@ def cpu_table(cpu, cpu1, npy):
             head += [f"{nthr} x NumPy"]
         if cpu1:
             head += ["1 thr x NumPy"]
+    # PyTorch, each run beside the strix run of its thread count
+    torch_pairs = [(doc, strix) for doc, strix in ((tc1, cpu1), (tc, cpu)) if doc]
+    for doc, _ in torch_pairs:
+        t = f"{doc.get('threads', 'N')} thr"
+        head += [f"PyTorch {t} GB/s", f"{t} x PyTorch"]
     if cpu or cpu1:
         head += ["targets"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    C, notes = Checks(), []
+    C, notes, used = Checks(), [], set()
     for r in main_rows(base):
         key = (r["op"], r["case"])
         s, s1, n = find(cpu, key), find(cpu1, key), find(npy, key)
@@ -272,18 +315,54 @@ def cpu_table(cpu, cpu1, npy):
                 if run:
                     v = speed_ratio(x, n)
                     row += [(fmt(v) + "x" + size_note(x, n)) if v is not None else "—"]
+        torch_rows = []
+        for doc, strix in torch_pairs:
+            t = find(doc, key)
+            used.add(id(t))
+            x = find(strix, key) if strix else None
+            torch_rows.append((doc, t, x))
+            if t is not None and t.get("unsupported"):
+                row += ["no torch op", "—"]
+                continue
+            v = speed_ratio(x, t)
+            notes.append(size_note(x, t))
+            row += [fmt(t["gbps"]) if timed(t) else "—", (fmt(v) + "x" + size_note(x, t)) if v is not None else "—"]
         if cpu or cpu1:
-            row.append(cpu_targets(C, r["op"], r["case"], s, s1, n, cpu, cpu1, npy))
+            row.append(cpu_targets(C, r["op"], r["case"], s, s1, n, cpu, cpu1, npy, torch_rows))
         lines.append("| " + " | ".join(row) + " |")
     lines.append("")
     if cpu or cpu1:
         lines.append(C.summary())
+    # PyTorch's rows with no strix counterpart (its allocating calls, its bare scatter kernels): a
+    # table of their own, each beside the row of the same case that writes into a given output
+    extra = {}
+    for doc, _ in torch_pairs:
+        for t in main_rows(doc):
+            if id(t) not in used and timed(t):
+                extra.setdefault((t["op"], t["case"]), {})[id(doc)] = t
+    if extra:
+        head = ["op", "PyTorch row", "call"]
+        for doc, _ in torch_pairs:
+            t = f"{doc.get('threads', 'N')} thr"
+            head += [f"{t} GB/s", f"{t} time / out= time"]
+        lines += ["", "PyTorch rows with no strix counterpart (\"time / out= time\": against the same case's row above):", "",
+                  "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for (op, case), by_doc in extra.items():
+            any_row = next(iter(by_doc.values()))
+            row = [op, case, f"`{any_row.get('peer', '?')}`"]
+            base_case = re.sub(r" \((allocating|bare [^)]*)\)$", "", case)
+            for doc, _ in torch_pairs:
+                t = by_doc.get(id(doc))
+                b = find(doc, (op, base_case))
+                row += [fmt(t["gbps"]) if timed(t) else "—",
+                        fmt(t["median_s"] / b["median_s"]) if timed(t) and timed(b) and b is not t else "—"]
+            lines.append("| " + " | ".join(row) + " |")
     if any(notes):
         lines += ["", "† sizes differ between the two runs (a --quick run beside a full one): rates compared, not times."]
     return lines
 
 
-def cpu_targets(C, op, case, s, s1, n, cpu, cpu1, npy):
+def cpu_targets(C, op, case, s, s1, n, cpu, cpu1, npy, torch_rows=()):
     parts = []
     if copy_target(op, case):
         if cpu1:
@@ -296,6 +375,11 @@ def cpu_targets(C, op, case, s, s1, n, cpu, cpu1, npy):
         v = speed_ratio(s1 if cpu1 else s, n)
         need = 2.0 if op == "pad" else 1.0
         parts.append(C.check(f">= {need:g}x NumPy", v, v is not None and v >= need))
+    for doc, t, x in torch_rows:
+        if t is None or t.get("unsupported"):
+            continue  # no such PyTorch call: nothing to judge
+        v = speed_ratio(x, t)
+        parts.append(C.check(f">= 1x PyTorch, {doc.get('threads', 'N')} thr", v, v is not None and v >= 1.0))
     return "; ".join(parts) if parts else "—"
 
 
@@ -373,6 +457,8 @@ def main():
     ap.add_argument("--cpu", metavar="FILE", help="strix-bench --backend cpu JSON (N threads)")
     ap.add_argument("--cpu1", metavar="FILE", help="strix-bench --backend cpu --threads 1 JSON")
     ap.add_argument("--numpy", metavar="FILE", help="numpy_peer.py JSON")
+    ap.add_argument("--torch-cpu", metavar="FILE", help="torch_peer.py --device cpu JSON at --cpu's thread count")
+    ap.add_argument("--torch-cpu1", metavar="FILE", help="torch_peer.py --device cpu --threads 1 JSON")
     ap.add_argument("--vulkan", metavar="FILE", help="strix-bench --backend vulkan JSON")
     ap.add_argument("--torch", metavar="FILE", help="torch_peer.py JSON")
     ap.add_argument("--out", metavar="DIR", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"),
@@ -381,25 +467,30 @@ def main():
     ap.add_argument("--results-md", metavar="FILE", help="also replace the tables block of this markdown file (bench/RESULTS.md)")
     ap.add_argument("--no-plots", action="store_true", help="write the tables only")
     a = ap.parse_args()
-    cpu, cpu1, npy, vk, th = (load(p) for p in (a.cpu, a.cpu1, a.numpy, a.vulkan, a.torch))
-    if not any((cpu, cpu1, npy, vk, th)):
-        ap.error("give at least one JSON file (--cpu, --cpu1, --numpy, --vulkan, --torch)")
-    for doc, want in ((cpu, "cpu"), (cpu1, "cpu"), (npy, "numpy"), (vk, "vulkan"), (th, "torch")):
+    cpu, cpu1, npy, tc, tc1, vk, th = (load(p) for p in (a.cpu, a.cpu1, a.numpy, a.torch_cpu, a.torch_cpu1, a.vulkan, a.torch))
+    if not any((cpu, cpu1, npy, tc, tc1, vk, th)):
+        ap.error("give at least one JSON file (--cpu, --cpu1, --numpy, --torch-cpu, --torch-cpu1, --vulkan, --torch)")
+    for doc, want in ((cpu, "cpu"), (cpu1, "cpu"), (npy, "numpy"), (tc, "torch-cpu"), (tc1, "torch-cpu"), (vk, "vulkan"), (th, "torch")):
         if doc and doc.get("backend") != want:
             print(f"report.py: {doc['_path']} says backend {doc.get('backend')!r}, expected {want!r}", file=sys.stderr)
-    if cpu1 and cpu1.get("threads") not in (1, None):
-        print(f"report.py: {cpu1['_path']} ran on {cpu1.get('threads')} threads, not 1", file=sys.stderr)
+    for doc in (cpu1, tc1):
+        if doc and doc.get("threads") not in (1, None):
+            print(f"report.py: {doc['_path']} ran on {doc.get('threads')} threads, not 1", file=sys.stderr)
+    if tc and cpu and tc.get("threads") != cpu.get("threads"):
+        print(f"report.py: {tc['_path']} ran on {tc.get('threads')} threads, {cpu['_path']} on {cpu.get('threads')}", file=sys.stderr)
 
     parts = []
     if vk or th:
         parts += gpu_table(vk, th) + [""]
-    if cpu or cpu1 or npy:
-        parts += cpu_table(cpu, cpu1, npy) + [""]
+    if cpu or cpu1 or npy or tc or tc1:
+        parts += cpu_table(cpu, cpu1, npy, tc, tc1) + [""]
     pngs = []
     os.makedirs(a.out, exist_ok=True)
     if not a.no_plots:
         cpu_runs = [(short(cpu, f"strix {cpu.get('threads', 'N')} thr"), cpu) if cpu else ("", None),
-                    (short(cpu1, "strix 1 thr"), cpu1) if cpu1 else ("", None), (short(npy, "NumPy"), npy) if npy else ("", None)]
+                    (short(cpu1, "strix 1 thr"), cpu1) if cpu1 else ("", None), (short(npy, "NumPy"), npy) if npy else ("", None),
+                    (short(tc, f"PyTorch {tc.get('threads', 'N')} thr"), tc) if tc else ("", None),
+                    (short(tc1, "PyTorch 1 thr"), tc1) if tc1 else ("", None)]
         gpu_runs = [(short(vk, "strix Vulkan"), vk) if vk else ("", None), (short(th, "PyTorch"), th) if th else ("", None)]
         for name, runs, title in (("sweep-cpu.png", cpu_runs, "CPU size sweeps"), ("sweep-vulkan.png", gpu_runs, "GPU size sweeps")):
             path = os.path.join(a.out, name)

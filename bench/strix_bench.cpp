@@ -78,6 +78,38 @@ strix::host_tensor permutation(std::int64_t n, std::uint64_t seed) {
     return t;
 }
 
+/// int64 indices of shape [rows, cols]: each column a random permutation of [0, rows), so that
+/// a scatter along axis 0 writes every element once.
+strix::host_tensor column_permutations(std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
+    strix::host_tensor t(dtype::int64, {rows, cols});
+    auto* p = t.as<std::int64_t>();
+    std::vector<std::int64_t> col(static_cast<std::size_t>(rows));
+    for (std::int64_t j = 0; j < cols; ++j) {
+        std::iota(col.begin(), col.end(), 0);
+        for (std::int64_t i = rows - 1; i > 0; --i) std::swap(col[static_cast<std::size_t>(i)], col[static_cast<std::size_t>(splitmix(seed) % static_cast<std::uint64_t>(i + 1))]);
+        for (std::int64_t i = 0; i < rows; ++i) p[i * cols + j] = col[static_cast<std::size_t>(i)];
+    }
+    return t;
+}
+
+/// int64 index tuples of shape [n, k] addressing the first k dimensions of `table`, uniformly random.
+strix::host_tensor random_tuples(std::int64_t n, const shape& table, int k, std::uint64_t seed) {
+    strix::host_tensor t(dtype::int64, {n, k});
+    auto* p = t.as<std::int64_t>();
+    for (std::int64_t i = 0; i < n; ++i)
+        for (int j = 0; j < k; ++j) p[i * k + j] = static_cast<std::int64_t>(splitmix(seed) % static_cast<std::uint64_t>(table[j]));
+    return t;
+}
+
+/// The same indices as int32 (every value here fits).
+strix::host_tensor to_int32(const strix::host_tensor& t) {
+    strix::host_tensor r(dtype::int32, t.sizes());
+    const auto* s = t.as<std::int64_t>();
+    auto* d = r.as<std::int32_t>();
+    for (std::int64_t i = 0; i < t.count(); ++i) d[i] = static_cast<std::int32_t>(s[i]);
+    return r;
+}
+
 std::int64_t bytes_of(dtype t, const shape& s) { return s.count() * static_cast<std::int64_t>(strix::size_of(t)); }
 
 /// How many copies of an input set to rotate between: two, one beyond 512 MiB.
@@ -114,6 +146,7 @@ struct measured {
 
 struct cpu_backend {
     using tensor = strix::host_tensor;
+    static constexpr bool is_device = false; ///< the CPU always combines duplicates in order: no separate deterministic mode
     int threads = 1;
     std::int64_t stream_min = strix::cpu::options{}.stream_min_bytes;
     std::string copy_kind = "memcpy";
@@ -140,6 +173,10 @@ struct cpu_backend {
         void pad(const tensor& in, tensor& out, const strix::pad_desc& d) { strix::pad(in.view(), out.view(), d, opt); }
         void scatter(const tensor& in, const tensor& idx, const tensor& upd, tensor& out, const strix::scatter_desc& d) {
             strix::scatter(in.view(), idx.view(), upd.view(), out.view(), d, opt);
+        }
+        void gather_nd(const tensor& in, const tensor& idx, tensor& out, const strix::gather_nd_desc& d) { strix::gather_nd(in.view(), idx.view(), out.view(), d, opt); }
+        void scatter_nd(const tensor& in, const tensor& idx, const tensor& upd, tensor& out, const strix::scatter_nd_desc& d) {
+            strix::scatter_nd(in.view(), idx.view(), upd.view(), out.view(), d, opt);
         }
     };
 
@@ -215,6 +252,7 @@ namespace vk = strix::vulkan;
 
 struct vulkan_backend {
     using tensor = vk::device_tensor;
+    static constexpr bool is_device = true;
     vk::context* ctx = nullptr;
     std::string copy_kind = "stream::copy (the 16-byte-per-invocation copy shader)";
 
@@ -240,6 +278,10 @@ struct vulkan_backend {
         void pad(const tensor& in, const tensor& out, const strix::pad_desc& d) { s.pad(in.view(), out.view(), d); }
         void scatter(const tensor& in, const tensor& idx, const tensor& upd, const tensor& out, const strix::scatter_desc& d) {
             s.scatter(in.view(), idx.view(), upd.view(), out.view(), d);
+        }
+        void gather_nd(const tensor& in, const tensor& idx, const tensor& out, const strix::gather_nd_desc& d) { s.gather_nd(in.view(), idx.view(), out.view(), d); }
+        void scatter_nd(const tensor& in, const tensor& idx, const tensor& upd, const tensor& out, const strix::scatter_nd_desc& d) {
+            s.scatter_nd(in.view(), idx.view(), upd.view(), out.view(), d);
         }
     };
 
@@ -377,17 +419,29 @@ struct sizes {
     shape image;          ///< pad input
     std::int64_t updates; ///< scatter updates
     std::int64_t sweep_max;
+    shape elements;       ///< gather-elements on every axis with random indices
+    shape grid;           ///< scatter along axis 0 with a permutation per column
+    shape pairs_table;    ///< gather-nd / scatter-nd of index pairs into this table
+    std::int64_t pairs;   ///< index pairs
 };
 
 /// The cases' sizes. The CPU's quick set is the full one with a shorter sweep: its working sets
 /// (130-270 MB with the rotated inputs and the copy's buffers: 400 MB and more) stay beyond the
-/// caches of CI's 2-core machine (260 MiB of L3), and the whole set runs in about 6 s there.
+/// caches of CI's 2-core machine (260 MiB of L3), and the whole set ran in about 6 s there before
+/// the gather-nd, scatter-nd and index-driven cases (with them: 17 -> 31 s on a loaded run).
 /// Smaller ones (34 MB, used before) measured the caches: 2-thread ratios there depended on
 /// whether a thread's half fitted them. Vulkan's quick set is small for CPU devices (lavapipe).
+/// The GPU's gather-elements and scatter-grid shapes are the performance issue's ([8,64,512,256],
+/// [4096,4096]); the CPU's are a sixteenth and a quarter of them (4M elements each: 64-100 MB
+/// per case with the rotated inputs, beyond a 48 MiB L3), so that these eight cases add seconds,
+/// not a minute, to CI's quick run (at 16M elements the six gather-elements cases alone took 24 s).
 sizes pick_sizes(bool vulkan, bool quick) {
-    if (quick && vulkan) return {{8192, 512}, 8192, {4096, 1024}, {2, 16, 1139, 128}, {1, 64, 256, 256}, 1 << 20, 64 * MiB};
-    if (vulkan) return {{131072, 4096}, 8192, {262144, 1024}, {16, 16, 1139, 128}, {16, 64, 256, 256}, 1 << 20, GiB};
-    return {{16384, 1024}, 8192, {16384, 1024}, {16, 16, 1139, 128}, {4, 64, 256, 256}, 1 << 20, quick ? 64 * MiB : GiB};
+    if (quick && vulkan)
+        return {{8192, 512}, 8192, {4096, 1024}, {2, 16, 1139, 128}, {1, 64, 256, 256}, 1 << 20, 64 * MiB, {2, 4, 128, 64}, {512, 512}, {1024, 1024}, 1 << 18};
+    if (vulkan)
+        return {{131072, 4096}, 8192, {262144, 1024}, {16, 16, 1139, 128}, {16, 64, 256, 256}, 1 << 20, GiB, {8, 64, 512, 256}, {4096, 4096}, {4096, 4096}, 1 << 20};
+    return {{16384, 1024}, 8192,       {16384, 1024}, {16, 16, 1139, 128}, {4, 64, 256, 256}, 1 << 20, quick ? 64 * MiB : GiB, {8, 4, 512, 256},
+            {1024, 4096},  {4096, 4096}, 1 << 20};
 }
 
 template <class B>
@@ -434,6 +488,46 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
         tensor out = be.make(f32, z.matrix);
         const double bytes = 2.0 * static_cast<double>(bytes_of(f32, z.matrix)) + static_cast<double>(ib);
         return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.gather_elements(at(in, k), at(idx, k), out, {1}); });
+    });
+
+    // Gather-elements with random indices of the input's shape on the first, a middle and the
+    // last axis, int64 and int32 indices: where the indices point changes how far apart the
+    // reads of neighbouring invocations land (same row, same plane, or the whole tensor).
+    for (const int axis : {0, 2, 3})
+        for (const dtype it : {dtype::int64, dtype::int32}) {
+            const shape& e = z.elements;
+            R.run("gather_elements", "axis " + std::to_string(axis) + " random " + shape_name(e) + " " + std::string(strix::name(it)), false, [&, axis, it] {
+                const std::int64_t ib = e.count() * static_cast<std::int64_t>(strix::size_of(it));
+                auto in = ins(f32, e, ib);
+                std::vector<tensor> idx;
+                for (std::size_t i = 0; i < in.size(); ++i) {
+                    auto h = random_indices(e, e[axis], 51 + i);
+                    idx.push_back(be.upload(it == dtype::int32 ? to_int32(h) : std::move(h)));
+                }
+                tensor out = be.make(f32, e);
+                const double bytes = 2.0 * static_cast<double>(bytes_of(f32, e)) + static_cast<double>(ib);
+                return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.gather_elements(at(in, k), at(idx, k), out, {axis}); });
+            });
+        }
+
+    // Gather-nd: random (row, column) pairs out of a table (one element each), and random rows
+    // (tuples of one index: the embedding lookup written as gather-nd).
+    R.run("gather_nd", std::to_string(z.pairs >> 10) + "K pairs from " + shape_name(z.pairs_table), false, [&] {
+        auto tab = ins(f32, z.pairs_table);
+        std::vector<tensor> idx;
+        for (std::size_t i = 0; i < tab.size(); ++i) idx.push_back(be.upload(random_tuples(z.pairs, z.pairs_table, 2, 61 + i)));
+        tensor out = be.make(f32, {z.pairs});
+        const double bytes = static_cast<double>(z.pairs * (4 + 4 + 2 * 8));
+        return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.gather_nd(at(tab, k), at(idx, k), out, {}); });
+    });
+    R.run("gather_nd", std::to_string(z.lookups) + " rows of " + shape_name(z.table), false, [&] {
+        const std::int64_t dim = z.table[1];
+        auto tab = ins(f32, z.table);
+        std::vector<tensor> idx;
+        for (std::size_t i = 0; i < tab.size(); ++i) idx.push_back(be.upload(random_tuples(z.lookups, z.table, 1, 71 + i)));
+        tensor out = be.make(f32, {z.lookups, dim});
+        const double bytes = 2.0 * static_cast<double>(z.lookups * dim * 4) + static_cast<double>(z.lookups * 8);
+        return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.gather_nd(at(tab, k), at(idx, k), out, {}); });
     });
 
     // Join of 4 inputs, outer and innermost axis.
@@ -518,6 +612,65 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
             return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.scatter(at(in, k), at(idx, k), upd, out, d); });
         });
     }
+
+    // Scatter along axis 0 of a [rows, cols] grid, each column's indices a permutation (every
+    // element written once), out of place: no reduction, add, and (devices only: the CPU always
+    // combines in order) the deterministic add.
+    struct grid_case {
+        const char* name;
+        strix::scatter_reduction red;
+        bool deterministic;
+    };
+    for (const grid_case& s : {grid_case{"none", strix::scatter_reduction::none, false}, grid_case{"add", strix::scatter_reduction::add, false},
+                               grid_case{"add, deterministic", strix::scatter_reduction::add, true}}) {
+        if (s.deterministic && !B::is_device) continue;
+        const shape& g = z.grid;
+        R.run("scatter", "column permutations " + shape_name(g) + " axis 0, " + s.name, false, [&] {
+            std::vector<tensor> idx;
+            for (int i = 0; i < 2; ++i) idx.push_back(be.upload(column_permutations(g[0], g[1], 81 + i)));
+            strix::host_tensor ones(f32, g);
+            std::fill_n(ones.as<float>(), g.count(), 1.0f);
+            tensor upd = be.upload(std::move(ones));
+            auto in = ins(f32, g);
+            tensor out = be.make(f32, g);
+            const double bytes = 2.0 * static_cast<double>(bytes_of(f32, g)) + static_cast<double>(g.count() * (8 + 4));
+            const strix::scatter_desc d{0, strix::index_policy::error, s.red, s.deterministic};
+            return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.scatter(at(in, k), at(idx, k), upd, out, d); });
+        });
+    }
+
+    // Scatter-nd, out of place: whole rows written at distinct random rows of a table (no
+    // reduction), and single elements added at random (row, column) pairs (duplicates add up).
+    R.run("scatter_nd", std::to_string(z.lookups) + " rows into " + shape_name(z.table) + ", none", false, [&] {
+        const std::int64_t dim = z.table[1];
+        std::vector<tensor> idx;
+        for (int i = 0; i < 2; ++i) {
+            // the first `lookups` entries of a permutation of the rows: distinct targets
+            const auto p = permutation(z.table[0], 91 + static_cast<std::uint64_t>(i));
+            strix::host_tensor t(dtype::int64, {z.lookups, 1});
+            std::copy_n(p.as<std::int64_t>(), z.lookups, t.as<std::int64_t>());
+            idx.push_back(be.upload(std::move(t)));
+        }
+        strix::host_tensor ones(f32, {z.lookups, dim});
+        std::fill_n(ones.as<float>(), z.lookups * dim, 1.0f);
+        tensor upd = be.upload(std::move(ones));
+        auto in = ins(f32, z.table);
+        tensor out = be.make(f32, z.table);
+        const double bytes = 2.0 * static_cast<double>(bytes_of(f32, z.table)) + static_cast<double>(z.lookups * (dim * 4 + 8));
+        return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.scatter_nd(at(in, k), at(idx, k), upd, out, {}); });
+    });
+    R.run("scatter_nd", std::to_string(z.pairs >> 10) + "K pairs into " + shape_name(z.pairs_table) + ", add", false, [&] {
+        std::vector<tensor> idx;
+        for (int i = 0; i < 2; ++i) idx.push_back(be.upload(random_tuples(z.pairs, z.pairs_table, 2, 101 + static_cast<std::uint64_t>(i))));
+        strix::host_tensor ones(f32, {z.pairs});
+        std::fill_n(ones.as<float>(), z.pairs, 1.0f);
+        tensor upd = be.upload(std::move(ones));
+        auto in = ins(f32, z.pairs_table);
+        tensor out = be.make(f32, z.pairs_table);
+        const double bytes = 2.0 * static_cast<double>(bytes_of(f32, z.pairs_table)) + static_cast<double>(z.pairs * (2 * 8 + 4));
+        const strix::scatter_nd_desc d{strix::index_policy::error, strix::scatter_reduction::add, false};
+        return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.scatter_nd(at(in, k), at(idx, k), upd, out, d); });
+    });
 
     // Size sweeps: a join of one (a copy) and a constant pad of 1 on the last axis of [n/4096, 1024].
     for (std::int64_t b = 4 * KiB; b <= z.sweep_max; b *= 4) {

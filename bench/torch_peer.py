@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
-"""The PyTorch (CUDA) peer of strix-bench's Vulkan cases: the same cases on the same sizes
-(strix-bench's pick_sizes(vulkan=true, quick)), the same case and op names, the same bytes
-formulas and the same JSON, beside a copy of the same bytes measured in the same run: `dst.copy_(src)`
-of a float32 tensor holding bytes/2 (read + write = bytes). Ratio = copy time / operator time
-(above 1: faster than a copy).
+"""The PyTorch peer of strix-bench: on CUDA (the default) of its Vulkan cases, on the CPU
+(--device cpu) of its CPU cases, the same cases on the same sizes (strix-bench's
+pick_sizes(vulkan=true / false, quick)), the same case and op names, the same bytes formulas and
+the same JSON, beside a copy of the same bytes measured in the same run: `dst.copy_(src)` of
+bytes/2 (read + write = bytes). Ratio = copy time / operator time (above 1: faster than a copy).
 
-    torch_peer.py [--quick] [--json FILE] [--filter TEXT] [--timer auto|triton|events] [--no-graph]
+    torch_peer.py [--device cuda|cpu] [--threads N] [--quick] [--json FILE] [--filter TEXT]
+                  [--timer auto|triton|events] [--no-graph]
 
 PyTorch calls, one per strix-bench case:
   gather, embedding rows      torch.index_select(table, 0, idx, out=)   (F.embedding as an extra row)
   gather, last axis permuted  torch.index_select(x, 1, perm, out=)
-  gather_elements             torch.gather(x, 1, idx, out=)
+  gather_elements             torch.gather(x, axis, idx, out=), int64 and int32 indices (where
+                              torch takes int32 indices: 1.13 does not, and its rows say so)
+  gather_nd                   table[idx[:, 0], idx[:, 1]] / table[idx[:, 0]]: advanced indexing
+                              with the tuples' columns (allocating; torch has no gather_nd)
   join (4 inputs, KV append)  torch.cat(..., dim, out=)
   split                       torch.split_with_sizes_copy(x, sizes, dim, out=[4 outputs]) where it
                               exists, else out_i.copy_(piece) for each view of torch.split: like
@@ -19,39 +23,63 @@ PyTorch calls, one per strix-bench case:
   pad                         F.pad(x, (3, 3, 3, 3), mode) with constant / replicate (strix: edge) /
                               reflect / circular (strix: wrap); torch has no symmetric mode: that
                               row is written with "unsupported": true and no times. F.pad has no
-                              out= argument, so it allocates its output (from the caching allocator)
-  scatter                     out.copy_(x).scatter_(0, idx, upd) (no reduction) and
-                              out.copy_(x).scatter_add_(0, idx, upd) (add): strix's scatter is out of
-                              place, so the copy of the input into the output belongs to it
+                              out= argument, so it allocates its output (on CUDA from the caching
+                              allocator)
+  scatter                     out.copy_(x).scatter_(0, idx, upd) (no reduction) and, for add,
+                              out.copy_(x).scatter_add_(0, idx, upd) on CUDA,
+                              out.copy_(x).scatter_reduce_(0, idx, upd, "sum") on the CPU: strix's
+                              scatter is out of place, so the copy of the input into the output
+                              belongs to it; the deterministic add (CUDA) runs scatter_add_ under
+                              torch.use_deterministic_algorithms(True); the column-permutation
+                              cases add the bare kernels (scatter_ / scatter_add_ in place, no
+                              copy) as extra rows
+  scatter_nd                  out.copy_(x).index_put_((idx[:, 0],), rows) (no reduction) and
+                              out.copy_(x).index_put_((idx[:, 0], idx[:, 1]), upd, accumulate=True)
   sweep: copy (join of one)   torch.cat([x], 0, out=)
   sweep: pad constant 1       F.pad(x, (1, 1))
   small ops                   100 F.pad(x, (3, 3, 3, 3), "reflect") of a [1, 64, 64] tensor (F.pad's
                               reflect mode needs a leading channel axis; the same bytes as strix's
                               [64, 64]) issued back to back, time per operator: eagerly (Python and
-                              launch overhead included), and again replayed from one CUDA graph
-                              (closer to strix, which records the stream first and times the device)
+                              launch overhead included), and on CUDA again replayed from one CUDA
+                              graph (closer to strix, which records the stream first and times the
+                              device)
+On the CPU, each case that writes into a preallocated output (out=, copy_) also gets a row with
+PyTorch's allocating call ("(allocating)": torch.index_select / torch.gather / torch.cat without
+out=, [p.clone() for p in torch.split(...)], torch.scatter / scatter_reduce / index_put), which
+pays the page faults of a fresh output.
 
-Indices are int64 with strix-bench's distributions (uniform random rows / targets, random
-permutations), drawn on the GPU by torch's generator (not the same values as strix-bench's).
+Indices have strix-bench's distributions (uniform random rows / targets, random permutations),
+drawn by torch's generator (not the same values as strix-bench's).
 
-Times: triton.testing.do_bench, the median (it runs warm-up calls for 25 ms, then times calls
-for about 100 ms with CUDA events, clearing the L2 cache before every call); without triton (or
-with --timer events), CUDA events around each call after writing a 256 MiB buffer to clear the
+Times, CUDA: triton.testing.do_bench, the median (it runs warm-up calls for 25 ms, then times
+calls for about 100 ms with CUDA events, clearing the L2 cache before every call); without triton
+(or with --timer events), CUDA events around each call after writing a 256 MiB buffer to clear the
 L2, the median of max(reps, 20) calls after warm-up. As in strix-bench, inputs rotate between two
 copies (one beyond 512 MiB); since the L2 is cleared before every timed call anyway, small sizes
 are timed with a cold L2 here, where strix-bench's two rotating copies may still be in the L2.
+Times, CPU: time.perf_counter, the median of 9 repetitions after a warm-up, the copy timed in
+turns with the operator (as strix-bench and numpy_peer.py do), on --threads threads
+(torch.set_num_threads; default: strix-bench's default, every core); inputs are written (ones),
+so that no page is the shared zero page.
 """
 import argparse
+import os
 import statistics
 import sys
+import warnings
 
 import torch
 import torch.nn.functional as F
 
-from peer_common import GiB, KiB, MiB, copies_for, print_header, record, shape_name, size_name, write_json
+from peer_common import MiB, copies_for, cpu_name, cpu_sizes, gpu_sizes, measure_in_turns, print_header, record, shape_name, \
+    size_name, sweep_inner, sweep_sizes, write_json
 
-COPY_KIND = "torch copy_ (device to device)"
-DEV = "cuda"
+DEV = "cuda"  # or "cpu" (--device)
+warnings.filterwarnings("ignore", message=r"scatter_reduce\(\) is in beta")  # torch 1.13's, once per run
+
+
+def copy_kind():
+    return "torch copy_ (device to device)" if DEV == "cuda" else "torch copy_"
 
 
 def numel(s):
@@ -61,17 +89,8 @@ def numel(s):
     return n
 
 
-def sizes(quick):
-    """strix-bench's pick_sizes(vulkan=true, quick)."""
-    if quick:
-        return dict(table=(8192, 512), lookups=8192, matrix=(4096, 1024), kv=(2, 16, 1139, 128), image=(1, 64, 256, 256),
-                    updates=1 << 20, sweep_max=64 * MiB)
-    return dict(table=(131072, 4096), lookups=8192, matrix=(262144, 1024), kv=(16, 16, 1139, 128), image=(16, 64, 256, 256),
-                updates=1 << 20, sweep_max=GiB)
-
-
 # ---------------------------------------------------------------------------------------------
-# Timers: each returns the median seconds of one call of fn().
+# Timers (CUDA): each returns the median seconds of one call of fn().
 
 class Timer:
     def __init__(self, kind, reps):
@@ -158,7 +177,28 @@ def graphed(fn):
 graphed.kept = []
 
 
+class CpuCopier:
+    """dst.copy_(src) of bytes/2 from rotating sources (torch's own threads): the CPU copy baseline."""
+
+    def __init__(self, nbytes):
+        half = max(int(nbytes) // 2, 1)
+        self.src = [torch.ones(half, dtype=torch.uint8) for _ in range(copies_for(half))]
+        self.dst = torch.zeros(half, dtype=torch.uint8)
+
+    def __call__(self, k):
+        self.dst.copy_(self.src[k % len(self.src)])
+
+
 # ---------------------------------------------------------------------------------------------
+
+class Case:
+    """What a case body hands the runner: the bytes one call moves, the call (no arguments; it
+    rotates its inputs itself), how many operators one call runs, whether it is a CUDA graph
+    replay, and on the CPU the allocating variant of the call with its peer name."""
+
+    def __init__(self, nbytes, fn, inner=1, graph=False, alloc=None, alloc_peer=None):
+        self.nbytes, self.fn, self.inner, self.graph, self.alloc, self.alloc_peer = nbytes, fn, inner, graph, alloc, alloc_peer
+
 
 class Runner:
     def __init__(self, timer, filt):
@@ -166,7 +206,7 @@ class Runner:
         print_header()
 
     def copy(self, nbytes, inner, graph):
-        """dst.copy_(src) of float32 bytes/2, `inner` copies per timed call into distinct outputs."""
+        """CUDA: dst.copy_(src) of float32 bytes/2, `inner` copies per timed call into distinct outputs."""
         n = max(nbytes // 2 // 4, 1)
         src = [torch.zeros(n, dtype=torch.float32, device=DEV) for _ in range(copies_for(n * 4))]
         dst = [torch.empty(n, dtype=torch.float32, device=DEV) for _ in range(min(inner, 100))]
@@ -178,52 +218,99 @@ class Runner:
                 dst[j % len(dst)].copy_(src[j % len(src)])
         return self.timer(graphed(batch) if graph else batch) / inner
 
-    def run(self, op, name, sweep, body, peer):
-        if self.filter and self.filter not in f"{op} {name}":
-            return
-        try:
-            m = body()  # (bytes, seconds of one operator, operators per timed call, graph?)
-        except Exception as e:  # noqa: BLE001 - report and go on, as strix-bench does
-            print(f"{op:26s} {name:38s} skipped: {str(e).splitlines()[0] if str(e) else type(e).__name__}", flush=True)
-            torch.cuda.empty_cache()
-            return
-        nbytes, secs, inner, graph = m
-        torch.cuda.empty_cache()  # the case's tensors are gone before the copy runs
-        secs = max(secs, 1e-12)
+    def cpu_time(self, nbytes, fn, inner):
+        """CPU: (median seconds of one operator, of a copy of its bytes), timed in turns; a call
+        of fn runs `inner` operators, and the copy as many copies."""
+        one = CpuCopier(nbytes)
+        secs, copy_s = measure_in_turns(nbytes, 1, lambda k: fn(), lambda k: [one(k * inner + j) for j in range(inner)])
+        return secs / inner, copy_s / inner
+
+    def cuda_copy(self, nbytes, inner, graph):
         key = (int(nbytes), inner, graph)
         if key not in self.copy_cache:
             self.copy_cache[key] = max(self.copy(int(nbytes), inner, graph), 1e-12)
             torch.cuda.empty_cache()
-        record(self.results, op, name, nbytes, secs, self.copy_cache[key], sweep, COPY_KIND + (", CUDA graph" if graph else ""), peer=peer)
+        return self.copy_cache[key]
+
+    def run(self, op, name, sweep, body, peer):
+        if self.filter and self.filter not in f"{op} {name}":
+            return
+        kind = copy_kind()
+        try:
+            c = body()
+            nbytes, inner, graph = c.nbytes, c.inner, c.graph
+            if DEV == "cpu":
+                secs, copy_s = self.cpu_time(nbytes, c.fn, inner)
+                alloc = None
+                if c.alloc is not None:
+                    alloc = self.cpu_time(nbytes, c.alloc, 1)
+            else:
+                secs = self.timer(c.fn) / inner
+                c = None
+                torch.cuda.empty_cache()  # the case's tensors are gone before the copy runs
+                copy_s = self.cuda_copy(nbytes, inner, graph)
+            record(self.results, op, name, nbytes, max(secs, 1e-12), max(copy_s, 1e-12), sweep, kind + (", CUDA graph" if graph else ""),
+                   peer=peer)
+            if DEV == "cpu" and alloc is not None:
+                record(self.results, op, name + " (allocating)", nbytes, max(alloc[0], 1e-12), max(alloc[1], 1e-12), sweep, kind,
+                       peer=c.alloc_peer)
+        except Exception as e:  # noqa: BLE001 - report and go on, as strix-bench does
+            print(f"{op:26s} {name:38s} skipped: {str(e).splitlines()[0] if str(e) else type(e).__name__}", flush=True)
+        if DEV == "cuda":
+            torch.cuda.empty_cache()
 
     def unsupported(self, op, name, nbytes, why):
         if self.filter and self.filter not in f"{op} {name}":
             return
         print(f"{op:26s} {name:38s} unsupported: {why}", flush=True)
         self.results.append({"op": op, "case": name, "bytes": int(nbytes), "median_s": None, "gbps": None, "copy_s": None,
-                             "copy_gbps": None, "ratio": None, "sweep": False, "copy_kind": COPY_KIND, "unsupported": True,
+                             "copy_gbps": None, "ratio": None, "sweep": False, "copy_kind": copy_kind(), "unsupported": True,
                              "note": why})
 
 
+def takes_int32_indices():
+    """Whether torch.gather takes int32 indices here (1.13 asks for int64)."""
+    try:
+        torch.gather(torch.zeros(2, device=DEV), 0, torch.zeros(2, dtype=torch.int32, device=DEV))
+        return True
+    except RuntimeError:
+        return False
+
+
 def main():
+    global DEV
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="strix-bench's --quick sizes (smaller tensors, sweep up to 64 MiB)")
+    ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda",
+                    help="cuda: strix-bench's Vulkan cases (default); cpu: its CPU cases, timed as strix-bench times the CPU")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, metavar="N",
+                    help="CPU threads (torch.set_num_threads), as strix-bench --threads (default: every core)")
+    ap.add_argument("--quick", action="store_true", help="strix-bench's --quick sizes")
     ap.add_argument("--json", metavar="FILE", help="write the results as strix-bench's JSON")
     ap.add_argument("--filter", default="", metavar="TEXT", help="run only the cases whose 'op case' contains TEXT")
     ap.add_argument("--timer", choices=("auto", "triton", "events"), default="auto",
-                    help="triton.testing.do_bench, CUDA events, or triton where it imports (default)")
+                    help="CUDA: triton.testing.do_bench, CUDA events, or triton where it imports (default)")
     ap.add_argument("--no-graph", action="store_true", help="skip the CUDA-graph row of the 100 small operators")
     a = ap.parse_args()
-    if not torch.cuda.is_available():
-        print("torch_peer.py: no CUDA device", file=sys.stderr)
-        return 2
-    z = sizes(a.quick)
-    reps = 5 if a.quick else 9
-    timer = Timer(a.timer, reps)
+    DEV = a.device
+    cpu = DEV == "cpu"
+    if cpu:
+        torch.set_num_threads(max(1, a.threads))
+        z = cpu_sizes(a.quick)
+        timer = None
+        threads = torch.get_num_threads()
+        device = f"{cpu_name()}, torch {torch.__version__}, {threads} thread{'s' if threads > 1 else ''}"
+    else:
+        if not torch.cuda.is_available():
+            print("torch_peer.py: no CUDA device", file=sys.stderr)
+            return 2
+        z = gpu_sizes(a.quick)
+        timer = Timer(a.timer, 5 if a.quick else 9)
+        threads = 0
+        device = f"{torch.cuda.get_device_name()}, torch {torch.__version__}, CUDA {torch.version.cuda}"
     f32, f16, i64 = torch.float32, torch.float16, torch.int64
-    device = f"{torch.cuda.get_device_name()}, torch {torch.__version__}, CUDA {torch.version.cuda}"
     print(f"backend: torch, device: {device}{', quick' if a.quick else ''}")
-    print(f"timer: {timer.name}")
+    if timer:
+        print(f"timer: {timer.name}")
     R = Runner(timer, a.filter)
 
     def gen(seed):
@@ -231,7 +318,8 @@ def main():
 
     def ins(dtype, shape, extra=0):
         n = copies_for(numel(shape) * torch.empty((), dtype=dtype).element_size() + extra)
-        return [torch.zeros(shape, dtype=dtype, device=DEV) for _ in range(n)]
+        # the CPU's are written: zeros could be pages that all map the one zero page, read from the cache
+        return [(torch.ones if cpu else torch.zeros)(shape, dtype=dtype, device=DEV) for _ in range(n)]
 
     def rand_idx(shape, high, seed):
         return torch.randint(0, high, shape, dtype=i64, device=DEV, generator=gen(seed))
@@ -248,12 +336,12 @@ def main():
         idx = [rand_idx((z["lookups"],), rows, 11 + i) for i in range(len(tab))]
         out = torch.empty((z["lookups"], dim), dtype=f32, device=DEV)
         if functional:
-            f = rotating(lambda k: F.embedding(idx[k], tab[k]), len(tab))
-        else:
-            f = rotating(lambda k: torch.index_select(tab[k], 0, idx[k], out=out), len(tab))
-        return emb_bytes, timer(f), 1, False
+            return Case(emb_bytes, rotating(lambda k: F.embedding(idx[k], tab[k]), len(tab)))
+        return Case(emb_bytes, rotating(lambda k: torch.index_select(tab[k], 0, idx[k], out=out), len(tab)),
+                    alloc=rotating(lambda k: torch.index_select(tab[k], 0, idx[k]), len(tab)), alloc_peer="torch.index_select(dim=0)")
     R.run("gather", "embedding rows " + shape_name(z["table"]), False, embedding, "torch.index_select(dim=0, out=)")
-    R.run("gather", "embedding rows " + shape_name(z["table"]) + " (F.embedding)", False, lambda: embedding(True), "F.embedding")
+    if not cpu:
+        R.run("gather", "embedding rows " + shape_name(z["table"]) + " (F.embedding)", False, lambda: embedding(True), "F.embedding")
 
     m = z["matrix"]
     mbytes = numel(m) * 4
@@ -263,7 +351,8 @@ def main():
         x = ins(f32, m)
         p = perm(m[1], 5)
         out = torch.empty(m, dtype=f32, device=DEV)
-        return 2 * mbytes + m[1] * 8, timer(rotating(lambda k: torch.index_select(x[k], 1, p, out=out), len(x))), 1, False
+        return Case(2 * mbytes + m[1] * 8, rotating(lambda k: torch.index_select(x[k], 1, p, out=out), len(x)),
+                    alloc=rotating(lambda k: torch.index_select(x[k], 1, p), len(x)), alloc_peer="torch.index_select(dim=-1)")
     R.run("gather", "last axis, permuted " + shape_name(m), False, gather_last, "torch.index_select(dim=-1, out=)")
 
     # Gather-elements along the last axis, random int64 indices of the input's shape.
@@ -272,8 +361,44 @@ def main():
         x = ins(f32, m, ib)
         idx = [rand_idx(m, m[1], 21 + i) for i in range(len(x))]
         out = torch.empty(m, dtype=f32, device=DEV)
-        return 2 * mbytes + ib, timer(rotating(lambda k: torch.gather(x[k], 1, idx[k], out=out), len(x))), 1, False
+        return Case(2 * mbytes + ib, rotating(lambda k: torch.gather(x[k], 1, idx[k], out=out), len(x)),
+                    alloc=rotating(lambda k: torch.gather(x[k], 1, idx[k]), len(x)), alloc_peer="torch.gather(dim=-1)")
     R.run("gather_elements", "last axis " + shape_name(m), False, gather_elements, "torch.gather(dim=-1, out=)")
+
+    # Gather-elements with random indices on the first, a middle and the last axis, both index types.
+    e = z["elements"]
+    int32_ok = takes_int32_indices()
+    for axis in (0, 2, 3):
+        for itype, iname in ((torch.int64, "int64"), (torch.int32, "int32")):
+            name = f"axis {axis} random {shape_name(e)} {iname}"
+            ib = numel(e) * (8 if itype == torch.int64 else 4)
+            nbytes = 2 * numel(e) * 4 + ib
+            if itype == torch.int32 and not int32_ok:
+                R.unsupported("gather_elements", name, nbytes, f"torch {torch.__version__}'s gather takes int64 indices only")
+                continue
+
+            def gather_axis(axis=axis, itype=itype, ib=ib, nbytes=nbytes):
+                x = ins(f32, e, ib)
+                idx = [rand_idx(e, e[axis], 51 + i).to(itype) for i in range(len(x))]
+                out = torch.empty(e, dtype=f32, device=DEV)
+                return Case(nbytes, rotating(lambda k: torch.gather(x[k], axis, idx[k], out=out), len(x)),
+                            alloc=rotating(lambda k: torch.gather(x[k], axis, idx[k]), len(x)), alloc_peer=f"torch.gather(dim={axis})")
+            R.run("gather_elements", name, False, gather_axis, f"torch.gather(dim={axis}, out=)")
+
+    # Gather-nd: random (row, column) pairs of a table, and random rows (tuples of one index).
+    pt, pairs = z["pairs_table"], z["pairs"]
+
+    def gather_nd_pairs():
+        tab = ins(f32, pt)
+        idx = [torch.stack([rand_idx((pairs,), pt[0], 61 + i), rand_idx((pairs,), pt[1], 161 + i)], dim=1) for i in range(len(tab))]
+        return Case(pairs * (4 + 4 + 2 * 8), rotating(lambda k: tab[k][idx[k][:, 0], idx[k][:, 1]], len(tab)))
+    R.run("gather_nd", f"{pairs >> 10}K pairs from {shape_name(pt)}", False, gather_nd_pairs, "table[idx[:, 0], idx[:, 1]]")
+
+    def gather_nd_rows():
+        tab = ins(f32, z["table"])
+        idx = [rand_idx((z["lookups"], 1), rows, 71 + i) for i in range(len(tab))]
+        return Case(emb_bytes, rotating(lambda k: tab[k][idx[k][:, 0]], len(tab)))
+    R.run("gather_nd", f"{z['lookups']} rows of {shape_name(z['table'])}", False, gather_nd_rows, "table[idx[:, 0]]")
 
     # Join of 4 inputs, outer and innermost axis.
     for axis in (0, 1):
@@ -283,7 +408,8 @@ def main():
         def join(axis=axis, part=tuple(part)):
             xs = [ins(f32, part, 3 * numel(part) * 4) for _ in range(4)]
             out = torch.empty(m, dtype=f32, device=DEV)
-            return 2 * mbytes, timer(rotating(lambda k: torch.cat([p[k] for p in xs], dim=axis, out=out), len(xs[0]))), 1, False
+            return Case(2 * mbytes, rotating(lambda k: torch.cat([p[k] for p in xs], dim=axis, out=out), len(xs[0])),
+                        alloc=rotating(lambda k: torch.cat([p[k] for p in xs], dim=axis), len(xs[0])), alloc_peer="torch.cat")
         R.run("join", ("4 inputs, innermost axis " if axis else "4 inputs, outer axis ") + shape_name(m), False, join, "torch.cat(out=)")
 
     # KV-cache append: [b,h,t,d] + [b,h,1,d] float16 along axis 2.
@@ -293,7 +419,8 @@ def main():
         cache, step = ins(f16, s), ins(f16, one)
         out = torch.empty(whole, dtype=f16, device=DEV)
         nbytes = 2 * (numel(s) + numel(one) + numel(whole))
-        return nbytes, timer(rotating(lambda k: torch.cat([cache[k], step[k]], dim=2, out=out), len(cache))), 1, False
+        return Case(nbytes, rotating(lambda k: torch.cat([cache[k], step[k]], dim=2, out=out), len(cache)),
+                    alloc=rotating(lambda k: torch.cat([cache[k], step[k]], dim=2), len(cache)), alloc_peer="torch.cat(dim=2) float16")
     R.run("join", "KV append f16 " + shape_name(z["kv"]) + "+1", False, kv, "torch.cat(dim=2, out=) float16")
 
     # Split into 4, outer and innermost axis, into 4 preallocated outputs.
@@ -313,7 +440,8 @@ def main():
                     for o, p in zip(outs, torch.split(x[k], widths, dim=axis)):
                         o.copy_(p)
                 f = rotating(f_k, len(x))
-            return 2 * mbytes, timer(f), 1, False
+            return Case(2 * mbytes, f, alloc=rotating(lambda k: [p.clone() for p in torch.split(x[k], widths, dim=axis)], len(x)),
+                        alloc_peer="[p.clone() for p in torch.split()]")
         R.run("split", ("4 outputs, innermost axis " if axis else "4 outputs, outer axis ") + shape_name(m), False, split, split_peer)
 
     # Pad by 3 on both sides of the two last axes, every mode.
@@ -328,43 +456,111 @@ def main():
 
         def pad(tmode=tmode):
             x = ins(f32, img)
-            return pad_bytes, timer(rotating(lambda k: F.pad(x[k], (3, 3, 3, 3), mode=tmode), len(x))), 1, False
+            return Case(pad_bytes, rotating(lambda k: F.pad(x[k], (3, 3, 3, 3), mode=tmode), len(x)))
         R.run("pad", name, False, pad, f'F.pad(mode="{tmode}")')
 
     # Scatter of 1M float32 updates: unique targets (a permutation), and onto 64K targets with add.
     n = z["updates"]
+
+    def scatter_calls(dim, idx, upd, x, out, red):
+        """(the out-of-place call into `out`, its peer name, the allocating call, its peer name)."""
+        if red == "none":
+            return (lambda k: out.copy_(x[k]).scatter_(dim, idx[k], upd), "out.copy_(x).scatter_()",
+                    lambda k: torch.scatter(x[k], dim, idx[k], upd), "torch.scatter()")
+        if cpu:
+            return (lambda k: out.copy_(x[k]).scatter_reduce_(dim, idx[k], upd, "sum"), 'out.copy_(x).scatter_reduce_("sum")',
+                    lambda k: torch.scatter_reduce(x[k], dim, idx[k], upd, "sum"), 'torch.scatter_reduce("sum")')
+        return (lambda k: out.copy_(x[k]).scatter_add_(dim, idx[k], upd), "out.copy_(x).scatter_add_()",
+                lambda k: torch.scatter_add(x[k], dim, idx[k], upd), "torch.scatter_add()")
+
     for name, targets, red in (("unique, none", n, "none"), ("unique, add", n, "add"), ("onto 64K, add", 65536, "add")):
         def scatter(targets=targets, red=red):
             idx = [perm(n, 31 + i) if targets == n else rand_idx((n,), targets, 41 + i) for i in range(2)]
             upd = torch.ones(n, dtype=f32, device=DEV)  # as strix and NumPy
             x = ins(f32, (targets,))
             out = torch.empty(targets, dtype=f32, device=DEV)
+            f, _, g, gp = scatter_calls(0, idx, upd, x, out, red)
+            return Case(2 * targets * 4 + n * (8 + 4), rotating(f, 2), alloc=rotating(g, 2), alloc_peer=gp)
+        R.run("scatter", f"{n >> 20}M {name}", False, scatter, scatter_calls(0, [], None, [], None, red)[1])
+
+    # Scatter along axis 0 of a grid, each column's indices a permutation: out of place (no
+    # reduction, add, and on CUDA the deterministic add), and the bare kernels in place.
+    g = z["grid"]
+    grid_bytes = 2 * numel(g) * 4 + numel(g) * (8 + 4)
+
+    def column_perms(seed):
+        return torch.argsort(torch.rand(g, device=DEV, generator=gen(seed)), dim=0)
+
+    def grid_inputs():
+        return [column_perms(81 + i) for i in range(2)], torch.ones(g, dtype=f32, device=DEV), ins(f32, g), torch.empty(g, dtype=f32, device=DEV)
+
+    for red in ("none", "add"):
+        def scatter_grid(red=red):
+            idx, upd, x, out = grid_inputs()
+            f, _, h, hp = scatter_calls(0, idx, upd, x, out, red)
+            return Case(grid_bytes, rotating(f, 2), alloc=rotating(h, 2), alloc_peer=hp)
+        R.run("scatter", f"column permutations {shape_name(g)} axis 0, {red}", False, scatter_grid,
+              scatter_calls(0, [], None, [], None, red)[1])
+    if not cpu:
+        def scatter_grid_deterministic():
+            idx, upd, x, out = grid_inputs()
+
+            def f(k):
+                torch.use_deterministic_algorithms(True)
+                try:
+                    out.copy_(x[k]).scatter_add_(0, idx[k], upd)
+                finally:
+                    torch.use_deterministic_algorithms(False)
+            return Case(grid_bytes, rotating(f, 2))
+        R.run("scatter", f"column permutations {shape_name(g)} axis 0, add, deterministic", False, scatter_grid_deterministic,
+              "out.copy_(x).scatter_add_() under torch.use_deterministic_algorithms(True)")
+    for red, call in (("none", "scatter_"), ("add", "scatter_add_")):
+        def scatter_grid_bare(red=red):
+            idx, upd, x, _ = grid_inputs()
+            y = x[0]  # updated in place, again and again: the kernel alone, no copy
             if red == "none":
-                f = rotating(lambda k: out.copy_(x[k]).scatter_(0, idx[k], upd), 2)
-            else:
-                f = rotating(lambda k: out.copy_(x[k]).scatter_add_(0, idx[k], upd), 2)
-            return 2 * targets * 4 + n * (8 + 4), timer(f), 1, False
-        R.run("scatter", f"{n >> 20}M {name}", False, scatter,
-              "out.copy_(x).scatter_()" if red == "none" else "out.copy_(x).scatter_add_()")
+                return Case(numel(g) * (4 + 8 + 4), rotating(lambda k: y.scatter_(0, idx[k], upd), 2))
+            return Case(numel(g) * (4 + 8 + 4), rotating(lambda k: y.scatter_add_(0, idx[k], upd), 2))
+        R.run("scatter", f"column permutations {shape_name(g)} axis 0, {red} (bare {call})", False, scatter_grid_bare,
+              f"x.{call}() in place, no copy")
+
+    # Scatter-nd, out of place: rows at distinct random rows of a table, and elements added at
+    # random (row, column) pairs.
+    def scatter_nd_rows():
+        lk = z["lookups"]
+        idx = [perm(rows, 91 + i)[:lk].reshape(lk, 1) for i in range(2)]
+        upd = torch.ones((lk, dim), dtype=f32, device=DEV)
+        x = ins(f32, z["table"])
+        out = torch.empty(z["table"], dtype=f32, device=DEV)
+        return Case(2 * rows * dim * 4 + lk * (dim * 4 + 8), rotating(lambda k: out.copy_(x[k]).index_put_((idx[k][:, 0],), upd), 2),
+                    alloc=rotating(lambda k: x[k].index_put((idx[k][:, 0],), upd), 2), alloc_peer="x.index_put((idx[:, 0],), rows)")
+    R.run("scatter_nd", f"{z['lookups']} rows into {shape_name(z['table'])}, none", False, scatter_nd_rows,
+          "out.copy_(x).index_put_((idx[:, 0],), rows)")
+
+    def scatter_nd_pairs():
+        idx = [torch.stack([rand_idx((pairs,), pt[0], 101 + i), rand_idx((pairs,), pt[1], 201 + i)], dim=1) for i in range(2)]
+        upd = torch.ones(pairs, dtype=f32, device=DEV)
+        x = ins(f32, pt)
+        out = torch.empty(pt, dtype=f32, device=DEV)
+        return Case(2 * numel(pt) * 4 + pairs * (2 * 8 + 4),
+                    rotating(lambda k: out.copy_(x[k]).index_put_((idx[k][:, 0], idx[k][:, 1]), upd, accumulate=True), 2),
+                    alloc=rotating(lambda k: x[k].index_put((idx[k][:, 0], idx[k][:, 1]), upd, accumulate=True), 2),
+                    alloc_peer="x.index_put((idx[:, 0], idx[:, 1]), u, accumulate=True)")
+    R.run("scatter_nd", f"{pairs >> 10}K pairs into {shape_name(pt)}, add", False, scatter_nd_pairs,
+          "out.copy_(x).index_put_((idx[:, 0], idx[:, 1]), u, accumulate=True)")
 
     # Size sweeps: a join of one (a copy) and a constant pad of 1 on the last axis of [n/4096, 1024].
-    def sweep_sizes():
-        b = 4 * KiB
-        while b <= z["sweep_max"]:
-            yield b
-            b *= 4
-
-    for b in sweep_sizes():
+    for b in sweep_sizes(z["sweep_max"]):
         def copy(b=b):
             s = (b // 4096, 1024)
             x, out = ins(f32, s), torch.empty(s, dtype=f32, device=DEV)
-            return 2 * b, timer(rotating(lambda k: torch.cat([x[k]], dim=0, out=out), len(x))), 1, False
+            return sweep_case(2 * b, rotating(lambda k: torch.cat([x[k]], dim=0, out=out), len(x)))
         R.run("sweep: copy (join of one)", size_name(b), True, copy, "torch.cat([x], out=)")
-    for b in sweep_sizes():
+    for b in sweep_sizes(z["sweep_max"]):
         def padc(b=b):
             s = (b // 4096, 1024)
             x = ins(f32, s)
-            return b + s[0] * (s[1] + 2) * 4, timer(rotating(lambda k: F.pad(x[k], (1, 1)), len(x))), 1, False
+            return sweep_case(b + s[0] * (s[1] + 2) * 4, rotating(lambda k: F.pad(x[k], (1, 1)), len(x)))
         R.run("sweep: pad constant 1", size_name(b), True, padc, 'F.pad(mode="constant")')
 
     # 100 small operators back to back: reflect pads of 64x64 by 3; the time reported is per
@@ -376,17 +572,32 @@ def main():
 
         def batch():
             return [F.pad(x, (3, 3, 3, 3), mode="reflect") for _ in range(100)]
-        return small_bytes, timer(graphed(batch) if graph else batch) / 100, 100, graph
+        return Case(small_bytes, graphed(batch) if graph else batch, 100, graph)
     R.run("small ops", "100 pads 64x64 reflect 3", False, lambda: small(False), 'F.pad(mode="reflect") x100, eager')
-    if not a.no_graph:
+    if not a.no_graph and not cpu:
         R.run("small ops", "100 pads 64x64 reflect 3 (CUDA graph)", False, lambda: small(True),
               'F.pad(mode="reflect") x100, one CUDA graph replay')
 
     if a.json:
-        doc = {"device": device, "backend": "torch", "threads": 0, "quick": a.quick, "copy_kind": COPY_KIND, "timer": timer.name,
-               "results": R.results}
+        doc = {"device": device, "backend": "torch-cpu" if cpu else "torch", "threads": threads, "quick": a.quick,
+               "copy_kind": copy_kind(), "results": R.results}
+        if timer:
+            doc["timer"] = timer.name
         write_json(a.json, doc)
     return 0
+
+
+def sweep_case(nbytes, fn):
+    """A sweep point: on the CPU, as many calls per timed repetition as strix-bench makes (the
+    timer's resolution); CUDA's timer repeats calls itself."""
+    if DEV == "cuda":
+        return Case(nbytes, fn)
+    inner = sweep_inner(nbytes)
+
+    def batch():
+        for _ in range(inner):
+            fn()
+    return Case(nbytes, batch, inner)
 
 
 if __name__ == "__main__":

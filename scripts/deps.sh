@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs what strix needs to build and test on Debian 12 (skipped when everything is present);
-# with the argument `bench`, also what the benchmark plots need; with `fuzz`, only what the fuzz
-# targets need.
+# with the argument `bench`, also what the benchmark plots need; with `peers`, also the benchmarks'
+# PyTorch CPU peer; with `fuzz`, only what the fuzz targets need.
 set -euo pipefail
 packages=(g++ meson ninja-build pkg-config catch2 python3 python3-numpy python3-onnx
           libvulkan-dev libvulkan-volk-dev glslang-tools mesa-vulkan-drivers vulkan-validationlayers
           libdlpack-dev)
 # `deps.sh bench`: also what bench/make_results.sh draws its plots with
 [ "${1:-}" = bench ] && packages+=(python3-matplotlib)
+# `deps.sh peers`: also PyTorch for bench/torch_peer.py --device cpu (Debian's 1.13; NumPy, the
+# other CPU peer, is in the list above). About 780 MB, so CI, which runs neither peer, never asks.
+[ "${1:-}" = peers ] && packages+=(python3-torch)
 # `deps.sh fuzz`: only what scripts/fuzz.sh needs (clang with libFuzzer and the sanitizers' runtime)
 [ "${1:-}" = fuzz ] && packages=(clang libclang-rt-14-dev)
 missing=()
