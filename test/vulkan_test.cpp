@@ -1920,15 +1920,24 @@ TEST_CASE("vulkan: the 32-bit path is taken only where every offset fits in an i
             for (std::int64_t before = 0; before <= 15; ++before) {
                 for (std::int64_t after = 0; after <= 15; ++after) {
                     const plan::move_dim d = padded(mode, before, n, after);
-                    bool exact = true;
-                    for (std::int64_t o = 0; o < d.size; ++o) {
-                        if (o >= d.lo && o < d.hi) continue;
-                        const auto s = vk::detail::shader_fold(mode, o - d.lo, n);
-                        exact = exact && s && (*s < 0 ? plan::no_source : *s * d.src) == d.source(o);
+                    for (const pad_mode as : modes) { // the shader's fold `as` for a dimension padded in `mode`
+                        bool exact = true;
+                        for (std::int64_t o = 0; o < d.size; ++o) {
+                            if (o >= d.lo && o < d.hi) continue;
+                            const auto s = vk::detail::shader_fold(as, o - d.lo, n);
+                            exact = exact && s && (*s < 0 ? plan::no_source : *s * d.src) == d.source(o);
+                        }
+                        INFO("mode " << static_cast<int>(mode) << " folded as " << static_cast<int>(as) << ", pads " << before << " + " << n << " + " << after);
+                        // another fold counts only where it has to (a one-element source, which every
+                        // fold but constant repeats): otherwise it may match by accident, as
+                        // symmetric and reflect do on pads of one element
+                        if (as == mode || (n == 1 && mode != pad_mode::constant && as != pad_mode::constant)) {
+                            CHECK(vk::detail::shader_folds(d, as) == exact);
+                        } else {
+                            CHECK_FALSE(vk::detail::shader_folds(d, as));
+                        }
+                        if (as == mode) (exact ? folded : tables) += 1;
                     }
-                    INFO("mode " << static_cast<int>(mode) << ", pads " << before << " + " << n << " + " << after);
-                    CHECK(vk::detail::shader_folds(d) == exact);
-                    (exact ? folded : tables) += 1;
                 }
             }
         }

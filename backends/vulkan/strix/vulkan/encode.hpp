@@ -130,30 +130,40 @@ inline std::optional<std::int64_t> shader_fold(pad_mode mode, std::int64_t j, st
     return mode == pad_mode::reflect ? p - m : p - 1 - m;
 }
 
-/// Whether shader_fold computes every padded coordinate of a padded dimension: its coordinates
-/// fit an int, and the pads lie within one period (constant and edge have none; a one-element
-/// reflect repeats it). The padded j run from -lo to -1 and from n to size - lo - 1.
-inline bool shader_folds(const plan::move_dim& d) {
+/// Whether shader_fold under `m` gives every padded coordinate of a padded dimension its plan
+/// term: its coordinates fit an int; `m` is the dimension's own fold, or any fold but constant
+/// where the source has one element (each then repeats it, as edge does); and the pads lie
+/// within one period of `m` (constant and edge have none; a one-element reflect repeats it).
+/// The padded j run from -lo to -1 and from n to size - lo - 1.
+inline bool shader_folds(const plan::move_dim& d, pad_mode m) {
     const std::int64_t n = d.hi - d.lo;
-    if (d.size >= (std::int64_t{1} << 30) || n < 0 || (n == 0 && d.fold != pad_mode::constant)) return false;
-    if (d.fold == pad_mode::constant || d.fold == pad_mode::edge || (d.fold == pad_mode::reflect && n == 1)) return true;
-    const std::int64_t p = d.fold == pad_mode::reflect ? 2 * n - 2 : d.fold == pad_mode::symmetric ? 2 * n : n;
+    if (d.size >= (std::int64_t{1} << 30) || n < 0) return false;
+    if (m != d.fold && !(n == 1 && d.fold != pad_mode::constant && m != pad_mode::constant)) return false;
+    if (n == 0 && m != pad_mode::constant) return false;
+    if (m == pad_mode::constant || m == pad_mode::edge || (m == pad_mode::reflect && n == 1)) return true;
+    const std::int64_t p = m == pad_mode::reflect ? 2 * n - 2 : m == pad_mode::symmetric ? 2 * n : n;
     return d.lo <= p && (d.size == d.hi || d.size - d.lo - 1 < 2 * p);
 }
+inline bool shader_folds(const plan::move_dim& d) { return shader_folds(d, d.fold); }
 
 /// The fold every padded dimension of a plan has and the shader computes (move.comp's FOLD), or
 /// nothing (no padded dimension, different folds, or one the shader cannot compute): the narrow
 /// path then computes the padded coordinates' terms instead of loading them from tables, a load
 /// that the element's own load would wait for.
 inline std::optional<pad_mode> plan_fold(const plan::move_plan& p) {
-    std::optional<pad_mode> fold;
-    for (int i = 0; i < p.rank; ++i) {
-        const auto& d = p.dims[static_cast<std::size_t>(i)];
-        if (d.is_affine()) continue;
-        if ((fold && *fold != d.fold) || !shader_folds(d)) return std::nullopt;
-        fold = d.fold;
+    std::optional<pad_mode> own; // the first padded dimension's fold: tried first, then edge
+    for (int i = 0; i < p.rank && !own; ++i)
+        if (!p.dims[static_cast<std::size_t>(i)].is_affine()) own = p.dims[static_cast<std::size_t>(i)].fold;
+    if (!own) return std::nullopt;
+    for (const pad_mode m : {*own, pad_mode::edge}) {
+        bool all = true;
+        for (int i = 0; i < p.rank && all; ++i) {
+            const auto& d = p.dims[static_cast<std::size_t>(i)];
+            all = d.is_affine() || shader_folds(d, m);
+        }
+        if (all) return m;
     }
-    return fold;
+    return std::nullopt;
 }
 
 /// The padded coordinates of a dimension, [0, lo) and [hi, size): the entries of its table.
