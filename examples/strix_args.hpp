@@ -233,6 +233,7 @@ struct op_entry {
     /// its own arguments (see examples/strix.cpp).
     Call call;
 };
+/// (Aggregates deduce their template arguments without a guide only from clang 17 on.)
 template <class Call>
 op_entry(std::string_view, std::string_view, std::string_view, std::array<std::string_view, 3>, std::array<std::string_view, 4>, std::string_view,
          void (*)(const options&, command&), Call) -> op_entry<Call>;
@@ -244,7 +245,9 @@ inline constexpr std::string_view common_options[] = {"backend", "out-of-range",
 // like) for the CPU's arguments, strix::vulkan::gather, found through the context's namespace,
 // for a device's. The two sets take the same operands and settings.
 
-/// The tool's operators, in the order `strix --help` lists them.
+/// The tool's operators, in the order `strix --help` lists them. A tuple, as each call is a
+/// generic lambda of its own type: its body (and the operator's kernels) is compiled only where
+/// the tool calls it, not in a program that only parses, such as fuzz/fuzz_tool_args.cpp.
 inline constexpr std::tuple operators{
     op_entry{"gather", "--input X.npy --indices I.npy --axis A [--index-dimensions K] --output Y.npy",
         "  Natural form (numpy.take, ONNX Gather): output = X.shape[:A] + I.shape + X.shape[A+1:].\n"
