@@ -1,14 +1,10 @@
 // The strix command line tool: runs the indexing operators on .npy files.
 //
-//   strix gather          --input X.npy --indices I.npy --axis A [--index-dimensions K] --output Y.npy
-//   strix gather-elements --input X.npy --indices I.npy --axis A --output Y.npy
-//   strix gather-nd       --input X.npy --indices I.npy [--batch-dimensions B] --output Y.npy
-//   strix join            --input A.npy [--input B.npy ...] --axis A --output Y.npy
-//   strix split           --input X.npy --axis A --sizes S0,S1,.. --output Y0.npy [--output Y1.npy ..]
-//   strix pad             --input X.npy --mode M --start P0,.. --end Q0,.. [--value V] --output Y.npy
-//   strix scatter         --input X.npy --indices I.npy --updates U.npy --axis A [--reduction R] [--deterministic] --output Y.npy
-//   strix scatter-nd      --input X.npy --indices I.npy --updates U.npy [--reduction R] [--deterministic] --output Y.npy
+//   strix OP --input X.npy ... --output Y.npy    runs operator OP (strix --help lists them)
 //   strix devices | demo | --help | OP --help
+//
+// The operators, their options and help are the table in strix_args.hpp; this file reads the
+// operands, runs the entry's call on the CPU or a Vulkan device, and writes the results.
 //
 // Exit status: 0 on success, 2 on any bad input (one line on stderr; the output files are then
 // neither created nor changed).
@@ -19,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -27,222 +24,40 @@
 #include "strix/io/npy.hpp"
 #include "strix/strix.hpp"
 #include "strix_args.hpp"
+
+// Everything that differs between a build with the Vulkan backend and one without.
 #ifdef STRIX_HAVE_VULKAN
 #include "strix/vulkan.hpp"
-#endif
 
 namespace {
 
-using strix::error;
-using strix::error_code;
-using strix::tool::bad;
+constexpr bool have_vulkan = true;
+using device = strix::vulkan::context;
 
-strix::cpu::options cpu_options() {
-    strix::cpu::options c;
-    c.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    return c;
-}
-
-/// Runs operators on the backend the command line chose: the CPU, or a Vulkan device.
-class backend {
-public:
-    /// `requested`: "cpu", "vulkan", or empty for the best available — Vulkan on a GPU (or on the
-    /// device STRIX_VULKAN_DEVICE names), else the CPU.
-    backend(const std::string& op, const std::string& requested) {
-        if (requested != "" && requested != "cpu" && requested != "vulkan")
-            bad("strix " + op + ": --backend must be cpu or vulkan, got '" + requested + "'");
-        if (requested == "cpu") return;
-#ifdef STRIX_HAVE_VULKAN
-        if (requested.empty()) {
-            try {
-                const auto devices = strix::vulkan::list_devices();
-                const auto& best = devices.at(strix::vulkan::choose_device(devices));
-                const char* env = std::getenv("STRIX_VULKAN_DEVICE");
-                if (best.type == VK_PHYSICAL_DEVICE_TYPE_CPU && !(env && *env)) return; // a CPU device is no faster than the CPU
-            } catch (const std::exception&) {
-                return; // no loader or no usable device: the CPU it is
-            }
-        }
+/// The device `op` runs on: for `requested` "vulkan", the best device (or the one
+/// STRIX_VULKAN_DEVICE names); for "" the same unless it is a CPU device, which is no faster than
+/// the CPU, or there is none; null for the CPU.
+std::unique_ptr<device> open_device(const std::string& op, const std::string& requested) {
+    if (requested == "cpu") return nullptr;
+    if (requested.empty()) {
         try {
-            ctx_ = std::make_unique<strix::vulkan::context>();
-        } catch (const error& e) {
-            throw error(e.code(), "strix " + op + " --backend vulkan: " + std::string(e.what()));
+            const auto devices = strix::vulkan::list_devices();
+            const auto& best = devices.at(strix::vulkan::choose_device(devices));
+            const char* env = std::getenv("STRIX_VULKAN_DEVICE");
+            if (best.type == VK_PHYSICAL_DEVICE_TYPE_CPU && !(env && *env)) return nullptr; // a CPU device is no faster than the CPU
+        } catch (const std::exception&) {
+            return nullptr; // no loader or no usable device: the CPU it is
         }
-#else
-        if (requested == "vulkan") throw error(error_code::unsupported, "strix " + op + ": this build of strix has no Vulkan backend (use --backend cpu)");
-#endif
     }
-
-    strix::host_tensor gather(const strix::any_cview& x, const strix::any_cview& i, const strix::gather_desc& d) {
-#ifdef STRIX_HAVE_VULKAN
-        if (ctx_) {
-            strix::host_tensor out(x.type(), strix::gather_rule(x.sizes(), i.sizes(), d).out);
-            strix::vulkan::gather(*ctx_, x, i, out.view(), d);
-            return out;
-        }
-#endif
-        return strix::gather(x, i, d, cpu_options());
-    }
-    strix::host_tensor join(std::span<const strix::any_cview> xs, const strix::join_desc& d) {
-#ifdef STRIX_HAVE_VULKAN
-        if (ctx_) {
-            std::vector<strix::shape> shapes;
-            for (const auto& v : xs) shapes.push_back(v.sizes());
-            strix::host_tensor out(xs.empty() ? strix::dtype::float32 : xs[0].type(), strix::join_rule(shapes, d).out);
-            strix::vulkan::join(*ctx_, xs, out.view(), d);
-            return out;
-        }
-#endif
-        return strix::join(xs, d, cpu_options());
-    }
-    strix::host_tensor pad(const strix::any_cview& x, const strix::pad_desc& d) {
-#ifdef STRIX_HAVE_VULKAN
-        if (ctx_) {
-            strix::host_tensor out(x.type(), strix::pad_rule(x.sizes(), d).out);
-            strix::vulkan::pad(*ctx_, x, out.view(), d);
-            return out;
-        }
-#endif
-        return strix::pad(x, d, cpu_options());
-    }
-    strix::host_tensor scatter(const strix::any_cview& x, const strix::any_cview& i, const strix::any_cview& u, const strix::scatter_desc& d) {
-#ifdef STRIX_HAVE_VULKAN
-        if (ctx_) {
-            strix::host_tensor out(x.type(), x.sizes());
-            strix::vulkan::scatter(*ctx_, x, i, u, out.view(), d);
-            return out;
-        }
-#endif
-        return strix::scatter(x, i, u, d, cpu_options());
-    }
-
-    strix::host_tensor gather_elements(const strix::any_cview& x, const strix::any_cview& i, const strix::gather_elements_desc& d) {
-#ifdef STRIX_HAVE_VULKAN
-        if (ctx_) {
-            strix::host_tensor out(x.type(), i.sizes());
-            strix::vulkan::gather_elements(*ctx_, x, i, out.view(), d);
-            return out;
-        }
-#endif
-        return strix::gather_elements(x, i, d, cpu_options());
-    }
-    strix::host_tensor gather_nd(const strix::any_cview& x, const strix::any_cview& i, const strix::gather_nd_desc& d) {
-#ifdef STRIX_HAVE_VULKAN
-        if (ctx_) {
-            strix::host_tensor out(x.type(), strix::gather_nd_rule(x.sizes(), i.sizes(), d).out);
-            strix::vulkan::gather_nd(*ctx_, x, i, out.view(), d);
-            return out;
-        }
-#endif
-        return strix::gather_nd(x, i, d, cpu_options());
-    }
-    std::vector<strix::host_tensor> split(const strix::any_cview& x, std::span<const std::int64_t> sizes, const strix::split_desc& d) {
-#ifdef STRIX_HAVE_VULKAN
-        if (ctx_) {
-            std::vector<strix::host_tensor> outs;
-            std::vector<strix::any_view> views;
-            for (const auto& s : strix::detail::checked_split_shapes(x.sizes(), x.type(), sizes, d)) outs.emplace_back(x.type(), s);
-            for (auto& t : outs) views.push_back(t.view());
-            strix::vulkan::split(*ctx_, x, views, d);
-            return outs;
-        }
-#endif
-        return strix::split(x, sizes, d, cpu_options());
-    }
-    strix::host_tensor scatter_nd(const strix::any_cview& x, const strix::any_cview& i, const strix::any_cview& u, const strix::scatter_nd_desc& d) {
-#ifdef STRIX_HAVE_VULKAN
-        if (ctx_) {
-            strix::host_tensor out(x.type(), x.sizes());
-            strix::vulkan::scatter_nd(*ctx_, x, i, u, out.view(), d);
-            return out;
-        }
-#endif
-        return strix::scatter_nd(x, i, u, d, cpu_options());
-    }
-
-    /// Throws when the Vulkan validation layer reported anything (each message went to stderr).
-    void check_clean(const std::string& op) const {
-#ifdef STRIX_HAVE_VULKAN
-        if (ctx_ && ctx_->validation_messages() > 0)
-            throw error(error_code::unsupported, "strix " + op + ": the Vulkan validation layer reported " + std::to_string(ctx_->validation_messages()) +
-                                                     " message(s); no output written");
-#else
-        (void)op;
-#endif
-    }
-
-private:
-#ifdef STRIX_HAVE_VULKAN
-    std::unique_ptr<strix::vulkan::context> ctx_;
-#endif
-};
-
-/// A shape and element type as the tool's messages give them: "shape [2,3], float32".
-std::string shape_and_type(const strix::shape& s, strix::dtype t) {
-    return "shape " + strix::to_string(s) + ", " + std::string(strix::name(t));
-}
-
-/// Reads the operand `option` (such as "--input") from `path`; running out of memory for it is
-/// a one-line error that names the operator, the operand and the bytes it needed.
-strix::io::npy_array read_operand(const std::string& op, const std::string& option, const std::string& path) {
     try {
-        return strix::io::read_npy(path);
-    } catch (const strix::out_of_memory& e) {
-        throw error(error_code::unsupported, "strix " + op + ": cannot allocate " + std::to_string(e.bytes()) + " bytes for " + option + " " +
-                                                 path + " (" + shape_and_type(e.sizes(), e.type()) + ")");
+        return std::make_unique<device>();
+    } catch (const strix::error& e) {
+        throw strix::error(e.code(), "strix " + op + " --backend vulkan: " + std::string(e.what()));
     }
 }
 
-/// Runs `f`, which makes the result; running out of memory for a tensor is a one-line error
-/// that names the operator and the bytes the result needed.
-template <class F>
-auto make_result(const std::string& op, F&& f) {
-    try {
-        return f();
-    } catch (const strix::out_of_memory& e) {
-        throw error(error_code::unsupported, "strix " + op + ": cannot allocate " + std::to_string(e.bytes()) + " bytes for " +
-                                                 (op == "split" ? "an output" : "the output") + " (" + shape_and_type(e.sizes(), e.type()) + ")");
-    }
-}
-
-int run_op(const strix::tool::command& c) {
-    const std::string& op = c.op;
-    backend be(op, c.backend);
-    std::vector<strix::io::npy_array> inputs;
-    for (const auto& path : c.inputs) inputs.push_back(read_operand(op, "--input", path));
-    std::optional<strix::io::npy_array> indices, updates;
-    if (op != "join" && op != "pad" && op != "split") indices = read_operand(op, "--indices", c.indices);
-    if (op == "scatter" || op == "scatter-nd") updates = read_operand(op, "--updates", c.updates);
-    const auto x = inputs.at(0).view();
-    std::vector<strix::host_tensor> results;
-    make_result(op, [&] {
-        if (op == "gather") results.push_back(be.gather(x, indices->view(), c.gather));
-        else if (op == "gather-elements") results.push_back(be.gather_elements(x, indices->view(), c.gather_elements));
-        else if (op == "gather-nd") results.push_back(be.gather_nd(x, indices->view(), c.gather_nd));
-        else if (op == "scatter") results.push_back(be.scatter(x, indices->view(), updates->view(), c.scatter));
-        else if (op == "scatter-nd") results.push_back(be.scatter_nd(x, indices->view(), updates->view(), c.scatter_nd));
-        else if (op == "pad") results.push_back(be.pad(x, c.pad));
-        else if (op == "split") results = be.split(x, c.sizes, c.split);
-        else if (op == "join") {
-            std::vector<strix::any_cview> views;
-            for (const auto& a : inputs) views.push_back(a.view());
-            results.push_back(be.join(views, c.join));
-        }
-        return 0;
-    });
-    be.check_clean(op);
-    // every output or none: see strix::io::write_npy_files
-    const std::vector<std::filesystem::path> paths(c.outputs.begin(), c.outputs.end());
-    std::vector<strix::any_cview> views;
-    for (const auto& r : results) views.push_back(r.view());
-    strix::io::write_npy_files(paths, views);
-    return 0;
-}
-
-int devices() {
-    std::cout << "backends and devices:\n";
-    std::cout << "  cpu      host CPU, " << std::max(1u, std::thread::hardware_concurrency()) << " hardware threads\n";
-#ifdef STRIX_HAVE_VULKAN
+/// Lists the Vulkan devices for `strix devices`.
+void print_vulkan_devices() {
     try {
         const auto list = strix::vulkan::list_devices();
         std::optional<std::uint32_t> chosen;
@@ -274,9 +89,115 @@ int devices() {
     } catch (const std::exception& e) {
         std::cout << "  vulkan   unavailable: " << e.what() << "\n  default: cpu\n";
     }
+}
+
+} // namespace
 #else
-    std::cout << "  vulkan   not built into this strix\n  default: cpu\n";
+namespace {
+
+constexpr bool have_vulkan = false;
+
+/// Stands in for the Vulkan context, which this build lacks; never made.
+struct device {
+    [[nodiscard]] std::size_t validation_messages() const { return 0; }
+};
+
+std::unique_ptr<device> open_device(const std::string& op, const std::string& requested) {
+    if (requested == "vulkan")
+        throw strix::error(strix::error_code::unsupported, "strix " + op + ": this build of strix has no Vulkan backend (use --backend cpu)");
+    return nullptr;
+}
+
+void print_vulkan_devices() { std::cout << "  vulkan   not built into this strix\n  default: cpu\n"; }
+
+} // namespace
 #endif
+
+namespace {
+
+using strix::error;
+using strix::error_code;
+
+strix::cpu::options cpu_options() {
+    strix::cpu::options c;
+    c.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return c;
+}
+
+/// Where the tool runs operators: on `gpu` when it opened one, else on the CPU. The table's calls
+/// give it one of the library's allocating calls and its operands; it adds its own argument
+/// (the Vulkan context first, or the CPU's options last), which is all the two sets of calls
+/// differ in.
+struct backend {
+    strix::cpu::options cpu;
+    std::unique_ptr<device> gpu;
+
+    template <class F, class... A>
+    strix::tool::results operator()(F f, const A&... a) const {
+        if constexpr (have_vulkan)
+            if (gpu) return strix::tool::as_results(f(*gpu, a...));
+        return strix::tool::as_results(f(a..., cpu));
+    }
+
+    /// Throws when the Vulkan validation layer reported anything (each message went to stderr).
+    void check_clean(const std::string& op) const {
+        if (gpu && gpu->validation_messages() > 0)
+            throw error(error_code::unsupported, "strix " + op + ": the Vulkan validation layer reported " + std::to_string(gpu->validation_messages()) +
+                                                     " message(s); no output written");
+    }
+};
+
+/// A shape and element type as the tool's messages give them: "shape [2,3], float32".
+std::string shape_and_type(const strix::shape& s, strix::dtype t) {
+    return "shape " + strix::to_string(s) + ", " + std::string(strix::name(t));
+}
+
+/// Reads the operand `option` (such as "--input") from `path`; running out of memory for it is
+/// a one-line error that names the operator, the operand and the bytes it needed.
+strix::io::npy_array read_operand(const std::string& op, const std::string& option, const std::string& path) {
+    try {
+        return strix::io::read_npy(path);
+    } catch (const strix::out_of_memory& e) {
+        throw error(error_code::unsupported, "strix " + op + ": cannot allocate " + std::to_string(e.bytes()) + " bytes for " + option + " " +
+                                                 path + " (" + shape_and_type(e.sizes(), e.type()) + ")");
+    }
+}
+
+/// Runs `f`, which makes the results (`several` of them, or one); running out of memory for a
+/// tensor is a one-line error that names the operator and the bytes the result needed.
+template <class F>
+auto make_result(const std::string& op, bool several, F&& f) {
+    try {
+        return f();
+    } catch (const strix::out_of_memory& e) {
+        throw error(error_code::unsupported, "strix " + op + ": cannot allocate " + std::to_string(e.bytes()) + " bytes for " +
+                                                 (several ? "an output" : "the output") + " (" + shape_and_type(e.sizes(), e.type()) + ")");
+    }
+}
+
+/// Runs the operator of command `c`, entry `e` of the table, and writes its outputs.
+template <class Entry>
+void run(const strix::tool::command& c, const Entry& e) {
+    const std::string& op = c.op;
+    backend on{cpu_options(), open_device(op, c.backend)};
+    std::vector<strix::io::npy_array> arrays;
+    for (const auto& [operand, path] : c.files) arrays.push_back(read_operand(op, "--" + operand, path));
+    std::vector<strix::any_cview> x;
+    for (const auto& a : arrays) x.push_back(a.view());
+    const bool several = e.repeats == "output";
+    const auto results = make_result(op, several, [&] { return e.call(on, c, strix::tool::operands(x)); });
+    on.check_clean(op);
+    // every output or none: see strix::io::write_npy_files
+    const std::vector<std::filesystem::path> paths(c.outputs.begin(), c.outputs.end());
+    std::vector<strix::any_cview> views;
+    for (const auto& r : results) views.push_back(r.view());
+    strix::io::write_npy_files(paths, views);
+}
+
+int devices() {
+    std::cout << "backends and devices:\n";
+    std::cout << "  cpu      host CPU, " << std::max(1u, std::thread::hardware_concurrency()) << " hardware threads\n";
+    print_vulkan_devices();
     return 0;
 }
 
@@ -296,11 +217,11 @@ int main(int argc, char** argv) {
         const auto c = strix::tool::parse_command(args);
         op = c.op;
         switch (c.what) {
-        case strix::tool::action::usage: std::cout << strix::tool::usage_text; return 0;
-        case strix::tool::action::op_usage: std::cout << strix::tool::op_help.at(c.op); return 0;
+        case strix::tool::action::usage: std::cout << strix::tool::usage_text(); return 0;
+        case strix::tool::action::op_usage: std::cout << strix::tool::op_help_text(c.op); return 0;
         case strix::tool::action::devices: return devices();
         case strix::tool::action::demo: return demo(c.backend);
-        case strix::tool::action::run: return run_op(c);
+        case strix::tool::action::run: strix::tool::with_operator(c.op, [&](const auto& e) { run(c, e); }); return 0;
         }
         return 2;
     } catch (const std::bad_alloc& e) {

@@ -1,9 +1,12 @@
 #pragma once
-/// The command line of the strix tool: its help texts and a parser from the arguments to a
-/// `strix::tool::command`. Parsing reads no file and writes none; every mistake in the
-/// arguments throws `strix::error` (`invalid_argument`) with the one-line message the tool prints.
+/// The strix tool's operators and command line. One table, `operators`, says for each operator
+/// everything the tool knows of it: its command, help, operand files, options, how to parse them
+/// and how to call it; parsing, the help texts and running it (examples/strix.cpp) all read that
+/// table. Parsing reads no file and writes none; every mistake in the arguments throws
+/// `strix::error` (`invalid_argument`) with the one-line message the tool prints.
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -11,8 +14,11 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "strix/strix.hpp"
@@ -22,88 +28,11 @@ namespace strix::tool {
 /// Throws the `strix::error` of a bad command line.
 [[noreturn]] inline void bad(const std::string& message) { throw error(error_code::invalid_argument, message); }
 
-/// The text of `strix --help`.
-inline constexpr const char* usage_text =
-    "strix: tensor indexing on .npy files (gather, gather-elements, gather-nd, join, split, pad, scatter, scatter-nd)\n"
-    "\n"
-    "usage:\n"
-    "  strix gather          --input X.npy --indices I.npy --axis A [--index-dimensions K] --output Y.npy\n"
-    "  strix gather-elements --input X.npy --indices I.npy --axis A --output Y.npy\n"
-    "  strix gather-nd       --input X.npy --indices I.npy [--batch-dimensions B] --output Y.npy\n"
-    "  strix join            --input A.npy [--input B.npy ...] --axis A --output Y.npy\n"
-    "  strix split           --input X.npy --axis A --sizes S0,S1,.. --output Y0.npy [--output Y1.npy ...]\n"
-    "  strix pad             --input X.npy --mode constant|edge|reflect|symmetric|wrap --start P0,P1,.. --end Q0,Q1,.. [--value V] --output Y.npy\n"
-    "  strix scatter         --input X.npy --indices I.npy --updates U.npy --axis A [--reduction R] [--deterministic] --output Y.npy\n"
-    "  strix scatter-nd      --input X.npy --indices I.npy --updates U.npy [--reduction R] [--deterministic] --output Y.npy\n"
-    "  strix devices     lists the backends and devices that can run operators\n"
-    "  strix demo [--backend cpu|vulkan]\n"
-    "                    runs each operator on the examples of the specification, on the CPU and\n"
-    "                    compared bit for bit on the best Vulkan device (--backend: one of them)\n"
-    "  strix --help, strix OP --help\n"
-    "\n"
-    "options of every operator:\n"
-    "  --backend cpu|vulkan        (default: the best available)\n"
-    "  --out-of-range error|clamp  (default: error)\n"
-    "\n"
-    "  R (scatter reductions) is none|add|mul|min|max (default none)\n"
-    "\n"
-    "Exit status 0 on success, 2 on bad input; the output files are written only on success.\n";
-
-/// The text of `strix OP --help` for each operator; its keys are the operators the tool runs.
-inline const std::map<std::string, std::string> op_help = {
-    {"gather",
-     "strix gather --input X.npy --indices I.npy --axis A [--index-dimensions K] --output Y.npy\n"
-     "  Natural form (numpy.take, ONNX Gather): output = X.shape[:A] + I.shape + X.shape[A+1:].\n"
-     "  With --index-dimensions K (DirectML form): X, I and the output share one rank r; only the\n"
-     "  last K dimensions of I are meaningful (the leading ones are 1).\n"
-     "  --axis may be negative; indices are int32, int64, uint32 or uint64; negative indices count\n"
-     "  from the end. --out-of-range error|clamp, --backend cpu|vulkan.\n"},
-    {"join",
-     "strix join --input A.npy [--input B.npy ...] --axis A --output Y.npy\n"
-     "  Concatenates the inputs along the axis (numpy.concatenate). All inputs have one element type\n"
-     "  and one rank, and equal sizes off the axis. --axis may be negative. --backend cpu|vulkan.\n"},
-    {"pad",
-     "strix pad --input X.npy --mode constant|edge|reflect|symmetric|wrap --start P0,P1,.. --end Q0,Q1,.. [--value V] --output Y.npy\n"
-     "  Pads every dimension (numpy.pad): one start and one end count per dimension of X. Pads may be\n"
-     "  wider than the input; a negative count crops that side first (ONNX Pad, torch F.pad) and the\n"
-     "  positive ones then pad what is left. --value (constant mode, default 0) is a number: an integer\n"
-     "  literal is taken exactly, a fractional value truncates toward zero for integer types.\n"
-     "  --backend cpu|vulkan.\n"},
-    {"scatter",
-     "strix scatter --input X.npy --indices I.npy --updates U.npy --axis A [--reduction R] [--deterministic] --output Y.npy\n"
-     "  output = X, then output[..., I[j..], ...] = U[j..] along the axis (numpy.put_along_axis, ONNX\n"
-     "  ScatterElements). I and U share a shape not larger than X off the axis. Updates apply in\n"
-     "  row-major order: with --reduction none (the default) the last one to reach an element wins;\n"
-     "  add, mul, min and max combine them. --deterministic makes Vulkan combine in that same order\n"
-     "  (bit-identical to the CPU); without it floating-point add and mul may combine in any order.\n"
-     "  --out-of-range error|clamp, --backend cpu|vulkan.\n"},
-    {"gather-elements",
-     "strix gather-elements --input X.npy --indices I.npy --axis A --output Y.npy\n"
-     "  output[i][j][k] = X[I[i][j][k]][j][k] for axis 0, likewise for any axis (numpy.take_along_axis,\n"
-     "  ONNX GatherElements). I has X's rank and is not larger than X off the axis; the output has I's\n"
-     "  shape. --out-of-range error|clamp, --backend cpu|vulkan.\n"},
-    {"gather-nd",
-     "strix gather-nd --input X.npy --indices I.npy [--batch-dimensions B] --output Y.npy\n"
-     "  ONNX GatherND: the last dimension of I holds tuples of k indices into X's axes B..B+k-1 (after\n"
-     "  B batch dimensions shared by X and I, default 0); output shape I.shape[:-1] + X.shape[B+k:].\n"
-     "  --out-of-range error|clamp, --backend cpu|vulkan.\n"},
-    {"split",
-     "strix split --input X.npy --axis A --sizes S0,S1,.. --output Y0.npy [--output Y1.npy ...]\n"
-     "  Cuts X along the axis into pieces of the given sizes (ONNX Split; the inverse of join): one\n"
-     "  --output per size, in order. Sizes may be 0 and must add up to X's size on the axis. Either\n"
-     "  every output is written or none is. --backend cpu|vulkan.\n"},
-    {"scatter-nd",
-     "strix scatter-nd --input X.npy --indices I.npy --updates U.npy [--reduction R] [--deterministic] --output Y.npy\n"
-     "  ONNX ScatterND: output = X, then each tuple of k indices in the last dimension of I addresses\n"
-     "  the slice output[tuple] that receives the matching slice of U (U's shape is I.shape[:-1] +\n"
-     "  X.shape[k:]). Reductions and --deterministic as for scatter. --out-of-range error|clamp,\n"
-     "  --backend cpu|vulkan.\n"},
-};
-
-/// Parsed `--key value` options; `--input` may repeat for join, `--output` for split.
+/// Parsed `--key value` options; `many` holds the values of the one option an operator takes
+/// more than once (join's --input, split's --output).
 struct options {
     std::map<std::string, std::string> single;
-    std::vector<std::string> inputs, outputs;
+    std::vector<std::string> many;
 
     /// The value of `key`, if it was given.
     [[nodiscard]] std::optional<std::string> get(const std::string& key) const {
@@ -119,8 +48,10 @@ struct options {
     }
 };
 
-/// Splits `args` into options, checking each against `allowed`.
-inline options parse_options(const std::string& op, const std::vector<std::string>& args, const std::vector<std::string>& allowed) {
+/// Splits `args` into options, checking each against `allowed`; `repeats` names the option that
+/// may be given more than once ("" for none), and an output file may not be named twice.
+inline options parse_options(const std::string& op, const std::vector<std::string>& args, const std::vector<std::string_view>& allowed,
+                             std::string_view repeats) {
     options o;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -140,14 +71,12 @@ inline options parse_options(const std::string& op, const std::vector<std::strin
             if (i + 1 >= args.size()) bad("strix " + op + ": option --" + key + " needs a value");
             value = args[++i];
         }
-        bool known = false;
-        for (const auto& k : allowed) known |= k == key;
-        if (!known) bad("strix " + op + ": unknown option --" + key + " (see strix " + op + " --help)");
-        if (key == "input" && op == "join") {
-            o.inputs.push_back(value);
-        } else if (key == "output" && op == "split") {
-            if (std::find(o.outputs.begin(), o.outputs.end(), value) != o.outputs.end()) bad("strix split: --output " + value + " given twice");
-            o.outputs.push_back(value);
+        if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+            bad("strix " + op + ": unknown option --" + key + " (see strix " + op + " --help)");
+        if (key == repeats) {
+            if (key == "output" && std::find(o.many.begin(), o.many.end(), value) != o.many.end())
+                bad("strix " + op + ": --output " + value + " given twice");
+            o.many.push_back(value);
         } else {
             if (o.single.count(key)) bad("strix " + op + ": option --" + key + " given twice");
             o.single[key] = value;
@@ -234,24 +163,34 @@ inline strix::index_policy parse_policy(const std::string& op, const options& o)
     bad("strix " + op + ": --out-of-range must be error or clamp, got '" + v + "'");
 }
 
+/// The --mode option of pad.
+inline strix::pad_mode parse_mode(const std::string& mode) {
+    if (mode == "constant") return strix::pad_mode::constant;
+    if (mode == "edge") return strix::pad_mode::edge;
+    if (mode == "reflect") return strix::pad_mode::reflect;
+    if (mode == "symmetric") return strix::pad_mode::symmetric;
+    if (mode == "wrap") return strix::pad_mode::wrap;
+    bad("strix pad: --mode must be constant, edge, reflect, symmetric or wrap, got '" + mode + "'");
+}
+
 /// What a command line asks the tool to do.
 enum class action {
-    usage,    ///< print `usage_text`
-    op_usage, ///< print the help of `command::op`
+    usage,    ///< print usage_text()
+    op_usage, ///< print the help of `command::op` (op_help_text)
     devices,  ///< list the backends and devices
     demo,     ///< run the specification's examples
     run,      ///< run the operator `command::op`
 };
 
-/// A parsed command line. For `action::run`, the descriptor of `op` and the file names it
-/// takes are filled in; the other descriptors keep their defaults.
+/// A parsed command line. For `action::run`, the descriptor of `op` and the files it reads and
+/// writes are filled in; the other descriptors keep their defaults.
 struct command {
     action what = action::usage;
-    std::string op;                   ///< the operator, for `op_usage` and `run`
-    std::string backend;              ///< "cpu", "vulkan", or "" for the best available
-    std::vector<std::string> inputs;  ///< the --input files (several for join, else one)
-    std::string indices;              ///< the --indices file, for the operators that take one
-    std::string updates;              ///< the --updates file, for scatter and scatter-nd
+    std::string op;      ///< the operator, for `op_usage` and `run`
+    std::string backend; ///< "cpu", "vulkan", or "" for the best available
+    /// The files the operator reads, in the order it reads them: (operand, path) for its input
+    /// (each of join's inputs), then its indices and updates where it takes them.
+    std::vector<std::pair<std::string, std::string>> files;
     std::vector<std::string> outputs; ///< the --output files (one per size for split, else one)
     gather_desc gather;
     gather_elements_desc gather_elements;
@@ -264,86 +203,246 @@ struct command {
     scatter_nd_desc scatter_nd;
 };
 
-namespace detail {
+/// What an operator makes: one tensor, or one per piece for split.
+using results = std::vector<host_tensor>;
+inline results as_results(host_tensor t) {
+    results r;
+    r.push_back(std::move(t));
+    return r;
+}
+inline results as_results(results r) { return r; }
 
-/// The options of operator `op` (one of `op_help`'s keys), checked in the order the tool has
-/// always checked them, so that each mistake gets its message.
-inline command parse_operator(const std::string& op, const std::vector<std::string>& args) {
-    const std::vector<std::string> common = {"backend", "out-of-range", "output"};
-    auto with = [&](std::vector<std::string> v) {
-        v.insert(v.end(), common.begin(), common.end());
-        return v;
-    };
+/// An operator's operands, read from its files in order.
+using operands = std::span<const any_cview>;
+
+/// One operator of the tool (an entry of `operators`).
+template <class Call>
+struct op_entry {
+    std::string_view name;     ///< its command
+    std::string_view synopsis; ///< its arguments, as `strix --help` and `strix NAME --help` give them
+    std::string_view about;    ///< the rest of `strix NAME --help`
+    /// The files it reads, as the options that name them, in the order it reads them ("" after the last).
+    std::array<std::string_view, 3> files;
+    std::array<std::string_view, 4> settings; ///< its options other than files and common_options ("" after the last)
+    std::string_view repeats;                 ///< the option it takes more than once: "input", "output" or ""
+    /// Reads its settings from `o` into `c` (whose `op` is set), checking each; runs after the
+    /// options were split and before the files are looked up, so that each mistake keeps its message.
+    void (*parse)(const options& o, command& c);
+    /// `call(on, c, x)` runs it on the operands `x` with the settings in `c`: `on(f, args...)`
+    /// is the backend, which calls `f`, one of the library's allocating calls, with `args` and
+    /// its own arguments (see examples/strix.cpp).
+    Call call;
+};
+/// (Aggregates deduce their template arguments without a guide only from clang 17 on.)
+template <class Call>
+op_entry(std::string_view, std::string_view, std::string_view, std::array<std::string_view, 3>, std::array<std::string_view, 4>, std::string_view,
+         void (*)(const options&, command&), Call) -> op_entry<Call>;
+
+/// The options every operator takes.
+inline constexpr std::string_view common_options[] = {"backend", "out-of-range", "output"};
+
+// The calls below name the library's allocating calls without a namespace: strix::gather (and the
+// like) for the CPU's arguments, strix::vulkan::gather, found through the context's namespace,
+// for a device's. The two sets take the same operands and settings.
+
+/// The tool's operators, in the order `strix --help` lists them. A tuple, as each call is a
+/// generic lambda of its own type: its body (and the operator's kernels) is compiled only where
+/// the tool calls it, not in a program that only parses, such as fuzz/fuzz_tool_args.cpp.
+inline constexpr std::tuple operators{
+    op_entry{"gather", "--input X.npy --indices I.npy --axis A [--index-dimensions K] --output Y.npy",
+        "  Natural form (numpy.take, ONNX Gather): output = X.shape[:A] + I.shape + X.shape[A+1:].\n"
+        "  With --index-dimensions K (DirectML form): X, I and the output share one rank r; only the\n"
+        "  last K dimensions of I are meaningful (the leading ones are 1).\n"
+        "  --axis may be negative; indices are int32, int64, uint32 or uint64; negative indices count\n"
+        "  from the end. --out-of-range error|clamp, --backend cpu|vulkan.\n",
+        {"input", "indices"}, {"axis", "index-dimensions"}, "",
+        [](const options& o, command& c) {
+            c.gather.axis = parse_int(c.op, "--axis", o.need(c.op, "axis"));
+            if (auto k = o.get("index-dimensions")) c.gather.index_dimensions = parse_rank_count(c.op, "--index-dimensions", *k);
+            c.gather.policy = parse_policy(c.op, o);
+        },
+        [](const auto& on, const command& c, operands x) { return on([](auto&&... a) { return gather(a...); }, x[0], x[1], c.gather); }},
+    op_entry{"gather-elements", "--input X.npy --indices I.npy --axis A --output Y.npy",
+        "  output[i][j][k] = X[I[i][j][k]][j][k] for axis 0, likewise for any axis (numpy.take_along_axis,\n"
+        "  ONNX GatherElements). I has X's rank and is not larger than X off the axis; the output has I's\n"
+        "  shape. --out-of-range error|clamp, --backend cpu|vulkan.\n",
+        {"input", "indices"}, {"axis"}, "",
+        [](const options& o, command& c) {
+            c.gather_elements.axis = parse_int(c.op, "--axis", o.need(c.op, "axis"));
+            c.gather_elements.policy = parse_policy(c.op, o);
+        },
+        [](const auto& on, const command& c, operands x) {
+            return on([](auto&&... a) { return gather_elements(a...); }, x[0], x[1], c.gather_elements);
+        }},
+    op_entry{"gather-nd", "--input X.npy --indices I.npy [--batch-dimensions B] --output Y.npy",
+        "  ONNX GatherND: the last dimension of I holds tuples of k indices into X's axes B..B+k-1 (after\n"
+        "  B batch dimensions shared by X and I, default 0); output shape I.shape[:-1] + X.shape[B+k:].\n"
+        "  --out-of-range error|clamp, --backend cpu|vulkan.\n",
+        {"input", "indices"}, {"batch-dimensions"}, "",
+        [](const options& o, command& c) {
+            if (auto b = o.get("batch-dimensions")) c.gather_nd.batch_dimensions = parse_rank_count(c.op, "--batch-dimensions", *b);
+            c.gather_nd.policy = parse_policy(c.op, o);
+        },
+        [](const auto& on, const command& c, operands x) { return on([](auto&&... a) { return gather_nd(a...); }, x[0], x[1], c.gather_nd); }},
+    op_entry{"join", "--input A.npy [--input B.npy ...] --axis A --output Y.npy",
+        "  Concatenates the inputs along the axis (numpy.concatenate). All inputs have one element type\n"
+        "  and one rank, and equal sizes off the axis. --axis may be negative. --backend cpu|vulkan.\n",
+        {"input"}, {"axis"}, "input",
+        [](const options& o, command& c) {
+            c.join.axis = parse_int(c.op, "--axis", o.need(c.op, "axis"));
+            (void)o.need(c.op, "output");
+            parse_policy(c.op, o);
+            if (o.many.empty()) bad("strix join: missing --input (see strix join --help)");
+        },
+        [](const auto& on, const command& c, operands x) { return on([](auto&&... a) { return join(a...); }, x, c.join); }},
+    op_entry{"split", "--input X.npy --axis A --sizes S0,S1,.. --output Y0.npy [--output Y1.npy ...]",
+        "  Cuts X along the axis into pieces of the given sizes (ONNX Split; the inverse of join): one\n"
+        "  --output per size, in order. Sizes may be 0 and must add up to X's size on the axis. Either\n"
+        "  every output is written or none is. --backend cpu|vulkan.\n",
+        {"input"}, {"axis", "sizes"}, "output",
+        [](const options& o, command& c) {
+            c.split.axis = parse_int(c.op, "--axis", o.need(c.op, "axis"));
+            c.sizes = parse_int_list(c.op, "--sizes", o.need(c.op, "sizes"));
+            parse_policy(c.op, o);
+            if (o.many.empty()) bad("strix split: missing --output (see strix split --help)");
+            if (o.many.size() != c.sizes.size())
+                bad("strix split: " + std::to_string(c.sizes.size()) + " sizes need as many --output files, got " + std::to_string(o.many.size()));
+        },
+        [](const auto& on, const command& c, operands x) {
+            return on([](auto&&... a) { return split(a...); }, x[0], std::span<const std::int64_t>(c.sizes), c.split);
+        }},
+    op_entry{"pad", "--input X.npy --mode constant|edge|reflect|symmetric|wrap --start P0,P1,.. --end Q0,Q1,.. [--value V] --output Y.npy",
+        "  Pads every dimension (numpy.pad): one start and one end count per dimension of X. Pads may be\n"
+        "  wider than the input; a negative count crops that side first (ONNX Pad, torch F.pad) and the\n"
+        "  positive ones then pad what is left. --value (constant mode, default 0) is a number: an integer\n"
+        "  literal is taken exactly, a fractional value truncates toward zero for integer types.\n"
+        "  --backend cpu|vulkan.\n",
+        {"input"}, {"mode", "start", "end", "value"}, "",
+        [](const options& o, command& c) {
+            c.pad.mode = parse_mode(o.need(c.op, "mode"));
+            c.pad.start = parse_list(c.op, "--start", o.need(c.op, "start"));
+            c.pad.end = parse_list(c.op, "--end", o.need(c.op, "end"));
+            if (auto v = o.get("value")) c.pad.value = parse_value(*v); // like DirectML, other modes ignore it
+            (void)o.need(c.op, "output");
+            parse_policy(c.op, o);
+        },
+        [](const auto& on, const command& c, operands x) { return on([](auto&&... a) { return pad(a...); }, x[0], c.pad); }},
+    op_entry{"scatter", "--input X.npy --indices I.npy --updates U.npy --axis A [--reduction R] [--deterministic] --output Y.npy",
+        "  output = X, then output[..., I[j..], ...] = U[j..] along the axis (numpy.put_along_axis, ONNX\n"
+        "  ScatterElements). I and U share a shape not larger than X off the axis. Updates apply in\n"
+        "  row-major order: with --reduction none (the default) the last one to reach an element wins;\n"
+        "  add, mul, min and max combine them. --deterministic makes Vulkan combine in that same order\n"
+        "  (bit-identical to the CPU); without it floating-point add and mul may combine in any order.\n"
+        "  --out-of-range error|clamp, --backend cpu|vulkan.\n",
+        {"input", "indices", "updates"}, {"axis", "reduction", "deterministic"}, "",
+        [](const options& o, command& c) {
+            c.scatter.axis = parse_int(c.op, "--axis", o.need(c.op, "axis"));
+            c.scatter.policy = parse_policy(c.op, o);
+            c.scatter.reduction = parse_reduction(c.op, o);
+            c.scatter.deterministic = o.get("deterministic").has_value();
+        },
+        [](const auto& on, const command& c, operands x) { return on([](auto&&... a) { return scatter(a...); }, x[0], x[1], x[2], c.scatter); }},
+    op_entry{"scatter-nd", "--input X.npy --indices I.npy --updates U.npy [--reduction R] [--deterministic] --output Y.npy",
+        "  ONNX ScatterND: output = X, then each tuple of k indices in the last dimension of I addresses\n"
+        "  the slice output[tuple] that receives the matching slice of U (U's shape is I.shape[:-1] +\n"
+        "  X.shape[k:]). Reductions and --deterministic as for scatter. --out-of-range error|clamp,\n"
+        "  --backend cpu|vulkan.\n",
+        {"input", "indices", "updates"}, {"reduction", "deterministic"}, "",
+        [](const options& o, command& c) {
+            c.scatter_nd.policy = parse_policy(c.op, o);
+            c.scatter_nd.reduction = parse_reduction(c.op, o);
+            c.scatter_nd.deterministic = o.get("deterministic").has_value();
+        },
+        [](const auto& on, const command& c, operands x) {
+            return on([](auto&&... a) { return scatter_nd(a...); }, x[0], x[1], x[2], c.scatter_nd);
+        }},
+};
+
+/// Calls `f(entry)` for every entry of `operators`, in order.
+template <class F>
+void for_each_operator(F&& f) {
+    std::apply([&](const auto&... e) { (f(e), ...); }, operators);
+}
+
+/// Calls `f(entry)` with the entry of operator `name` in `operators`; false when there is none.
+template <class F>
+bool with_operator(std::string_view name, F&& f) {
+    return std::apply([&](const auto&... e) { return ((e.name == name && (f(e), true)) || ...); }, operators);
+}
+
+/// Whether `name` is one of the tool's operators.
+inline bool is_operator(std::string_view name) {
+    return with_operator(name, [](const auto&) {});
+}
+
+/// The text of `strix --help`.
+inline std::string usage_text() {
+    std::string names, lines;
+    for_each_operator([&](const auto& e) { // one piece per append (GCC 12 warns falsely of overlap otherwise)
+        if (!names.empty()) names += ", ";
+        names += e.name;
+        lines += "  strix ";
+        lines += e.name;
+        lines.append(e.name.size() < 16 ? 16 - e.name.size() : 1, ' '); // the synopses in one column
+        lines += e.synopsis;
+        lines += '\n';
+    });
+    return "strix: tensor indexing on .npy files (" + names + ")\n"
+           "\n"
+           "usage:\n" +
+           lines +
+           "  strix devices     lists the backends and devices that can run operators\n"
+           "  strix demo [--backend cpu|vulkan]\n"
+           "                    runs each operator on the examples of the specification, on the CPU and\n"
+           "                    compared bit for bit on the best Vulkan device (--backend: one of them)\n"
+           "  strix --help, strix OP --help\n"
+           "\n"
+           "options of every operator:\n"
+           "  --backend cpu|vulkan        (default: the best available)\n"
+           "  --out-of-range error|clamp  (default: error)\n"
+           "\n"
+           "  R (scatter reductions) is none|add|mul|min|max (default none)\n"
+           "\n"
+           "Exit status 0 on success, 2 on bad input; the output files are written only on success.\n";
+}
+
+/// The text of `strix OP --help` for operator `name` ("" when there is none).
+inline std::string op_help_text(std::string_view name) {
+    std::string text;
+    with_operator(name, [&](const auto& e) { text = "strix " + std::string(e.name) + " " + std::string(e.synopsis) + "\n" + std::string(e.about); });
+    return text;
+}
+
+/// Parses the options `args` of operator entry `e`: first their form (each known, given once,
+/// with a value), then the operator's settings, then the files, in the order the tool has always
+/// checked them, so that each mistake gets its message.
+template <class Op>
+command parse_operator(const Op& e, const std::vector<std::string>& args) {
     command c;
     c.what = action::run;
-    c.op = op;
-    options o;
-    if (op == "gather") {
-        o = parse_options(op, args, with({"input", "indices", "axis", "index-dimensions"}));
-        c.gather.axis = parse_int(op, "--axis", o.need(op, "axis"));
-        if (auto k = o.get("index-dimensions")) c.gather.index_dimensions = parse_rank_count(op, "--index-dimensions", *k);
-        c.gather.policy = parse_policy(op, o);
-    } else if (op == "join") {
-        o = parse_options(op, args, with({"input", "axis"}));
-        c.join.axis = parse_int(op, "--axis", o.need(op, "axis"));
-        (void)o.need(op, "output");
-        parse_policy(op, o);
-        if (o.inputs.empty()) bad("strix join: missing --input (see strix join --help)");
-    } else if (op == "pad") {
-        o = parse_options(op, args, with({"input", "mode", "start", "end", "value"}));
-        const auto mode = o.need(op, "mode");
-        if (mode == "constant") c.pad.mode = strix::pad_mode::constant;
-        else if (mode == "edge") c.pad.mode = strix::pad_mode::edge;
-        else if (mode == "reflect") c.pad.mode = strix::pad_mode::reflect;
-        else if (mode == "symmetric") c.pad.mode = strix::pad_mode::symmetric;
-        else if (mode == "wrap") c.pad.mode = strix::pad_mode::wrap;
-        else bad("strix pad: --mode must be constant, edge, reflect, symmetric or wrap, got '" + mode + "'");
-        c.pad.start = parse_list(op, "--start", o.need(op, "start"));
-        c.pad.end = parse_list(op, "--end", o.need(op, "end"));
-        if (auto v = o.get("value")) c.pad.value = parse_value(*v); // like DirectML, other modes ignore it
-        (void)o.need(op, "output");
-        parse_policy(op, o);
-    } else if (op == "scatter") {
-        o = parse_options(op, args, with({"input", "indices", "updates", "axis", "reduction", "deterministic"}));
-        c.scatter.axis = parse_int(op, "--axis", o.need(op, "axis"));
-        c.scatter.policy = parse_policy(op, o);
-        c.scatter.reduction = parse_reduction(op, o);
-        c.scatter.deterministic = o.get("deterministic").has_value();
-    } else if (op == "gather-elements") {
-        o = parse_options(op, args, with({"input", "indices", "axis"}));
-        c.gather_elements.axis = parse_int(op, "--axis", o.need(op, "axis"));
-        c.gather_elements.policy = parse_policy(op, o);
-    } else if (op == "gather-nd") {
-        o = parse_options(op, args, with({"input", "indices", "batch-dimensions"}));
-        if (auto b = o.get("batch-dimensions")) c.gather_nd.batch_dimensions = parse_rank_count(op, "--batch-dimensions", *b);
-        c.gather_nd.policy = parse_policy(op, o);
-    } else if (op == "scatter-nd") {
-        o = parse_options(op, args, with({"input", "indices", "updates", "reduction", "deterministic"}));
-        c.scatter_nd.policy = parse_policy(op, o);
-        c.scatter_nd.reduction = parse_reduction(op, o);
-        c.scatter_nd.deterministic = o.get("deterministic").has_value();
-    } else if (op == "split") {
-        o = parse_options(op, args, with({"input", "axis", "sizes"}));
-        c.split.axis = parse_int(op, "--axis", o.need(op, "axis"));
-        c.sizes = parse_int_list(op, "--sizes", o.need(op, "sizes"));
-        parse_policy(op, o);
-        if (o.outputs.empty()) bad("strix split: missing --output (see strix split --help)");
-        if (o.outputs.size() != c.sizes.size())
-            bad("strix split: " + std::to_string(c.sizes.size()) + " sizes need as many --output files, got " + std::to_string(o.outputs.size()));
-    } else {
-        bad("strix: unknown command '" + op + "' (see strix --help)");
-    }
-    c.outputs = op == "split" ? o.outputs : std::vector<std::string>{o.need(op, "output")};
+    c.op = std::string(e.name);
+    const std::string& op = c.op;
+    std::vector<std::string_view> allowed;
+    for (const auto list : {std::span<const std::string_view>(e.files), std::span<const std::string_view>(e.settings),
+                            std::span<const std::string_view>(common_options)})
+        for (const auto key : list)
+            if (!key.empty()) allowed.push_back(key);
+    const options o = parse_options(op, args, allowed, e.repeats);
+    e.parse(o, c);
+    c.outputs = e.repeats == "output" ? o.many : std::vector<std::string>{o.need(op, "output")};
     c.backend = o.get("backend").value_or("");
     if (c.backend != "" && c.backend != "cpu" && c.backend != "vulkan")
         bad("strix " + op + ": --backend must be cpu or vulkan, got '" + c.backend + "'");
-    c.inputs = op == "join" ? o.inputs : std::vector<std::string>{o.need(op, "input")};
-    if (op != "join" && op != "pad" && op != "split") c.indices = o.need(op, "indices");
-    if (op == "scatter" || op == "scatter-nd") c.updates = o.need(op, "updates");
+    for (const auto file : e.files) {
+        if (file.empty()) break;
+        const std::string key(file);
+        if (file == e.repeats)
+            for (const auto& path : o.many) c.files.emplace_back(key, path);
+        else
+            c.files.emplace_back(key, o.need(op, key));
+    }
     return c;
 }
-
-} // namespace detail
 
 /// Parses the tool's arguments (`argv` without the program name). Reads and writes nothing;
 /// throws `strix::error` (`invalid_argument`) with the message to print for a missing or unknown
@@ -369,14 +468,16 @@ inline command parse_command(const std::vector<std::string>& args) {
         }
         return c;
     }
-    if (!op_help.count(cmd)) bad("strix: unknown command '" + cmd + "' (see strix --help)");
+    if (!is_operator(cmd)) bad("strix: unknown command '" + cmd + "' (see strix --help)");
     for (const auto& a : args)
         if (a == "--help" || a == "-h") {
             c.what = action::op_usage;
             c.op = cmd;
             return c;
         }
-    return detail::parse_operator(cmd, {args.begin() + 1, args.end()});
+    with_operator(cmd, [&](const auto& e) { c = parse_operator(e, {args.begin() + 1, args.end()}); });
+    return c;
 }
 
 } // namespace strix::tool
+

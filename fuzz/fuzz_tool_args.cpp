@@ -33,14 +33,16 @@ void check(const strix::tool::command& c) {
     case action::devices:
     case action::demo: return;
     case action::op_usage:
-        if (!strix::tool::op_help.count(c.op)) fail("help asked for an unknown operator", c.op);
+        if (!strix::tool::is_operator(c.op)) fail("help asked for an unknown operator", c.op);
         return;
     case action::run: break;
     default: fail("an action out of range");
     }
-    if (!strix::tool::op_help.count(c.op)) fail("an unknown operator was parsed", c.op);
+    if (!strix::tool::is_operator(c.op)) fail("an unknown operator was parsed", c.op);
     if (c.backend != "" && c.backend != "cpu" && c.backend != "vulkan") fail("an unknown backend was accepted", c.backend);
-    if (c.inputs.empty() || (c.op != "join" && c.inputs.size() != 1)) fail("a wrong number of inputs", c.op);
+    std::size_t inputs = 0;
+    for (const auto& file : c.files) inputs += file.first == "input";
+    if (inputs == 0 || (c.op != "join" && inputs != 1)) fail("a wrong number of inputs", c.op);
     if (c.outputs.empty() || (c.op != "split" && c.outputs.size() != 1)) fail("a wrong number of outputs", c.op);
     if (c.op == "split") {
         if (c.outputs.size() != c.sizes.size()) fail("split's outputs do not match its sizes");

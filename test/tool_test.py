@@ -1643,6 +1643,38 @@ class BackendTests(FamilyCase):
             self.compare_backends(["scatter-nd", "--input", nx, "--indices", ni, "--updates", nu,
                                    "--reduction", red])
 
+    def test_vulkan_refuses_what_the_cpu_refuses_with_its_message(self):
+        # the shape rules are checked before the output is made, on either backend, so a
+        # mistake reads the same whichever runs it
+        if not vulkan_available():
+            self.skipTest("no Vulkan device")
+        x = self.npy("x.npy", "float32", [[1, 2, 3], [4, 5, 6]])
+        y = self.npy("y.npy", "float32", [[1, 2]])
+        i = self.npy("i.npy", "int64", [0, 1])
+        pair = self.npy("pair.npy", "int64", [[0, 1]])
+        triple = self.npy("triple.npy", "int64", [[0, 1, 0]])
+        u = self.npy("u.npy", "float32", [[7, 8, 9]])
+        cases = [["gather", "--input", x, "--indices", i, "--axis", 2],
+                 ["gather-elements", "--input", x, "--indices", i, "--axis", 0],
+                 ["gather-nd", "--input", x, "--indices", triple],
+                 ["join", "--input", x, "--input", y, "--axis", 0],
+                 ["split", "--input", x, "--axis", 1, "--sizes", "1,1"],
+                 ["pad", "--input", x, "--mode", "constant", "--start", "1", "--end", "1"],
+                 ["scatter", "--input", x, "--indices", pair, "--updates", u, "--axis", 0],
+                 ["scatter-nd", "--input", x, "--indices", pair, "--updates", u]]
+        for args in cases:
+            messages = []
+            for be in ("cpu", "vulkan"):
+                outs = [self.path(f"{be}{j}.npy") for j in range(2 if args[0] == "split" else 1)]
+                proc = strix(*args, "--backend", be, *[a for o in outs for a in ("--output", o)])
+                err = text(proc.stderr)
+                self.assertEqual(proc.returncode, 2, f"{be}: {err}")
+                self.assertEqual(len(err.splitlines()), 1, err)
+                self.assertIn(f"strix::{args[0]}:", err)
+                self.assertFalse(any(o.exists() for o in outs))
+                messages.append(err)
+            self.assertEqual(messages[1], messages[0], f"strix {args[0]}: the backends word it differently")
+
     def test_vulkan_deterministic_keeps_the_cpus_nan_bits(self):
         # --deterministic promises the CPU's bits, NaN payloads and signs included, also
         # where a NaN meets a NaN in add/mul

@@ -1,0 +1,237 @@
+// The Vulkan convenience calls that allocate their outputs (strix::vulkan::gather(ctx, input,
+// indices, desc) and the like) against the CPU's allocating calls: the same element type, shape
+// and bytes for every element type and index type, and the same error, code and message, when a
+// call breaks a rule or an index is out of range. The operators themselves are tested against the
+// CPU in vulkan_test.cpp; these tests are about what the allocating calls add: the output's shape,
+// what they check before allocating, and the outputs they return.
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "strix/vulkan.hpp"
+
+namespace {
+
+namespace vk = strix::vulkan;
+using strix::any_cview;
+using strix::dtype;
+using strix::host_tensor;
+using strix::shape;
+
+using rng_t = std::mt19937_64;
+
+/// A tensor of `type` and `sizes` holding random bytes (NaN payloads and subnormals included).
+host_tensor random_tensor(rng_t& g, dtype type, const shape& sizes) {
+    host_tensor t(type, sizes);
+    for (std::size_t k = 0; k < t.bytes(); ++k) t.data()[k] = static_cast<std::byte>(g());
+    return t;
+}
+
+/// Indices of `type` and `sizes`, each in [lo, hi] (lo raised to 0 for the unsigned types).
+host_tensor random_indices(rng_t& g, dtype type, const shape& sizes, std::int64_t lo, std::int64_t hi) {
+    const bool is_unsigned = type == dtype::uint32 || type == dtype::uint64;
+    std::uniform_int_distribution<std::int64_t> pick(is_unsigned && lo < 0 ? 0 : lo, hi);
+    host_tensor t(type, sizes);
+    for (std::int64_t k = 0; k < t.count(); ++k) {
+        const std::int64_t v = pick(g);
+        switch (type) {
+        case dtype::int32: t.as<std::int32_t>()[k] = static_cast<std::int32_t>(v); break;
+        case dtype::int64: t.as<std::int64_t>()[k] = v; break;
+        case dtype::uint32: t.as<std::uint32_t>()[k] = static_cast<std::uint32_t>(v); break;
+        default: t.as<std::uint64_t>()[k] = static_cast<std::uint64_t>(v); break;
+        }
+    }
+    return t;
+}
+
+/// The device's result is the CPU's: element type, shape and every byte.
+void same_tensor(const host_tensor& cpu, const host_tensor& dev) {
+    REQUIRE(dev.type() == cpu.type());
+    REQUIRE(dev.sizes() == cpu.sizes());
+    if (cpu.bytes() > 0) CHECK(std::memcmp(dev.data(), cpu.data(), cpu.bytes()) == 0);
+}
+
+void same_tensors(const std::vector<host_tensor>& cpu, const std::vector<host_tensor>& dev) {
+    REQUIRE(dev.size() == cpu.size());
+    for (std::size_t k = 0; k < cpu.size(); ++k) same_tensor(cpu[k], dev[k]);
+}
+
+/// Both calls throw strix::error, with one code and one message.
+void same_error(const std::function<void()>& cpu, const std::function<void()>& dev) {
+    std::string want, got;
+    auto want_code = strix::error_code::invalid_argument, got_code = want_code;
+    try {
+        cpu();
+        FAIL("the CPU accepted the call");
+    } catch (const strix::error& e) {
+        want = e.what();
+        want_code = e.code();
+    }
+    try {
+        dev();
+        FAIL("the device accepted the call; the CPU said: " << want);
+    } catch (const strix::error& e) {
+        got = e.what();
+        got_code = e.code();
+    }
+    CHECK(got == want);
+    CHECK(got_code == want_code);
+}
+
+} // namespace
+
+TEST_CASE("vulkan: allocating calls return the CPU's outputs for every element and index type", "[vulkan]") {
+    vk::context ctx;
+    rng_t g(0xa110c8ull);
+    for (const dtype t : strix::all_dtypes) {
+        const dtype it = strix::index_dtypes[static_cast<int>(t) % 4];
+        CAPTURE(strix::name(t), strix::name(it));
+        const host_tensor x = random_tensor(g, t, {3, 4, 5});
+        const any_cview xv = x.view();
+
+        {
+            INFO("gather, natural and DirectML forms");
+            const host_tensor i = random_indices(g, it, {2, 3}, -4, 3);
+            const strix::gather_desc natural{1};
+            same_tensor(strix::gather(xv, i.view(), natural), vk::gather(ctx, xv, i.view(), natural));
+            const host_tensor k = random_indices(g, it, {1, 1, 6}, -5, 4);
+            const strix::gather_desc directml{-1, 1};
+            same_tensor(strix::gather(xv, k.view(), directml), vk::gather(ctx, xv, k.view(), directml));
+            const host_tensor empty = random_indices(g, it, {0}, 0, 0); // an empty output
+            same_tensor(strix::gather(xv, empty.view()), vk::gather(ctx, xv, empty.view()));
+        }
+        {
+            INFO("gather-elements");
+            const host_tensor i = random_indices(g, it, {3, 2, 5}, -4, 3);
+            const strix::gather_elements_desc d{-2};
+            same_tensor(strix::gather_elements(xv, i.view(), d), vk::gather_elements(ctx, xv, i.view(), d));
+        }
+        {
+            INFO("gather-nd, with and without batch dimensions");
+            const host_tensor i = random_indices(g, it, {2, 2}, 0, 2);
+            same_tensor(strix::gather_nd(xv, i.view()), vk::gather_nd(ctx, xv, i.view()));
+            const host_tensor b = random_indices(g, it, {3, 2, 1}, -4, 3);
+            const strix::gather_nd_desc batched{1};
+            same_tensor(strix::gather_nd(xv, b.view(), batched), vk::gather_nd(ctx, xv, b.view(), batched));
+        }
+        {
+            INFO("join of one to three inputs");
+            const host_tensor y = random_tensor(g, t, {3, 2, 5}), z = random_tensor(g, t, {3, 0, 5});
+            const any_cview three[] = {xv, y.view(), z.view()};
+            for (std::size_t n = 1; n <= 3; ++n) {
+                const std::span<const any_cview> ins(three, n);
+                const strix::join_desc d{-2};
+                same_tensor(strix::join(ins, d), vk::join(ctx, ins, d));
+            }
+        }
+        {
+            INFO("split, zero sizes included");
+            const std::vector<std::int64_t> sizes{1, 0, 3};
+            const strix::split_desc d{1};
+            same_tensors(strix::split(xv, sizes, d), vk::split(ctx, xv, sizes, d));
+        }
+        {
+            INFO("pad in every mode, with crops");
+            for (const auto mode : {strix::pad_mode::constant, strix::pad_mode::edge, strix::pad_mode::reflect, strix::pad_mode::symmetric,
+                                    strix::pad_mode::wrap}) {
+                const strix::pad_desc d{mode, {1, -1, 2}, {0, 3, -2}, 7};
+                same_tensor(strix::pad(xv, d), vk::pad(ctx, xv, d));
+            }
+        }
+        {
+            INFO("scatter");
+            const host_tensor i = random_indices(g, it, {3, 2, 5}, -4, 3);
+            const host_tensor u = random_tensor(g, t, {3, 2, 5});
+            const strix::scatter_desc d{1};
+            same_tensor(strix::scatter(xv, i.view(), u.view(), d), vk::scatter(ctx, xv, i.view(), u.view(), d));
+        }
+        {
+            INFO("scatter-nd");
+            const host_tensor i = random_indices(g, it, {2, 2}, 0, 2);
+            const host_tensor u = random_tensor(g, t, {2, 5});
+            same_tensor(strix::scatter_nd(xv, i.view(), u.view()), vk::scatter_nd(ctx, xv, i.view(), u.view()));
+        }
+    }
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: allocating scatters combine duplicates as the CPU's do", "[vulkan]") {
+    vk::context ctx;
+    rng_t g(0xd0b1ull);
+    // integer add is exact in any order; float add is bit-identical when deterministic
+    const host_tensor x = random_indices(g, dtype::int32, {4, 3}, -100, 100);
+    const host_tensor i = random_indices(g, dtype::int64, {6, 3}, -4, 3);
+    const host_tensor u = random_indices(g, dtype::int32, {6, 3}, -100, 100);
+    const strix::scatter_desc add{0, strix::index_policy::error, strix::scatter_reduction::add};
+    same_tensor(strix::scatter(x.view(), i.view(), u.view(), add), vk::scatter(ctx, x.view(), i.view(), u.view(), add));
+
+    host_tensor xf(dtype::float32, {4, 3}), uf(dtype::float32, {6, 3});
+    for (std::int64_t k = 0; k < xf.count(); ++k) xf.as<float>()[k] = static_cast<float>(k) / 3.0f;
+    for (std::int64_t k = 0; k < uf.count(); ++k) uf.as<float>()[k] = 1.0f / static_cast<float>(k + 7);
+    const host_tensor tuples = random_indices(g, dtype::uint32, {6, 1}, 0, 3);
+    strix::scatter_nd_desc d{strix::index_policy::error, strix::scatter_reduction::add, true};
+    same_tensor(strix::scatter_nd(xf.view(), tuples.view(), uf.view(), d), vk::scatter_nd(ctx, xf.view(), tuples.view(), uf.view(), d));
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: allocating calls refuse what the CPU's refuse, with the CPU's message", "[vulkan]") {
+    vk::context ctx;
+    rng_t g(0xe770ull);
+    const auto f32 = dtype::float32, i64 = dtype::int64;
+    const host_tensor x = random_tensor(g, f32, {3, 4});
+    const any_cview xv = x.view();
+    const host_tensor i2 = random_indices(g, i64, {2}, 0, 2);
+    const host_tensor f2 = random_tensor(g, f32, {2});
+
+    SECTION("gather: an axis out of range, float indices, an index out of range") {
+        same_error([&] { (void)strix::gather(xv, i2.view(), {2}); }, [&] { (void)vk::gather(ctx, xv, i2.view(), {2}); });
+        same_error([&] { (void)strix::gather(xv, f2.view()); }, [&] { (void)vk::gather(ctx, xv, f2.view()); });
+        const host_tensor far = random_indices(g, i64, {2}, 3, 3);
+        same_error([&] { (void)strix::gather(xv, far.view()); }, [&] { (void)vk::gather(ctx, xv, far.view()); });
+    }
+    SECTION("gather-elements: indices of another rank") {
+        same_error([&] { (void)strix::gather_elements(xv, i2.view()); }, [&] { (void)vk::gather_elements(ctx, xv, i2.view()); });
+    }
+    SECTION("gather-nd: a tuple longer than the input's rank, batch dimensions named") {
+        const host_tensor t = random_indices(g, i64, {3, 3}, 0, 1);
+        const strix::gather_nd_desc d{0};
+        same_error([&] { (void)strix::gather_nd(xv, t.view(), d); }, [&] { (void)vk::gather_nd(ctx, xv, t.view(), d); });
+    }
+    SECTION("join: no inputs, and inputs that differ off the axis") {
+        same_error([&] { (void)strix::join({}); }, [&] { (void)vk::join(ctx, std::span<const any_cview>{}); });
+        const host_tensor y = random_tensor(g, f32, {3, 5});
+        const any_cview two[] = {xv, y.view()};
+        same_error([&] { (void)strix::join(two, {0}); }, [&] { (void)vk::join(ctx, two, {0}); });
+    }
+    SECTION("split: sizes that do not add up") {
+        const std::vector<std::int64_t> sizes{1, 1};
+        same_error([&] { (void)strix::split(xv, sizes, {1}); }, [&] { (void)vk::split(ctx, xv, sizes, {1}); });
+    }
+    SECTION("pad: one pad too few, and a constant that does not fit the element type") {
+        const strix::pad_desc few{strix::pad_mode::constant, {1}, {1}, 0};
+        same_error([&] { (void)strix::pad(xv, few); }, [&] { (void)vk::pad(ctx, xv, few); });
+        const host_tensor bytes = random_tensor(g, dtype::uint8, {3, 4});
+        const strix::pad_desc wide{strix::pad_mode::constant, {1, 1}, {1, 1}, 300};
+        same_error([&] { (void)strix::pad(bytes.view(), wide); }, [&] { (void)vk::pad(ctx, bytes.view(), wide); });
+    }
+    SECTION("scatter: updates of another shape than the indices, an index out of range") {
+        const host_tensor i = random_indices(g, i64, {2, 4}, 0, 2);
+        const host_tensor u = random_tensor(g, f32, {2, 3});
+        same_error([&] { (void)strix::scatter(xv, i.view(), u.view()); }, [&] { (void)vk::scatter(ctx, xv, i.view(), u.view()); });
+        const host_tensor far = random_indices(g, i64, {2, 4}, -9, -9);
+        const host_tensor u4 = random_tensor(g, f32, {2, 4});
+        same_error([&] { (void)strix::scatter(xv, far.view(), u4.view()); }, [&] { (void)vk::scatter(ctx, xv, far.view(), u4.view()); });
+    }
+    SECTION("scatter-nd: updates of the wrong shape") {
+        const host_tensor t = random_indices(g, i64, {2, 1}, 0, 2);
+        const host_tensor u = random_tensor(g, f32, {2, 3});
+        same_error([&] { (void)strix::scatter_nd(xv, t.view(), u.view()); }, [&] { (void)vk::scatter_nd(ctx, xv, t.view(), u.view()); });
+    }
+    CHECK(ctx.validation_messages() == 0);
+}
