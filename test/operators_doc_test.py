@@ -10,8 +10,8 @@ import sys
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 doc = open(os.path.join(root, "docs", "OPERATORS.md"), encoding="utf-8").read()
 args = open(os.path.join(root, "examples", "strix_args.hpp"), encoding="utf-8").read()
-help_block = args[args.index("op_help = {"):]
-commands = set(re.findall(r'^\s*\{"([a-z-]+)",', help_block, re.M))
+help_block = args[args.index("operators{"):]
+commands = set(re.findall(r'^\s*op_entry\{"([a-z-]+)",', help_block, re.M))
 problems = []
 checked = 0
 for token in re.findall(r"`([^`]+)`", doc):
