@@ -47,7 +47,7 @@ plan::move_dim padded_dim(pad_mode mode, std::int64_t before, std::int64_t n, st
 }
 
 /// How far the sum of one term per dimension (and a table entry) can reach from a base, in bytes.
-std::int64_t reach(const plan::move_plan& p) {
+std::int64_t term_reach(const plan::move_plan& p) {
     std::int64_t r = 0;
     for (int i = 0; i < p.rank; ++i) {
         const auto& d = p.dims[static_cast<std::size_t>(i)];
@@ -88,7 +88,7 @@ std::vector<std::pair<std::int64_t, std::int64_t>> moves(const plan::move_plan& 
     return out;
 }
 
-std::string describe(const plan::move_plan& p, const std::byte* dst_origin, const std::byte* src_origin) {
+std::string plan_text(const plan::move_plan& p, const std::byte* dst_origin, const std::byte* src_origin) {
     std::string s = "rank " + std::to_string(p.rank) + ", elem " + std::to_string(p.elem) + ", dst base " + std::to_string(p.dst - dst_origin) +
                     ", src base " + std::to_string(p.src - src_origin) + ", table of " + std::to_string(p.table.size());
     for (int i = 0; i < p.rank; ++i) {
@@ -166,8 +166,8 @@ plan::move_plan random_plan(rng_t& g) {
 
 /// Gives the plan bases in the middle of `arena`, far enough from either end for every partial
 /// sum of its terms (collapse moves the bases by such sums).
-void place(plan::move_plan& p, std::vector<std::byte>& arena) {
-    const std::int64_t r = reach(p) + 64;
+void place_bases(plan::move_plan& p, std::vector<std::byte>& arena) {
+    const std::int64_t r = term_reach(p) + 64;
     arena.assign(static_cast<std::size_t>(2 * r), std::byte{0});
     p.dst = arena.data() + r;
     p.src = arena.data() + r;
@@ -181,14 +181,14 @@ TEST_CASE("plan: collapse keeps every move of random plans", "[plan]") {
     int merged = 0, tables = 0, padded = 0;
     for (int rep = 0; rep < 4000; ++rep) {
         plan::move_plan p = random_plan(g);
-        place(p, arena);
+        place_bases(p, arena);
         const std::byte* dst0 = arena.data();
         const std::byte* src0 = arena.data();
         const auto before = moves(p, dst0, src0);
-        INFO("case " << rep << ": " << describe(p, dst0, src0));
+        INFO("case " << rep << ": " << plan_text(p, dst0, src0));
         plan::move_plan q = p;
         plan::collapse(q);
-        INFO("collapsed: " << describe(q, dst0, src0));
+        INFO("collapsed: " << plan_text(q, dst0, src0));
         CHECK(moves(q, dst0, src0) == before);
         CHECK(q.rank <= p.rank);
         // collapsing again changes nothing (an empty plan's collapsed form, rank 0, is not one to

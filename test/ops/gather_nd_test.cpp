@@ -8,6 +8,13 @@
 
 #ifndef STRIX_TEST_VULKAN
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include "../support/host.hpp"
 
 namespace strix_test {
@@ -114,6 +121,10 @@ TEST_CASE("random: gather-nd with batch dimensions, every element and index type
 }
 
 #else // the Vulkan program
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
 
 #include "../support/vulkan.hpp"
 

@@ -8,6 +8,14 @@
 
 #ifndef STRIX_TEST_VULKAN
 
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include "../support/host.hpp"
 
 namespace strix_test {
@@ -252,6 +260,10 @@ TEST_CASE("random: gather, DirectML IndexDimensions form, every element and inde
 }
 
 #else // the Vulkan program
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
 
 #include "../support/vulkan.hpp"
 

@@ -8,6 +8,13 @@
 
 #ifndef STRIX_TEST_VULKAN
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include "../support/host.hpp"
 
 namespace strix_test {
@@ -119,6 +126,11 @@ TEST_CASE("random: join of 1 to 4 inputs, every element type", "[random][join]")
 }
 
 #else // the Vulkan program
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
 
 #include "../support/vulkan.hpp"
 

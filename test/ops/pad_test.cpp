@@ -8,6 +8,18 @@
 
 #ifndef STRIX_TEST_VULKAN
 
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
 #include "../support/host.hpp"
 
 namespace strix_test {
@@ -361,6 +373,12 @@ TEST_CASE("random: pad rejects what it cannot fill, writing nothing", "[random][
 }
 
 #else // the Vulkan program
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <vector>
 
 #include "../support/vulkan.hpp"
 

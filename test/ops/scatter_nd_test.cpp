@@ -8,6 +8,13 @@
 
 #ifndef STRIX_TEST_VULKAN
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include "../support/host.hpp"
 #include "../support/reduction.hpp"
 
@@ -119,6 +126,11 @@ TEST_CASE("random: scatter-nd, every reduction, element and index type", "[rando
 }
 
 #else // the Vulkan program
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include "../support/vulkan.hpp"
 

@@ -8,6 +8,14 @@
 
 #ifndef STRIX_TEST_VULKAN
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "../support/host.hpp"
 #include "../support/reduction.hpp"
 
@@ -167,6 +175,21 @@ TEST_CASE("random: scatter reductions, every element type", "[random][scatter]")
 }
 
 #else // the Vulkan program
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "../support/vulkan.hpp"
 

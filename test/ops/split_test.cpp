@@ -8,6 +8,13 @@
 
 #ifndef STRIX_TEST_VULKAN
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include "../support/host.hpp"
 
 namespace strix_test {
@@ -106,6 +113,11 @@ TEST_CASE("random: split into 1 to 5 pieces (zero sizes included), as copies and
 }
 
 #else // the Vulkan program
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
 
 #include "../support/vulkan.hpp"
 

@@ -8,8 +8,11 @@
 // turn each multi-index into an element offset, independent of the library's plans.
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <string>
 #include <vector>
