@@ -28,6 +28,8 @@
 
 #include "strix/io/npy.hpp"
 
+#include "support/coords.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -41,6 +43,7 @@ using strix::io::parse_npy;
 using strix::io::read_npy;
 using strix::io::serialize_npy;
 using strix::io::write_npy;
+using strix_test::for_each_coord;
 
 // Files written by NumPy 1.24.2 (Debian's /usr/bin/python3), byte for byte; each comment gives
 // the array passed to np.save (or to np.lib.format.write_array with the version shown).
@@ -261,22 +264,6 @@ void require_error(F&& f, error_code code, std::initializer_list<std::string_vie
 void require_bad(const std::vector<std::byte>& image, std::initializer_list<std::string_view> words) {
     require_error([&] { (void)parse_npy(bytes_of(image), "x.npy"); }, error_code::bad_file, {"x.npy: "});
     require_error([&] { (void)parse_npy(bytes_of(image), "x.npy"); }, error_code::bad_file, words);
-}
-
-/// Calls `f(coords)` for every coordinate of `s` in C order.
-template <class F>
-void for_each_coord(const shape& s, F&& f) {
-    if (s.count() == 0) return;
-    std::array<std::int64_t, strix::max_rank> c{};
-    for (;;) {
-        f(c);
-        int d = s.rank - 1;
-        for (; d >= 0; --d) {
-            if (++c[static_cast<std::size_t>(d)] < s[d]) break;
-            c[static_cast<std::size_t>(d)] = 0;
-        }
-        if (d < 0) return;
-    }
 }
 
 /// Requires `a` and `b` to have the same type, shape and elements (compared bytewise).

@@ -1,0 +1,383 @@
+// The CPU executor across operators: every operator's random case on 2, 3 and 7 threads split
+// below a row, and with streamed stores; large operands on four threads against one; the first
+// bad index named whatever the number of threads; the thread pool itself; and the reference's
+// own check against SPEC.md's examples. Each operator's cases are in test/ops/<op>_test.cpp; the
+// harness (strided operands in random layouts, the checks) is test/support/host.hpp.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/host.hpp"
+
+using namespace strix_test;
+
+TEST_CASE("random: the reference follows the SPEC examples", "[random]") {
+    // pad: [1,2,3,4] padded 2/4
+    const std::int64_t reflect[] = {2, 1, 0, 1, 2, 3, 2, 1, 0, 1};   // [3,2,1,2,3,4,3,2,1,2]
+    const std::int64_t symmetric[] = {1, 0, 0, 1, 2, 3, 3, 2, 1, 0}; // [2,1,1,2,3,4,4,3,2,1]
+    for (int o = 0; o < 10; ++o) {
+        CHECK(pad_fold(pad_mode::reflect, o - 2, 4) == reflect[o]);
+        CHECK(pad_fold(pad_mode::symmetric, o - 2, 4) == symmetric[o]);
+        CHECK(pad_fold(pad_mode::reflect, o - 2, 1) == 0);
+        CHECK(pad_fold(pad_mode::edge, o - 2, 4) == std::clamp<std::int64_t>(o - 2, 0, 3));
+    }
+    CHECK(pad_fold(pad_mode::constant, -1, 4) == -1);
+
+    // gather, DirectML form: input {1,3,3} = 1..9, indices {1,1,2} = [[[0,2]]], axis 2, K 2
+    // -> output {3,1,2} = [[[1,3]],[[4,6]],[[7,9]]]
+    float input[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    std::int32_t indices[2] = {0, 2};
+    const ref_view in_ref{reinterpret_cast<const std::byte*>(input), dtype::float32, shape{3, 3}, strix::c_strides(shape{3, 3})};
+    const ref_view idx_ref{reinterpret_cast<const std::byte*>(indices), dtype::int32, shape{1, 2}, strix::c_strides(shape{1, 2})};
+    const ref_result ref = gather_ref(in_ref, idx_ref, 1, shape{3, 1, 2});
+    const float want[6] = {1, 3, 4, 6, 7, 9};
+    REQUIRE(ref.data.size() == sizeof want);
+    CHECK(std::memcmp(ref.data.data(), want, sizeof want) == 0);
+    float out[6] = {};
+    strix::gather(any_cview(input, dtype::float32, shape{1, 3, 3}), any_cview(indices, dtype::int32, shape{1, 1, 2}),
+                  any_view(out, dtype::float32, shape{3, 1, 2}), strix::gather_desc{2, 2});
+    CHECK(std::memcmp(out, want, sizeof want) == 0);
+
+    // scatter: {3,3} zeros, indices [[1,0,2],[0,2,1]], updates [[10,11,12],[20,21,22]], axis 0
+    std::int32_t zeros[9] = {}, sidx[6] = {1, 0, 2, 0, 2, 1}, upd[6] = {10, 11, 12, 20, 21, 22};
+    const auto s33 = strix::c_strides(shape{3, 3}), s23 = strix::c_strides(shape{2, 3});
+    const ref_result sref = scatter_ref({reinterpret_cast<const std::byte*>(zeros), dtype::int32, shape{3, 3}, s33},
+                                        {reinterpret_cast<const std::byte*>(sidx), dtype::int32, shape{2, 3}, s23},
+                                        {reinterpret_cast<const std::byte*>(upd), dtype::int32, shape{2, 3}, s23}, 0);
+    const std::int32_t swant[9] = {20, 11, 0, 10, 0, 22, 0, 21, 12};
+    REQUIRE(sref.data.size() == sizeof swant);
+    CHECK(std::memcmp(sref.data.data(), swant, sizeof swant) == 0);
+}
+
+TEST_CASE("random: larger random cases on four threads", "[random]") {
+    // up to 65536 elements of 8 bytes: the executor splits such operands over several threads
+    run_config big;
+    big.max_elems = 65536;
+    big.max_slots = 1 << 20;
+    big.max_size = 48;
+    big.opt.threads = 4;
+    const config_scope scope(big);
+    rng_t seeds(0x74687265'61647308ULL);
+    for (int rep = 0; rep < 12; ++rep)
+        for (dtype et : {dtype::float64, dtype::int64}) {
+            gather_natural_case(seeds(), et, dtype::int64);
+            gather_directml_case(seeds(), et, dtype::uint32);
+            join_case(seeds(), et);
+            pad_case(seeds(), et, static_cast<pad_mode>(rep % 5));
+            scatter_case(seeds(), et, dtype::int32, static_cast<strix::scatter_reduction>(rep % 5));
+            gather_elements_case(seeds(), et, dtype::uint64);
+            gather_nd_case(seeds(), et, dtype::int32);
+            split_case(seeds(), et);
+            scatter_nd_case(seeds(), et, dtype::int64, static_cast<strix::scatter_reduction>(rep % 5));
+        }
+}
+
+TEST_CASE("random: four threads give the single-threaded result on large operands", "[random]") {
+    rng_t g(0x74687265'61647307ULL);
+    const strix::cpu::options one{1}, four{4};
+    const shape s{256, 1024};
+    strided in = make_c_order(dtype::float32, s);
+    fill_random(g, in.buf);
+    // the same input read through negative strides
+    strided flipped = in;
+    flipped.strides = {-1024, -1};
+    flipped.base = s.count() - 1;
+
+    SECTION("pad") {
+        for (pad_mode mode : {pad_mode::constant, pad_mode::edge, pad_mode::reflect, pad_mode::symmetric}) {
+            INFO("mode " << mode_name(mode));
+            strix::pad_desc d;
+            d.mode = mode;
+            d.start = shape{3, 70};
+            d.end = shape{60, 5};
+            d.value = strix::scalar(1.5);
+            const float fill = 1.5f;
+            const shape out{319, 1099};
+            for (const strided* src : {&in, &flipped}) {
+                const bytes expect = pad_ref(src->ref(), mode, d.start, reinterpret_cast<const std::byte*>(&fill), out);
+                const host_tensor t1 = strix::pad(src->cview(), d, one);
+                const host_tensor t4 = strix::pad(src->cview(), d, four);
+                check_tensor(t1, dtype::float32, out, expect);
+                check_tensor(t4, dtype::float32, out, expect);
+                // a Fortran-order output with a sentinel around it
+                strided vout = make_c_order(dtype::float32, out);
+                vout.strides = strix::f_strides(out);
+                vout.base = 3;
+                vout.buf.resize(vout.buf.size() + 6 * sizeof(float));
+                fill_random(g, vout.buf);
+                const bytes before = vout.buf;
+                strix::pad(src->cview(), vout.view(), d, four);
+                check_output(vout, before, expect);
+            }
+        }
+    }
+    SECTION("gather") {
+        for (int axis : {0, 1, -1}) {
+            INFO("axis " << axis);
+            const int a = axis < 0 ? axis + 2 : axis;
+            const std::int64_t n = s[a];
+            strided idx = make_c_order(a == 0 ? dtype::int64 : dtype::int32, a == 0 ? shape{300} : shape{2, 900});
+            fill_indices(g, idx, n);
+            shape out = a == 0 ? shape{300, 1024} : shape{256, 2, 900};
+            for (const strided* src : {&in, &flipped}) {
+                const ref_result ref = gather_ref(src->ref(), idx.ref(), a, out);
+                REQUIRE_FALSE(ref.bad);
+                const strix::gather_desc d{axis};
+                check_tensor(strix::gather(src->cview(), idx.cview(), d, one), dtype::float32, out, ref.data);
+                check_tensor(strix::gather(src->cview(), idx.cview(), d, four), dtype::float32, out, ref.data);
+            }
+        }
+    }
+    SECTION("join") {
+        strided other = make_c_order(dtype::float32, shape{256, 300});
+        fill_random(g, other.buf);
+        strided tall = make_c_order(dtype::float32, shape{100, 1024});
+        fill_random(g, tall.buf);
+        const any_cview wide_views[] = {in.cview(), other.cview(), flipped.cview()};
+        const bytes wide = join_ref({in.ref(), other.ref(), flipped.ref()}, 1, shape{256, 2348});
+        check_tensor(strix::join(wide_views, strix::join_desc{1}, one), dtype::float32, shape{256, 2348}, wide);
+        check_tensor(strix::join(wide_views, strix::join_desc{-1}, four), dtype::float32, shape{256, 2348}, wide);
+        const any_cview tall_views[] = {flipped.cview(), tall.cview()};
+        const bytes stacked = join_ref({flipped.ref(), tall.ref()}, 0, shape{356, 1024});
+        check_tensor(strix::join(tall_views, strix::join_desc{0}, one), dtype::float32, shape{356, 1024}, stacked);
+        check_tensor(strix::join(tall_views, strix::join_desc{0}, four), dtype::float32, shape{356, 1024}, stacked);
+    }
+    SECTION("scatter") {
+        strided idx = make_c_order(dtype::uint32, shape{200, 1024});
+        fill_indices(g, idx, 256);
+        strided upd = make_c_order(dtype::float32, shape{200, 1024});
+        fill_random(g, upd.buf);
+        for (const strided* src : {&in, &flipped}) {
+            const ref_result ref = scatter_ref(src->ref(), idx.ref(), upd.ref(), 0);
+            const strix::scatter_desc d{0};
+            check_tensor(strix::scatter(src->cview(), idx.cview(), upd.cview(), d, one), dtype::float32, s, ref.data);
+            check_tensor(strix::scatter(src->cview(), idx.cview(), upd.cview(), d, four), dtype::float32, s, ref.data);
+        }
+    }
+}
+
+TEST_CASE("random: every operator on 2, 3 and 7 threads, split below a row", "[random]") {
+    using R = strix::scatter_reduction;
+    rng_t seeds(0x73706c74'0000000eULL);
+    for (int threads : {2, 3, 7}) {
+        run_config split;
+        split.opt.threads = threads;
+        split.opt.min_bytes_per_thread = 1;
+        const config_scope scope(split);
+        INFO("threads " << threads);
+        for (int rep = 0; rep < 40; ++rep)
+            for (dtype et : {dtype::float32, dtype::int8, dtype::float16, dtype::float64}) {
+                const dtype it = strix::index_dtypes[rep % 4];
+                gather_natural_case(seeds(), et, it);
+                gather_directml_case(seeds(), et, it);
+                join_case(seeds(), et);
+                pad_case(seeds(), et, static_cast<pad_mode>(rep % 5));
+                scatter_case(seeds(), et, it, static_cast<R>(rep % 5));
+                gather_elements_case(seeds(), et, it);
+                gather_nd_case(seeds(), et, it);
+                split_case(seeds(), et);
+                scatter_nd_case(seeds(), et, it, static_cast<R>((rep + 2) % 5));
+            }
+    }
+}
+
+TEST_CASE("random: single long rows and short outer dimensions on 2, 3 and 7 threads", "[random]") {
+    rng_t g(0x6c6f6e67'0000000fULL);
+    for (int threads : {2, 3, 7}) {
+        INFO("threads " << threads);
+        const strix::cpu::options opt{threads, 1};
+        // join and split along the outer axis: every input's plan is one contiguous row
+        const shape part{1, 1001}, whole{3, 1001};
+        std::vector<strided> parts;
+        for (int i = 0; i < 3; ++i) {
+            parts.push_back(make_c_order(dtype::float32, part));
+            fill_random(g, parts.back().buf);
+        }
+        const any_cview views[] = {parts[0].cview(), parts[1].cview(), parts[2].cview()};
+        const bytes joined = join_ref({parts[0].ref(), parts[1].ref(), parts[2].ref()}, 0, whole);
+        check_tensor(strix::join(views, strix::join_desc{0}, opt), dtype::float32, whole, joined);
+        strided all = make_c_order(dtype::float32, whole);
+        all.buf = joined;
+        std::vector<host_tensor> outs;
+        for (int i = 0; i < 3; ++i) outs.emplace_back(dtype::float32, part);
+        std::vector<any_view> out_views;
+        for (auto& t : outs) out_views.push_back(t.view());
+        strix::split(all.cview(), out_views, strix::split_desc{0}, opt);
+        for (int i = 0; i < 3; ++i) check_tensor(outs[static_cast<std::size_t>(i)], dtype::float32, part, read_view(parts[static_cast<std::size_t>(i)]));
+
+        // pad of a [2, 997] input: two mapped rows (fills, mirrored elements and runs) and fill rows
+        strided in = make_c_order(dtype::int16, shape{2, 997});
+        fill_random(g, in.buf);
+        for (pad_mode mode : {pad_mode::constant, pad_mode::edge, pad_mode::reflect, pad_mode::symmetric, pad_mode::wrap}) {
+            INFO("pad mode " << static_cast<int>(mode));
+            strix::pad_desc d;
+            d.mode = mode;
+            d.start = shape{1, 300};
+            d.end = shape{1, 301};
+            d.value = strix::scalar(7);
+            const std::int16_t fill = 7;
+            if (mode == pad_mode::reflect || mode == pad_mode::symmetric || mode == pad_mode::wrap) {
+                d.start = shape{1, 5};
+                d.end = shape{1, 6};
+            }
+            const shape o{4, 997 + d.start[1] + d.end[1]};
+            const bytes expect = pad_ref(in.ref(), mode, d.start, reinterpret_cast<const std::byte*>(&fill), o);
+            check_tensor(strix::pad(in.cview(), d, opt), dtype::int16, o, expect);
+        }
+
+        // gather along the last axis and gather-elements: one row, per-element indices
+        strided src = make_c_order(dtype::float64, shape{1, 3001});
+        fill_random(g, src.buf);
+        for (dtype it : strix::index_dtypes) {
+            INFO("index type " << type_name(it));
+            strided idx = make_c_order(it, shape{2999});
+            fill_indices(g, idx, 3001);
+            const ref_result ref = gather_ref(src.ref(), idx.ref(), 1, shape{1, 2999});
+            REQUIRE_FALSE(ref.bad);
+            check_tensor(strix::gather(src.cview(), idx.cview(), strix::gather_desc{1}, opt), dtype::float64, shape{1, 2999}, ref.data);
+            strided eidx = make_c_order(it, shape{1, 2500});
+            fill_indices(g, eidx, 3001);
+            const ref_result eref = gather_elements_ref(src.ref(), eidx.ref(), 1);
+            REQUIRE_FALSE(eref.bad);
+            check_tensor(strix::gather_elements(src.cview(), eidx.cview(), strix::gather_elements_desc{-1}, opt), dtype::float64, shape{1, 2500},
+                         eref.data);
+            // scatter of one row with collisions: the last update in C order wins, and adds combine in order
+            strided upd = make_c_order(dtype::float64, shape{1, 2500});
+            fill_random(g, upd.buf);
+            strided cidx = make_c_order(it, shape{1, 2500});
+            fill_colliding_indices(g, cidx, 3001);
+            for (auto red : {strix::scatter_reduction::none, strix::scatter_reduction::add}) {
+                const ref_result sref = scatter_ref(src.ref(), cidx.ref(), upd.ref(), 1, red);
+                check_tensor(strix::scatter(src.cview(), cidx.cview(), upd.cview(), strix::scatter_desc{1, index_policy::error, red}, opt),
+                             dtype::float64, shape{1, 3001}, sref.data);
+            }
+        }
+    }
+}
+
+TEST_CASE("random: streamed stores on 1 and 3 threads", "[random]") {
+    using R = strix::scatter_reduction;
+    rng_t seeds(0x7374726d'00000012ULL);
+    for (int threads : {1, 3}) {
+        run_config streamed;
+        streamed.opt.threads = threads;
+        streamed.opt.min_bytes_per_thread = 1;
+        streamed.opt.stream_min_bytes = 0;
+        streamed.max_size = 48;
+        streamed.max_elems = 1 << 16;
+        streamed.max_slots = 1 << 18;
+        const config_scope scope(streamed);
+        INFO("threads " << threads);
+        for (int rep = 0; rep < 15; ++rep)
+            for (dtype et : {dtype::int8, dtype::float32, dtype::float64}) {
+                const dtype it = strix::index_dtypes[rep % 4];
+                gather_natural_case(seeds(), et, it);
+                join_case(seeds(), et);
+                split_case(seeds(), et);
+                pad_case(seeds(), et, static_cast<pad_mode>(rep % 5));
+                gather_nd_case(seeds(), et, it);
+                scatter_case(seeds(), et, it, static_cast<R>(rep % 5));
+            }
+    }
+
+    // rows of 1 to 300 bytes whose outputs start at every offset within a cache line: a constant
+    // pad of [3, w] int8 by `lo` in front and 2 behind on the last axis
+    rng_t g(0x7374726d'00000013ULL);
+    const strix::cpu::options opt{1, 1, 0};
+    for (std::int64_t w = 1; w <= 300; w += (w < 140 ? 1 : 7))
+        for (std::int64_t lo : {0, 1, 7, 31, 63, 64, 65}) {
+            INFO("width " << w << ", pad " << lo);
+            strided in = make_c_order(dtype::int8, shape{3, w});
+            fill_random(g, in.buf);
+            strix::pad_desc d;
+            d.start = shape{0, lo};
+            d.end = shape{0, 2};
+            d.value = strix::scalar(-5);
+            const std::int8_t fill = -5;
+            const shape o{3, w + lo + 2};
+            check_tensor(strix::pad(in.cview(), d, opt), dtype::int8, o, pad_ref(in.ref(), pad_mode::constant, d.start, reinterpret_cast<const std::byte*>(&fill), o));
+        }
+}
+
+TEST_CASE("random: out-of-range indices name the first bad one whatever the number of threads", "[random]") {
+    rng_t g(0x62616469'00000010ULL);
+    auto message = [](auto&& f) {
+        try {
+            f();
+        } catch (const strix::error& e) {
+            CHECK(e.code() == error_code::index_out_of_range);
+            return std::string(e.what());
+        }
+        FAIL("no error");
+        return std::string();
+    };
+    for (dtype it : strix::index_dtypes) {
+        INFO("index type " << type_name(it));
+        strided in = make_c_order(dtype::float32, shape{40, 50});
+        fill_random(g, in.buf);
+        strided idx = make_c_order(it, shape{40, 50});
+        fill_indices(g, idx, 50);
+        // two bad indices: the first in C order lies in the first thread's part, the second in
+        // the last one's (which would finish first if the check stopped at any bad index)
+        const bool is_signed = it == dtype::int32 || it == dtype::int64;
+        store_index(idx.at(coords{3, 7}), it, static_cast<std::uint64_t>(is_signed ? -51 : 50));
+        store_index(idx.at(coords{39, 1}), it, 77);
+        strided out = make_c_order(dtype::float32, shape{40, 50});
+        const bytes before = out.buf;
+        strided upd = make_c_order(dtype::float32, shape{40, 50});
+        std::string first;
+        for (int threads : {1, 2, 3, 7}) {
+            INFO("threads " << threads);
+            const strix::cpu::options opt{threads, 1};
+            const std::string ge =
+                message([&] { strix::gather_elements(in.cview(), idx.cview(), out.view(), strix::gather_elements_desc{1}, opt); });
+            CHECK(out.buf == before);
+            const std::string ga = message([&] { (void)strix::gather(in.cview(), idx.cview(), strix::gather_desc{1}, opt); });
+            const std::string sc = message([&] { strix::scatter(in.cview(), idx.cview(), upd.cview(), out.view(), strix::scatter_desc{1}, opt); });
+            CHECK(out.buf == before);
+            CHECK(ge.find(std::string("index ") + (is_signed ? "-51" : "50") + " at position [3,7]") != std::string::npos);
+            CHECK(ga.find("at position [3,7]") != std::string::npos);
+            CHECK(sc.find("at position [3,7]") != std::string::npos);
+            const std::string all = ge + "|" + ga + "|" + sc;
+            if (threads == 1) first = all;
+            else CHECK(all == first);
+        }
+    }
+}
+
+TEST_CASE("random: the pool runs many small jobs, nested and concurrent callers and throwing tasks", "[random]") {
+    // nested use from inside a task and callers on several threads fall back to threads of their own
+    std::atomic<int> sum{0};
+    strix::cpu::parallel_tasks(4, [&](int i) {
+        strix::cpu::parallel_tasks(3, [&](int j) { sum += i * 10 + j; });
+    });
+    CHECK(sum == (0 + 10 + 20 + 30) * 3 + 4 * 3);
+    std::vector<std::thread> callers;
+    std::atomic<int> count{0};
+    for (int c = 0; c < 4; ++c)
+        callers.emplace_back([&] {
+            for (int k = 0; k < 200; ++k) strix::cpu::parallel_tasks(3, [&](int) { ++count; });
+        });
+    for (auto& t : callers) t.join();
+    CHECK(count == 4 * 200 * 3);
+    // an exception from a task reaches the caller once every task has finished
+    std::atomic<int> ran{0};
+    CHECK_THROWS_WITH(strix::cpu::parallel_tasks(5,
+                                                 [&](int i) {
+                                                     ++ran;
+                                                     if (i == 3) throw std::runtime_error("task 3");
+                                                 }),
+                      "task 3");
+    CHECK(ran == 5);
+    CHECK(strix::cpu::thread_count(0) >= 1);
+    CHECK(strix::cpu::thread_count(-3) == 1);
+}

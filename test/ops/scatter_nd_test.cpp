@@ -1,0 +1,252 @@
+// The tests of scatter-nd (ONNX ScatterND), plain and with reductions.
+//
+// This file is compiled into both test programs (through test/ops/updates.cpp). In the unit
+// program it holds the operator's random cases against a reference written from its semantics; in
+// the Vulkan program, which defines STRIX_TEST_VULKAN, the operator on the device against the CPU,
+// bit for bit. `[scatter_nd]` selects these tests in either program. A random case prints its seed
+// when it fails.
+
+#ifndef STRIX_TEST_VULKAN
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../support/host.hpp"
+#include "../support/reduction.hpp"
+
+namespace strix_test {
+namespace {
+
+/// SCATTER-ND: output = input, then every update u in row-major order combines into
+/// output[tuple(u[0..q-1)), u[q-1..)].
+ref_result scatter_nd_ref(const ref_view& in, const ref_view& idx, const ref_view& upd, strix::scatter_reduction red) {
+    ref_result res;
+    const auto es = in.es();
+    const int q = idx.sizes.rank;
+    const auto k = static_cast<int>(idx.sizes[q - 1]);
+    res.data.resize(static_cast<std::size_t>(in.sizes.count() * es));
+    for_each_coord(in.sizes, [&](const coords& c, std::int64_t lin) {
+        std::memcpy(res.data.data() + lin * es, in.at(c), static_cast<std::size_t>(es));
+    });
+    check_all_tuples(idx, 0, in.sizes, res.bad);
+    for_each_coord(upd.sizes, [&](const coords& u, std::int64_t) {
+        coords t{};
+        apply_tuple(idx, u, 0, in.sizes, t, res.bad);
+        for (int i = k; i < in.sizes.rank; ++i) t[static_cast<std::size_t>(i)] = u[static_cast<std::size_t>(q - 1 + i - k)];
+        combine_ref(res.data.data() + linear_of(in.sizes, t) * es, upd.at(u), in.type, red);
+    });
+    return res;
+}
+
+} // namespace
+
+void scatter_nd_case(std::uint64_t seed, dtype et, dtype it, strix::scatter_reduction red) {
+    rng_t g(seed);
+    const int r = static_cast<int>(uni(g, 1, 8));
+    const int k = static_cast<int>(uni(g, 1, r));
+    const int q = static_cast<int>(uni(g, 1, std::min(strix::max_rank, strix::max_rank - (r - k) + 1))); // updates rank (q-1) + (r-k) <= 8
+    shape in = random_shape(g, r, 20), lead = random_shape(g, q - 1, 20);
+    auto upd_shape = [&] {
+        shape u = lead;
+        for (int i = k; i < r; ++i) u.push_back(in[i]);
+        return u;
+    };
+    std::vector<knob> knobs;
+    add_knobs(knobs, in);
+    add_knobs(knobs, lead);
+    shrink(g, knobs, [&] { return std::max(in.count(), upd_shape().count()); });
+    shape idx = lead;
+    idx.push_back(k);
+    const shape upd = upd_shape();
+    const index_mode ic = random_index_mode(g);
+    const auto policy = policy_of(ic);
+    const bool in_place = chance(g, 1, 3);
+    const bool returning = !in_place && chance(g, 1, 5);
+
+    strided vin = make_strided(g, et, in, in_place);
+    fill_random(g, vin.buf);
+    strided vidx = make_strided(g, it, idx, true);
+    fill_random(g, vidx.buf);
+    const std::string injected = fill_tuples(g, vidx, 0, in, ic, chance(g, 1, 3));
+    strided vupd = make_strided(g, et, upd, false);
+    fill_random(g, vupd.buf);
+    strided vout;
+    if (!in_place) {
+        vout = make_strided(g, et, in, true);
+        fill_random(g, vout.buf);
+    }
+    strided& target = in_place ? vin : vout;
+    const bytes out_before = target.buf, in_before = vin.buf, idx_before = vidx.buf, upd_before = vupd.buf;
+
+    INFO("scatter-nd, seed " << seed << ", reduction " << static_cast<int>(red) << ", " << index_text(ic) << (in_place ? ", in place" : "")
+                             << (returning ? ", returning overload" : ""));
+    INFO("input " << vin.describe());
+    INFO("indices " << vidx.describe() << "; " << injected);
+    INFO("updates " << vupd.describe());
+    INFO("output " << (in_place ? std::string("the input") : vout.describe()));
+
+    const strix::scatter_nd_desc desc{policy, red, chance(g, 1, 2)};
+    auto call = [&] { strix::scatter_nd(vin.cview(), vidx.cview(), vupd.cview(), target.view(), desc, config.opt); };
+    bool empty_axis = false;
+    for (int j = 0; j < k; ++j) empty_axis |= in[j] == 0;
+    if (empty_axis && lead.count() > 0) {
+        expect_error(error_code::rule_violation, call);
+        CHECK(target.buf == out_before);
+        return;
+    }
+    const ref_result ref = scatter_nd_ref(vin.ref(), vidx.ref(), vupd.ref(), red);
+    if (policy == index_policy::error && ref.bad) {
+        expect_error(error_code::index_out_of_range, call);
+        CHECK(target.buf == out_before);
+    } else if (returning) {
+        host_tensor t;
+        if (call_ok([&] { t = strix::scatter_nd(vin.cview(), vidx.cview(), vupd.cview(), desc, config.opt); })) check_tensor(t, et, in, ref.data);
+    } else if (call_ok(call)) {
+        check_output(target, out_before, ref.data);
+    }
+    if (!in_place) CHECK(vin.buf == in_before);
+    CHECK(vidx.buf == idx_before);
+    CHECK(vupd.buf == upd_before);
+}
+
+} // namespace strix_test
+
+using namespace strix_test;
+
+TEST_CASE("random: scatter-nd, every reduction, element and index type", "[random][scatter_nd]") {
+    using R = strix::scatter_reduction;
+    rng_t seeds(0x73636e64'0000000dULL);
+    for (dtype et : strix::all_dtypes)
+        for (R red : {R::none, R::add, R::mul, R::min, R::max})
+            for (int rep = 0; rep < 40; ++rep) scatter_nd_case(seeds(), et, strix::index_dtypes[rep % 4], red);
+}
+
+#else // the Vulkan program
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "../support/vulkan.hpp"
+
+using namespace strix_test;
+
+namespace {
+
+/// Whether a reduction of `type` is exact in any order: everything but float add and mul.
+bool order_free(dtype type, strix::scatter_reduction red) {
+    return !strix::is_float(type) || red == strix::scatter_reduction::min || red == strix::scatter_reduction::max ||
+           red == strix::scatter_reduction::none;
+}
+
+/// A scatter-nd, in place or out of place, tuples colliding now and then. Float add and mul run
+/// deterministic (bit-identical to the CPU); the rest either way.
+void scatter_nd_case(vk::context& ctx, rng_t& g, dtype type, dtype itype, int rank, strix::scatter_reduction red, index_mode m,
+                     bool in_place, tally& t) {
+    const shape in = bounded_shape(g, rank, 256);
+    const int k = static_cast<int>(uni(g, 1, rank));
+    shape lead;
+    const int extra = static_cast<int>(uni(g, 0, std::min(2, strix::max_rank - (rank - k))));
+    for (int i = 0; i < extra; ++i) lead.push_back(chance(g, 1, 30) ? 0 : uni(g, 1, 4));
+    shape idx = lead, upd = lead;
+    idx.push_back(k);
+    for (int i = k; i < rank; ++i) upd.push_back(in[i]);
+    strix::scatter_nd_desc d{policy_of(m), red, !order_free(type, red) || chance(g, 1, 2)};
+    INFO("scatter-nd " << type_name(type) << " by " << type_name(itype) << " " << str(idx) << ", reduction " << static_cast<int>(red)
+                       << (d.deterministic ? ", deterministic" : "") << ", " << index_text(m) << (in_place ? ", in place" : ""));
+    layout l{chance(g, 1, 2)};
+    std::vector<placed> ops{l.place(g, type, in, !in_place), l.place(g, itype, idx, false), l.place(g, type, upd, true)};
+    if (!in_place) ops.push_back(l.place(g, type, in, false));
+    arenas mem = random_arenas(g, l);
+    fill_tuple_view(g, host_view(mem, ops[1]), 0, in, m, chance(g, 1, 2));
+    const std::size_t out = in_place ? 0 : 3;
+    differential(
+        ctx, mem, ops, out, [&](const host_operands& v) { strix::scatter_nd(v[0], v[1], v[2], v[out], d); },
+        [&](vk::stream& s, const std::vector<vk::device_view>& v) { s.scatter_nd(v[0], v[1], v[2], v[out], d); },
+        [&](vk::context& c, const host_operands& v) { vk::scatter_nd(c, v[0], v[1], v[2], v[out], d); }, t);
+}
+
+} // namespace
+
+TEST_CASE("vulkan: scatter-nd equals the CPU for every reduction, element and index type", "[vulkan][scatter_nd]") {
+    using R = strix::scatter_reduction;
+    const bool small = GENERATE(from_range(storage_modes())) != 0;
+    vk::context ctx(storage_options(small));
+    tally t;
+    std::uint64_t k = 0;
+    for (const dtype type : strix::all_dtypes)
+        for (const R red : {R::none, R::add, R::mul, R::min, R::max})
+            for (const index_mode m : index_modes) {
+                const std::uint64_t seed = case_seed(0x5c0d5eedull, k);
+                const int rank = static_cast<int>(k % 8) + 1;
+                const dtype itype = strix::index_dtypes[k % 4];
+                ++k;
+                INFO("seed " << seed << ", rank " << rank << ", small storage " << ctx.small_storage());
+                rng_t g(seed);
+                scatter_nd_case(ctx, g, type, itype, rank, red, m, chance(g, 1, 2), t);
+            }
+    CHECK(t.index_errors > 10);
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: without float64 arithmetic, float32 reductions run in float32 and float64 add is refused clearly", "[vulkan][scatter_nd]") {
+    using R = strix::scatter_reduction;
+    set_env("STRIX_VULKAN_NO_FLOAT64", "1");
+    vk::context ctx;
+    set_env("STRIX_VULKAN_NO_FLOAT64", nullptr);
+    REQUIRE_FALSE(ctx.float64());
+    // float32 arithmetic itself is exact only where the device keeps subnormals (lavapipe does;
+    // many GPUs flush them, which the README states for devices without float64)
+    const bool keeps = ctx.device().denorm_preserve32 || ctx.device().type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    INFO("device " << ctx.device().name << (keeps ? " keeps" : " flushes") << " float32 subnormals");
+    std::vector<dtype> types{dtype::float16, dtype::int16};
+    if (keeps) types.push_back(dtype::float32);
+    tally t;
+    std::uint64_t k = 0;
+    for (const dtype type : types)
+        for (const R red : {R::add, R::mul, R::max})
+            for (int rep = 0; rep < 2; ++rep) {
+                const std::uint64_t seed = case_seed(0xf640ull, k);
+                const int rank = static_cast<int>(k % 8) + 1;
+                ++k;
+                INFO("seed " << seed << ", rank " << rank);
+                rng_t g(seed);
+                scatter_nd_case(ctx, g, type, dtype::int32, rank, red, index_mode::valid, rep == 0, t);
+            }
+    host_tensor in(dtype::float64, {4}), idx(dtype::int64, {2}), upd(dtype::float64, {2}), out(dtype::float64, {4});
+    const outcome o = capture([&] { vk::scatter(ctx, in.view(), idx.view(), upd.view(), out.view(), {0, index_policy::error, R::add, true}); });
+    CHECK(o.threw);
+    CHECK(o.code == error_code::unsupported);
+    CHECK_THAT(o.what, Catch::Matchers::Contains("float64 add and mul reductions need shaderFloat64"));
+    // min and max compare bits: no float64 arithmetic needed
+    CHECK_FALSE(capture([&] { vk::scatter(ctx, in.view(), idx.view(), upd.view(), out.view(), {0, index_policy::error, R::max, false}); }).threw);
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: without 64-bit atomics, 8-byte reductions take the deterministic path", "[vulkan][scatter_nd]") {
+    using R = strix::scatter_reduction;
+    set_env("STRIX_VULKAN_NO_INT64_ATOMICS", "1");
+    vk::context ctx;
+    set_env("STRIX_VULKAN_NO_INT64_ATOMICS", nullptr);
+    REQUIRE_FALSE(ctx.int64_atomics());
+    tally t;
+    std::uint64_t k = 0;
+    for (const dtype type : {dtype::float64, dtype::int64, dtype::uint64, dtype::int32, dtype::uint8})
+        for (const R red : {R::add, R::mul, R::min, R::max})
+            for (int rep = 0; rep < 2; ++rep) {
+                const std::uint64_t seed = case_seed(0x64a7ull, k);
+                const int rank = static_cast<int>(k % 8) + 1;
+                ++k;
+                INFO("seed " << seed << ", rank " << rank);
+                rng_t g(seed);
+                scatter_nd_case(ctx, g, type, dtype::int64, rank, red, index_mode::valid, rep == 0, t);
+            }
+    CHECK(ctx.validation_messages() == 0);
+}
+
+#endif
