@@ -177,7 +177,8 @@ struct operand_info {
 namespace detail {
 
 /// "input [2,3] float32, indices [4] int64" — the operands of a call, for messages.
-inline std::string describe(std::span<const operand_info> ops) {
+template <class = void>
+std::string describe(std::span<const operand_info> ops) {
     std::string m;
     for (std::size_t i = 0; i < ops.size(); ++i) {
         if (i) m += ", "; // (one piece per append: GCC 12 warns, wrongly, of -Wrestrict on chains of +)
@@ -196,7 +197,8 @@ inline std::string describe(std::span<const operand_info> ops) {
 
 /// Throws `strix::error` when `v` is not ok. The message is the rule's sentence followed by the
 /// offending operand, axis or value, every operand's shape and type, and `extra` (", start [..]").
-inline void enforce(const verdict& v, std::span<const operand_info> operands, std::string_view extra = {}) {
+template <class = void>
+void enforce(const verdict& v, std::span<const operand_info> operands, std::string_view extra = {}) {
     if (v.ok()) return;
     std::string m = "strix::" + std::string(rule_text(v.code)) + " (";
     std::string sep;

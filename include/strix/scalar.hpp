@@ -15,7 +15,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 
 #include "strix/dtype.hpp"
 #include "strix/error.hpp"
@@ -108,7 +107,8 @@ constexpr std::optional<T> scalar_as(const scalar& s) {
 }
 
 /// Writes `s` as one element of type `t` into `out` (16 bytes of room); false when it does not fit.
-inline bool scalar_bytes(const scalar& s, dtype t, std::byte* out) {
+template <class = void>
+bool scalar_bytes(const scalar& s, dtype t, std::byte* out) {
     return visit(t, [&](auto tag) {
         using T = typename decltype(tag)::type;
         const auto v = scalar_as<T>(s);
@@ -126,7 +126,8 @@ inline bool scalar_bytes(const scalar& s, dtype t, std::byte* out) {
 /// large for a double ("1e400") is kept as such (scalar::beyond_double), so that using it as a
 /// fill value is refused instead of becoming an infinity. Throws strix::error (invalid_argument)
 /// when the text is not a number, has surrounding spaces, or is an integer beyond 64 bits.
-inline scalar parse_scalar(std::string_view text) {
+template <class = void>
+scalar parse_scalar(std::string_view text) {
     const std::string s(text);
     bool integer = !s.empty();
     for (std::size_t k = 0; k < s.size(); ++k)

@@ -77,7 +77,8 @@ struct shape {
 };
 
 /// "[2,3,4]" — how shapes appear in messages.
-inline std::string to_string(const shape& s) {
+template <class = void>
+std::string to_string(const shape& s) {
     std::string r = "[";
     for (int i = 0; i < s.rank; ++i) {
         if (i) r += ','; // (appending in two steps: GCC 12 warns, wrongly, of -Wrestrict on "," + string)

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <memory>
 #include <new>
 #include <string_view>
 
@@ -64,38 +63,54 @@ public:
             } catch (const std::bad_alloc&) {
                 throw out_of_memory(n, type, sizes);
             }
-            data_.reset(static_cast<std::byte*>(p));
-            std::memset(data_.get(), 0, n);
+            data_ = static_cast<std::byte*>(p);
+            std::memset(data_, 0, n);
         }
     }
+    host_tensor(host_tensor&& o) noexcept : type_(o.type_), shape_(o.shape_), data_(o.data_) {
+        o.data_ = nullptr;
+    }
+    host_tensor& operator=(host_tensor&& o) noexcept {
+        if (this != &o) {
+            release();
+            type_ = o.type_;
+            shape_ = o.shape_;
+            data_ = o.data_;
+            o.data_ = nullptr;
+        }
+        return *this;
+    }
+    host_tensor(const host_tensor&) = delete;
+    host_tensor& operator=(const host_tensor&) = delete;
+    ~host_tensor() { release(); }
 
     [[nodiscard]] dtype type() const { return type_; }
     [[nodiscard]] const shape& sizes() const { return shape_; }
     [[nodiscard]] std::int64_t count() const { return shape_.count(); }
     [[nodiscard]] std::size_t bytes() const { return static_cast<std::size_t>(count()) * size_of(type_); }
-    [[nodiscard]] std::byte* data() { return data_.get(); }
-    [[nodiscard]] const std::byte* data() const { return data_.get(); }
+    [[nodiscard]] std::byte* data() { return data_; }
+    [[nodiscard]] const std::byte* data() const { return data_; }
 
     /// A writable view of the whole tensor.
-    [[nodiscard]] any_view view() { return {data_.get(), type_, shape_}; }
+    [[nodiscard]] any_view view() { return {data_, type_, shape_}; }
     /// A read-only view of the whole tensor.
-    [[nodiscard]] any_cview view() const { return any_view{const_cast<std::byte*>(data_.get()), type_, shape_}; }
+    [[nodiscard]] any_cview view() const { return any_view{const_cast<std::byte*>(data_), type_, shape_}; }
     /// Pointer to the elements as `T`; throws when `T` is not the tensor's type.
     template <element T>
     [[nodiscard]] T* as() {
         if (dtype_of<T> != type_) throw error(error_code::invalid_argument, "strix::host_tensor: the tensor holds " + std::string(name(type_)) + ", not " + std::string(name(dtype_of<T>)));
-        return reinterpret_cast<T*>(data_.get());
+        return reinterpret_cast<T*>(data_);
     }
     template <element T>
     [[nodiscard]] const T* as() const { return const_cast<host_tensor*>(this)->as<T>(); }
 
 private:
-    struct deleter {
-        void operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{64}); }
-    };
+    void release() noexcept {
+        if (data_) ::operator delete(data_, std::align_val_t{64});
+    }
     dtype type_ = dtype::float32;
     shape shape_{};
-    std::unique_ptr<std::byte, deleter> data_;
+    std::byte* data_ = nullptr; // owned (a plain pointer: <memory> would cost every including file its parse)
 };
 
 } // namespace strix

@@ -232,7 +232,8 @@ enum class overlap : std::uint8_t { none, certain, unproven };
 
 /// Decides self-overlap: nesting strides prove there is none; otherwise views of up to 2^16
 /// elements are checked exactly (all offsets sorted) and larger ones stay unproven.
-inline overlap self_overlap(const shape& s, const std::array<std::int64_t, max_rank>& strides) {
+template <class = void>
+overlap self_overlap(const shape& s, const std::array<std::int64_t, max_rank>& strides) {
     if (!may_self_overlap(s, strides)) return overlap::none;
     const std::int64_t n = s.count();
     if (n > (std::int64_t{1} << 16)) return overlap::unproven;

@@ -47,7 +47,8 @@ struct options {
 namespace detail {
 
 /// How many of `opt`'s threads an operator moving `bytes` bytes in `items` pieces uses.
-inline int threads_for(const options& opt, std::int64_t bytes, std::int64_t items) {
+template <class = void>
+int threads_for(const options& opt, std::int64_t bytes, std::int64_t items) {
     const std::int64_t grain = std::max<std::int64_t>(opt.min_bytes_per_thread, 1);
     const std::int64_t t = std::min<std::int64_t>({thread_count(opt.threads), bytes / grain + 1, items});
     return static_cast<int>(std::max<std::int64_t>(t, 1));
@@ -88,7 +89,8 @@ inline void fill_elems(std::byte* dst, std::int64_t ds, const std::byte* fill, s
 /// uses string moves), which row-sized memcpy calls do not: measured on one core of a Xeon VM,
 /// pads of 137 MB ran at 0.74-0.79 of memcpy with plain stores and 0.93-1.03 streamed.
 /// Streamed stores need stream_fence() before another thread may read them.
-inline void copy_run(std::byte* d, const std::byte* s, std::size_t n, bool stream) {
+template <class = void>
+void copy_run(std::byte* d, const std::byte* s, std::size_t n, bool stream) {
 #if defined(__SSE2__) || defined(_M_X64)
     const std::size_t head = (64 - (reinterpret_cast<std::uintptr_t>(d) & 63)) & 63;
     if (stream && n >= head + 64) {
@@ -114,14 +116,16 @@ inline void copy_run(std::byte* d, const std::byte* s, std::size_t n, bool strea
 }
 
 /// Orders streamed stores before whatever follows (a pool worker's completion signal).
-inline void stream_fence() {
+template <class = void>
+void stream_fence() {
 #if defined(__SSE2__) || defined(_M_X64)
     _mm_sfence();
 #endif
 }
 
 /// Copies `n` elements of `elem` bytes between strided rows.
-inline void copy_strided(std::size_t elem, std::byte* dst, std::int64_t ds, const std::byte* src, std::int64_t ss, std::int64_t n) {
+template <class = void>
+void copy_strided(std::size_t elem, std::byte* dst, std::int64_t ds, const std::byte* src, std::int64_t ss, std::int64_t n) {
     if (ds == static_cast<std::int64_t>(elem) && ss == ds) {
         std::memcpy(dst, src, static_cast<std::size_t>(n) * elem);
         return;
@@ -146,7 +150,8 @@ struct segment {
 /// The segments of a padded dimension: its pads grouped into fills, contiguous runs and single
 /// elements (whose source offsets go to `terms`: the fold is computed once per plan, not per
 /// row), and the input's own range as one run.
-inline std::vector<segment> segments_of(const plan::move_dim& d, std::int64_t elem, std::vector<std::int64_t>& terms) {
+template <class = void>
+std::vector<segment> segments_of(const plan::move_dim& d, std::int64_t elem, std::vector<std::int64_t>& terms) {
     std::vector<segment> s;
     auto add_padded = [&](std::int64_t from, std::int64_t to) {
         std::int64_t prev = 0;
@@ -374,7 +379,8 @@ void run_elements(const run_state& st, std::int64_t e0, std::int64_t e1) {
 }
 
 /// run_elements for the plan's element size and index type.
-inline void run_elements_any(const run_state& st, std::int64_t e0, std::int64_t e1) {
+template <class = void>
+void run_elements_any(const run_state& st, std::int64_t e0, std::int64_t e1) {
     const plan::move_plan& p = *st.p;
     auto by_size = [&](auto idx) {
         using I = decltype(idx);
@@ -399,7 +405,8 @@ inline void run_elements_any(const run_state& st, std::int64_t e0, std::int64_t 
 /// sweep the whole output once per input (measured on one core of a Xeon: 0.46 of memcpy for 4
 /// inputs along the innermost axis). Threads take contiguous runs of blocks; there are at least
 /// as many blocks as threads, so a single long row is split too.
-inline void execute_together(std::span<const plan::move_plan> plans, const options& opt = {}) {
+template <class = void>
+void execute_together(std::span<const plan::move_plan> plans, const options& opt = {}) {
     std::vector<detail::run_state> states;
     std::int64_t bytes = 0, most = 0;
     for (const auto& p : plans) {
@@ -427,6 +434,7 @@ inline void execute_together(std::span<const plan::move_plan> plans, const optio
 }
 
 /// Runs a collapsed move plan (split by elements, so that one long row uses every thread too).
-inline void execute(const plan::move_plan& p, const options& opt = {}) { execute_together(std::span<const plan::move_plan>(&p, 1), opt); }
+template <class = void>
+void execute(const plan::move_plan& p, const options& opt = {}) { execute_together(std::span<const plan::move_plan>(&p, 1), opt); }
 
 } // namespace strix::cpu

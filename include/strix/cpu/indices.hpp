@@ -16,7 +16,8 @@ namespace strix::detail {
 /// threads. The check only says yes or no: when it says no, resolve_indices (one thread, C
 /// order) finds the first bad index and throws its message, so messages do not depend on the
 /// number of threads.
-inline bool indices_in_range(const any_cview& idx, std::int64_t n, const cpu::options& opt = {}) {
+template <class = void>
+bool indices_in_range(const any_cview& idx, std::int64_t n, const cpu::options& opt = {}) {
     const std::int64_t count = idx.count();
     if (count == 0) return true;
     const int t = cpu::detail::threads_for(opt, count * static_cast<std::int64_t>(idx.element_size()), count);

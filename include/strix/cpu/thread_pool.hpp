@@ -3,24 +3,153 @@
 /// static, started on first use and joined at exit) so that a medium-sized operator does not pay
 /// for creating and joining threads on every call.
 
-#include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <exception>
-#include <mutex>
-#include <thread>
+#include <string>
 #include <vector>
 
+#include "strix/error.hpp"
+
+// POSIX threads where the system has them: <thread>, <mutex> and <condition_variable> (with
+// C++20's stop tokens and semaphores behind them) cost every file that includes strix a fifth of
+// its parse. Elsewhere (Windows), the standard's.
+#if defined(__unix__) || defined(__APPLE__)
+#define STRIX_POSIX_THREADS 1
+#include <pthread.h>
+#include <unistd.h>
+#else
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#endif
+
 namespace strix::cpu {
+
+namespace detail {
+
+#if STRIX_POSIX_THREADS
+/// The pool's lock, wake-up and threads, as thin as the system gives them.
+class os_mutex {
+public:
+    os_mutex() = default;
+    os_mutex(const os_mutex&) = delete;
+    os_mutex& operator=(const os_mutex&) = delete;
+    ~os_mutex() { pthread_mutex_destroy(&m_); }
+    void lock() { pthread_mutex_lock(&m_); }
+    void unlock() { pthread_mutex_unlock(&m_); }
+    pthread_mutex_t* native() { return &m_; }
+
+private:
+    pthread_mutex_t m_ = PTHREAD_MUTEX_INITIALIZER;
+};
+
+class os_condition {
+public:
+    os_condition() = default;
+    os_condition(const os_condition&) = delete;
+    os_condition& operator=(const os_condition&) = delete;
+    ~os_condition() { pthread_cond_destroy(&c_); }
+    /// Waits (`m` locked) until `done()` holds.
+    template <class P>
+    void wait(os_mutex& m, P done) {
+        while (!done()) pthread_cond_wait(&c_, m.native());
+    }
+    void notify_all() { pthread_cond_broadcast(&c_); }
+
+private:
+    pthread_cond_t c_ = PTHREAD_COND_INITIALIZER;
+};
+
+/// A thread running `f` (a callable the thread owns); joined by join().
+class os_thread {
+public:
+    template <class F>
+    explicit os_thread(F f) {
+        auto* owned = new F(static_cast<F&&>(f));
+        const int rc = pthread_create(&t_, nullptr, [](void* p) -> void* {
+            F* g = static_cast<F*>(p);
+            (*g)();
+            delete g;
+            return nullptr;
+        }, owned);
+        if (rc != 0) {
+            delete owned;
+            throw error(error_code::io, "strix: the system refused a worker thread (pthread_create returned " + std::to_string(rc) + ")");
+        }
+    }
+    os_thread(os_thread&& o) noexcept : t_(o.t_), joinable_(o.joinable_) { o.joinable_ = false; }
+    os_thread(const os_thread&) = delete;
+    os_thread& operator=(const os_thread&) = delete;
+    os_thread& operator=(os_thread&&) = delete;
+    ~os_thread() {
+        if (joinable_) std::terminate(); // as std::thread does
+    }
+    void join() {
+        pthread_join(t_, nullptr);
+        joinable_ = false;
+    }
+
+private:
+    pthread_t t_{};
+    bool joinable_ = true;
+};
+
+inline unsigned hardware_threads() {
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? static_cast<unsigned>(n) : 0;
+}
+#else
+using os_mutex = std::mutex;
+using os_thread = std::thread;
+class os_condition {
+public:
+    template <class P>
+    void wait(os_mutex& m, P done) {
+        std::unique_lock lk(m, std::adopt_lock);
+        c_.wait(lk, done);
+        lk.release();
+    }
+    void notify_all() { c_.notify_all(); }
+
+private:
+    std::condition_variable c_;
+};
+inline unsigned hardware_threads() { return std::thread::hardware_concurrency(); }
+#endif
+
+/// Holds `m` locked for its scope.
+class os_lock {
+public:
+    explicit os_lock(os_mutex& m) : m_(m) { m_.lock(); }
+    os_lock(const os_lock&) = delete;
+    os_lock& operator=(const os_lock&) = delete;
+    ~os_lock() {
+        if (held_) m_.unlock();
+    }
+    void lock() {
+        m_.lock();
+        held_ = true;
+    }
+    void unlock() {
+        m_.unlock();
+        held_ = false;
+    }
+
+private:
+    os_mutex& m_;
+    bool held_ = true;
+};
+
+} // namespace detail
 
 /// The number of threads an options value asks for: `threads` itself when positive, every
 /// hardware thread for 0, and 1 otherwise.
 inline int thread_count(int threads) {
     if (threads > 0) return threads;
     if (threads == 0) {
-        const unsigned h = std::thread::hardware_concurrency();
-        return h ? static_cast<int>(std::min<unsigned>(h, 1024)) : 1;
+        const unsigned h = detail::hardware_threads();
+        return h ? static_cast<int>(h < 1024 ? h : 1024) : 1;
     }
     return 1;
 }
@@ -50,7 +179,7 @@ public:
 
     ~thread_pool() {
         {
-            std::lock_guard lk(m_);
+            os_lock lk(m_);
             stop_ = true;
         }
         wake_.notify_all();
@@ -79,16 +208,16 @@ public:
         } r{busy_};
         job j(task_ref(f), tasks);
         {
-            std::lock_guard lk(m_);
+            os_lock lk(m_);
             grow(tasks - 1);
             job_ = &j;
             ++generation_;
         }
         wake_.notify_all();
         const int mine = j.drain();
-        std::unique_lock lk(m_);
+        os_lock lk(m_);
         j.done += mine;
-        done_.wait(lk, [&] { return j.done == j.tasks && j.active == 0; });
+        done_.wait(m_, [&] { return j.done == j.tasks && j.active == 0; });
         job_ = nullptr; // no worker can take the job from here on: it is about to go away
         lk.unlock();
         if (j.error) std::rethrow_exception(j.error);
@@ -103,7 +232,7 @@ private:
         int done = 0;   ///< finished tasks (under m_)
         int active = 0; ///< workers inside drain() (under m_)
         std::exception_ptr error;
-        std::mutex error_m;
+        os_mutex error_m;
 
         /// Runs tasks until none is left; returns how many it ran.
         int drain() {
@@ -112,7 +241,7 @@ private:
                 try {
                     f(i);
                 } catch (...) {
-                    std::lock_guard lk(error_m);
+                    os_lock lk(error_m);
                     if (!error) error = std::current_exception();
                 }
             }
@@ -123,18 +252,18 @@ private:
     template <class F>
     static void run_on_own_threads(int tasks, const F& f) {
         std::exception_ptr error;
-        std::mutex em;
+        os_mutex em;
         auto guarded = [&](int i) {
             try {
                 f(i);
             } catch (...) {
-                std::lock_guard lk(em);
+                os_lock lk(em);
                 if (!error) error = std::current_exception();
             }
         };
-        std::vector<std::thread> ts;
+        std::vector<os_thread> ts;
         ts.reserve(static_cast<std::size_t>(tasks - 1));
-        for (int i = 1; i < tasks; ++i) ts.emplace_back(guarded, i);
+        for (int i = 1; i < tasks; ++i) ts.emplace_back([&guarded, i] { guarded(i); });
         guarded(0);
         for (auto& t : ts) t.join();
         if (error) std::rethrow_exception(error);
@@ -147,9 +276,9 @@ private:
 
     void work() {
         std::uint64_t seen = 0;
-        std::unique_lock lk(m_);
+        os_lock lk(m_);
         for (;;) {
-            wake_.wait(lk, [&] { return stop_ || generation_ != seen; });
+            wake_.wait(m_, [&] { return stop_ || generation_ != seen; });
             if (stop_) return;
             seen = generation_;
             job* j = job_;
@@ -165,9 +294,9 @@ private:
     }
 
     std::atomic<bool> busy_{false};
-    std::mutex m_;
-    std::condition_variable wake_, done_;
-    std::vector<std::thread> workers_;
+    os_mutex m_;
+    os_condition wake_, done_;
+    std::vector<os_thread> workers_;
     std::uint64_t generation_ = 0;
     job* job_ = nullptr;
     bool stop_ = false;

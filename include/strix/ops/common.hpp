@@ -16,7 +16,8 @@ namespace strix::detail {
 /// read by the device itself (the key strides are then byte strides in the indices).
 enum class index_reading : std::uint8_t { host_table, device };
 
-inline std::string strides_text(const shape& s, const std::array<std::int64_t, max_rank>& st) {
+template <class = void>
+std::string strides_text(const shape& s, const std::array<std::int64_t, max_rank>& st) {
     std::string r = "[";
     for (int i = 0; i < s.rank; ++i) {
         if (i) r += ',';
@@ -55,7 +56,8 @@ void check_view(std::string_view op, std::string_view role, const basic_any_view
 
 /// Throws when the output's byte range intersects an input's (a conservative test: views that
 /// interleave in one buffer without sharing bytes are rejected too).
-inline void check_disjoint(std::string_view op, const any_view& out, std::string_view role, const any_cview& in) {
+template <class = void>
+void check_disjoint(std::string_view op, const any_view& out, std::string_view role, const any_cview& in) {
     const auto a = byte_range(out);
     const auto b = byte_range(in);
     if (a.first < a.second && b.first < b.second && a.first < b.second && b.first < a.second)
@@ -81,7 +83,8 @@ std::string check_gathering(std::string_view op, const any_cview& input, const a
 
 /// A copy plan over `dst`'s shape: sizes from `dst`, strides from both (pad then folds the
 /// dimensions where the shapes differ). Same element size on both sides.
-inline plan::move_plan copy_plan(const any_cview& src, const any_view& dst) {
+template <class = void>
+plan::move_plan copy_plan(const any_cview& src, const any_view& dst) {
     plan::move_plan p;
     p.rank = dst.rank();
     p.elem = dst.element_size();

@@ -114,7 +114,8 @@ namespace detail {
 
 /// The meaningful part of a gather's indices as a view: all of them in the natural form, the
 /// last K dimensions in the DirectML form. Index messages name positions in this view.
-inline any_cview gather_index_view(const any_cview& indices, const gather_desc& d) {
+template <class = void>
+any_cview gather_index_view(const any_cview& indices, const gather_desc& d) {
     const int k = d.index_dimensions < 0 ? indices.rank() : d.index_dimensions;
     shape isz;
     std::array<std::int64_t, max_rank> ist{};
@@ -125,7 +126,8 @@ inline any_cview gather_index_view(const any_cview& indices, const gather_desc& 
     return any_cview(indices.data(), indices.type(), isz, ist);
 }
 
-inline plan::move_plan lower_gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d,
+template <class = void>
+plan::move_plan lower_gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d,
                                     const std::string& context, index_reading reading = index_reading::host_table) {
     const int r = input.rank();
     const int axis = normalize_axis(d.axis, r);
@@ -175,7 +177,8 @@ inline plan::move_plan lower_gather(const any_cview& input, const any_cview& ind
 /// Every run-time check of a gather (views, rules, types, output shape, aliasing, and indices
 /// into an axis of size 0, even where the output has no element to read them for). Returns the
 /// operands' description for index messages.
-inline std::string check_gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d) {
+template <class = void>
+std::string check_gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d) {
     const std::string context = check_gathering("gather", input, indices, output, [&](std::span<const operand_info> ops) {
         const inferred r = gather_rule(input.sizes(), indices.sizes(), d);
         enforce(r.v, ops);
@@ -192,7 +195,8 @@ inline std::string check_gather(const any_cview& input, const any_cview& indices
 /// when a rule breaks (naming the operator, operand, axis and shapes), when the output overlaps
 /// itself or an input, or — under index_policy::error — when an index is out of range, before
 /// anything is written.
-inline void gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d = {},
+template <class = void>
+void gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d = {},
                    const cpu::options& opt = {}) {
     const std::string context = detail::check_gather(input, indices, output, d);
     // The executor reads and resolves each index where it lies: building a table of resolved
@@ -208,7 +212,8 @@ inline void gather(const any_cview& input, const any_cview& indices, const any_v
 }
 
 /// Gathers into a new C-order host tensor of the inferred shape.
-inline host_tensor gather(const any_cview& input, const any_cview& indices, const gather_desc& d = {}, const cpu::options& opt = {}) {
+template <class = void>
+host_tensor gather(const any_cview& input, const any_cview& indices, const gather_desc& d = {}, const cpu::options& opt = {}) {
     const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()}};
     const inferred r = gather_rule(input.sizes(), indices.sizes(), d);
     enforce(r.v, ops);

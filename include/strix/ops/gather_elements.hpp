@@ -75,7 +75,8 @@ namespace detail {
 
 /// The move plan of a gather-elements: over the output's (= the indices') dimensions, the source
 /// is affine on every axis but the gathered one, which takes the resolved index.
-inline plan::move_plan lower_gather_elements(const any_cview& input, const any_cview& indices, const any_view& output,
+template <class = void>
+plan::move_plan lower_gather_elements(const any_cview& input, const any_cview& indices, const any_view& output,
                                              const gather_elements_desc& d, const std::string& context,
                                              index_reading reading = index_reading::host_table) {
     const int r = input.rank();
@@ -105,7 +106,8 @@ inline plan::move_plan lower_gather_elements(const any_cview& input, const any_c
 }
 
 /// Every run-time check of a gather-elements. Returns the operands' description.
-inline std::string check_gather_elements(const any_cview& input, const any_cview& indices, const any_view& output,
+template <class = void>
+std::string check_gather_elements(const any_cview& input, const any_cview& indices, const any_view& output,
                                          const gather_elements_desc& d) {
     return check_gathering("gather-elements", input, indices, output, [&](std::span<const operand_info> ops) {
         const inferred r = gather_elements_rule(input.sizes(), indices.sizes(), d);
@@ -121,7 +123,8 @@ inline std::string check_gather_elements(const any_cview& input, const any_cview
 /// Gathers elements of `input` along `d.axis` at `indices` into `output` (the indices' shape, any
 /// strides). Throws strix::error when a rule breaks, when the output overlaps itself or an
 /// operand, or (index_policy::error) when an index is out of range, before anything is written.
-inline void gather_elements(const any_cview& input, const any_cview& indices, const any_view& output, const gather_elements_desc& d = {},
+template <class = void>
+void gather_elements(const any_cview& input, const any_cview& indices, const any_view& output, const gather_elements_desc& d = {},
                             const cpu::options& opt = {}) {
     const std::string context = detail::check_gather_elements(input, indices, output, d);
     // The executor reads and resolves each index where it lies (see gather)
@@ -132,7 +135,8 @@ inline void gather_elements(const any_cview& input, const any_cview& indices, co
 }
 
 /// Gathers elements into a new C-order host tensor of the indices' shape.
-inline host_tensor gather_elements(const any_cview& input, const any_cview& indices, const gather_elements_desc& d = {},
+template <class = void>
+host_tensor gather_elements(const any_cview& input, const any_cview& indices, const gather_elements_desc& d = {},
                                    const cpu::options& opt = {}) {
     const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()}};
     enforce(gather_elements_rule(input.sizes(), indices.sizes(), d).v, ops);

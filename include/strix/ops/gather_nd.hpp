@@ -100,7 +100,8 @@ namespace detail {
 /// also affine in the input) take their source offset from a table keyed in C order of
 /// indices[:-1] — `table` on the host, or int64 offsets minus `bias` at `device_table`, read by
 /// the device — and the trailing dimensions are affine in the input.
-inline plan::move_plan lower_gather_nd(const any_cview& input, const shape& indices, const any_view& output, const gather_nd_desc& d,
+template <class = void>
+plan::move_plan lower_gather_nd(const any_cview& input, const shape& indices, const any_view& output, const gather_nd_desc& d,
                                        std::vector<std::int64_t> table, const std::byte* device_table = nullptr, std::int64_t bias = 0) {
     const int q = indices.rank, b = d.batch_dimensions;
     const auto k = static_cast<int>(indices[q - 1]);
@@ -143,7 +144,8 @@ inline plan::move_plan lower_gather_nd(const any_cview& input, const shape& indi
 }
 
 /// Every run-time check of a gather-nd. Returns the operands' description.
-inline std::string check_gather_nd(const any_cview& input, const any_cview& indices, const any_view& output, const gather_nd_desc& d) {
+template <class = void>
+std::string check_gather_nd(const any_cview& input, const any_cview& indices, const any_view& output, const gather_nd_desc& d) {
     const std::string context = check_gathering("gather-nd", input, indices, output, [&](std::span<const operand_info> ops) {
         const inferred r = gather_nd_rule(input.sizes(), indices.sizes(), d);
         enforce(r.v, ops, ", batch dimensions " + std::to_string(d.batch_dimensions));
@@ -160,7 +162,8 @@ inline std::string check_gather_nd(const any_cview& input, const any_cview& indi
 /// into `output` (any strides). Throws strix::error when a rule breaks, when the output overlaps
 /// itself or an operand, or (index_policy::error) when an index is out of range, before anything
 /// is written.
-inline void gather_nd(const any_cview& input, const any_cview& indices, const any_view& output, const gather_nd_desc& d = {},
+template <class = void>
+void gather_nd(const any_cview& input, const any_cview& indices, const any_view& output, const gather_nd_desc& d = {},
                       const cpu::options& opt = {}) {
     const std::string context = detail::check_gather_nd(input, indices, output, d);
     const int q = indices.rank();
@@ -174,7 +177,8 @@ inline void gather_nd(const any_cview& input, const any_cview& indices, const an
 }
 
 /// Gathers into a new C-order host tensor of the inferred shape.
-inline host_tensor gather_nd(const any_cview& input, const any_cview& indices, const gather_nd_desc& d = {}, const cpu::options& opt = {}) {
+template <class = void>
+host_tensor gather_nd(const any_cview& input, const any_cview& indices, const gather_nd_desc& d = {}, const cpu::options& opt = {}) {
     const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()}};
     const inferred r = gather_nd_rule(input.sizes(), indices.sizes(), d);
     enforce(r.v, ops, ", batch dimensions " + std::to_string(d.batch_dimensions));

@@ -62,14 +62,16 @@ constexpr inferred static_join_rule() {
 
 namespace detail {
 /// "input 0", "input 1", ..., "output": the operands' names in messages.
-inline std::vector<std::string> join_roles(std::size_t n) {
+template <class = void>
+std::vector<std::string> join_roles(std::size_t n) {
     std::vector<std::string> roles;
     for (std::size_t k = 0; k < n; ++k) roles.push_back("input " + std::to_string(k));
     roles.push_back("output");
     return roles;
 }
 /// The operands of a join (names point into `roles`).
-inline std::vector<operand_info> join_operands(const std::vector<std::string>& roles, std::span<const any_cview> inputs,
+template <class = void>
+std::vector<operand_info> join_operands(const std::vector<std::string>& roles, std::span<const any_cview> inputs,
                                                const any_view* output) {
     std::vector<operand_info> ops;
     for (std::size_t k = 0; k < inputs.size(); ++k) ops.push_back({roles[k], inputs[k].sizes(), inputs[k].type()});
@@ -103,7 +105,8 @@ constexpr auto join_extents(const In&... inputs) {
 namespace detail {
 
 /// Every run-time check of a join (views, rules, types, output shape, aliasing).
-inline void check_join(std::span<const any_cview> inputs, const any_view& output, const join_desc& d) {
+template <class = void>
+void check_join(std::span<const any_cview> inputs, const any_view& output, const join_desc& d) {
     const auto roles = join_roles(inputs.size());
     const auto ops = join_operands(roles, inputs, &output);
     std::vector<shape> shapes;
@@ -122,7 +125,8 @@ inline void check_join(std::span<const any_cview> inputs, const any_view& output
 }
 
 /// One collapsed copy plan per input, each into its slice of the output.
-inline std::vector<plan::move_plan> lower_join(std::span<const any_cview> inputs, const any_view& output, const join_desc& d) {
+template <class = void>
+std::vector<plan::move_plan> lower_join(std::span<const any_cview> inputs, const any_view& output, const join_desc& d) {
     const int axis = normalize_axis(d.axis, output.rank());
     std::vector<plan::move_plan> plans;
     std::int64_t at = 0;
@@ -142,13 +146,15 @@ inline std::vector<plan::move_plan> lower_join(std::span<const any_cview> inputs
 
 /// Joins `inputs` along `d.axis` into `output` (any strides). Throws strix::error naming the
 /// operand, axis and shapes when a rule breaks or the output overlaps itself or an input.
-inline void join(std::span<const any_cview> inputs, const any_view& output, const join_desc& d = {}, const cpu::options& opt = {}) {
+template <class = void>
+void join(std::span<const any_cview> inputs, const any_view& output, const join_desc& d = {}, const cpu::options& opt = {}) {
     detail::check_join(inputs, output, d);
     cpu::execute_together(detail::lower_join(inputs, output, d), opt);
 }
 
 /// Joins into a new C-order host tensor.
-inline host_tensor join(std::span<const any_cview> inputs, const join_desc& d = {}, const cpu::options& opt = {}) {
+template <class = void>
+host_tensor join(std::span<const any_cview> inputs, const join_desc& d = {}, const cpu::options& opt = {}) {
     std::vector<shape> shapes;
     for (const auto& v : inputs) shapes.push_back(v.sizes());
     const inferred r = join_rule(shapes, d);

@@ -56,7 +56,8 @@ constexpr inferred pad_rule(const shape& input, const pad_desc& d) {
 }
 
 /// The element-type rule of pad: a constant fill must be exact in the element type.
-inline verdict pad_value_rule(dtype input, const pad_desc& d) {
+template <class = void>
+verdict pad_value_rule(dtype input, const pad_desc& d) {
     std::array<std::byte, 16> probe{};
     if (d.mode == pad_mode::constant && !detail::scalar_bytes(d.value, input, probe.data())) return {rule::pad_value_range};
     return {};
@@ -79,7 +80,8 @@ constexpr auto pad_extents(const In& input) {
 
 namespace detail {
 
-inline plan::move_plan lower_pad(const any_cview& full_input, const any_view& output, const pad_desc& d) {
+template <class = void>
+plan::move_plan lower_pad(const any_cview& full_input, const any_view& output, const pad_desc& d) {
     // negative pads crop the input first; the positive ones pad what is left
     shape kept = full_input.sizes(), start = d.start;
     std::int64_t first = 0; // element offset of the cropped input
@@ -111,7 +113,8 @@ inline plan::move_plan lower_pad(const any_cview& full_input, const any_view& ou
 
 /// Every run-time check of a pad (views, rules, the fill value, output shape and aliasing when
 /// an output is given).
-inline void check_pad(const any_cview& input, const any_view* output, const pad_desc& d) {
+template <class = void>
+void check_pad(const any_cview& input, const any_view* output, const pad_desc& d) {
     check_view("pad", "input", input, false);
     if (output) check_view("pad", "output", *output, true);
     std::vector<operand_info> ops = {{"input", input.sizes(), input.type()}};
@@ -131,13 +134,15 @@ inline void check_pad(const any_cview& input, const any_view* output, const pad_
 /// Pads `input` into `output` (any strides) as `d` says. Throws strix::error naming the operand,
 /// axis and shapes when a rule breaks, when the constant does not fit the element type, or when
 /// the output overlaps itself or the input.
-inline void pad(const any_cview& input, const any_view& output, const pad_desc& d, const cpu::options& opt = {}) {
+template <class = void>
+void pad(const any_cview& input, const any_view& output, const pad_desc& d, const cpu::options& opt = {}) {
     detail::check_pad(input, &output, d);
     cpu::execute(detail::lower_pad(input, output, d), opt);
 }
 
 /// Pads into a new C-order host tensor.
-inline host_tensor pad(const any_cview& input, const pad_desc& d, const cpu::options& opt = {}) {
+template <class = void>
+host_tensor pad(const any_cview& input, const pad_desc& d, const cpu::options& opt = {}) {
     detail::check_pad(input, nullptr, d);
     host_tensor out(input.type(), pad_rule(input.sizes(), d).out);
     pad(input, out.view(), d, opt);

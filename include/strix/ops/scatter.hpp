@@ -91,7 +91,8 @@ constexpr auto scatter_extents(const In& input, const Idx& indices, const Upd& u
 
 namespace detail {
 
-inline bool same_view(const any_cview& a, const any_view& b) {
+template <class = void>
+bool same_view(const any_cview& a, const any_view& b) {
     if (a.data() != b.data() || a.sizes() != b.sizes()) return false;
     for (int i = 0; i < a.rank(); ++i)
         if (a.size(i) > 1 && a.stride(i) != b.stride(i)) return false;
@@ -127,7 +128,8 @@ scatter_checked check_scattering(std::string_view op, const any_cview& input, co
 }
 
 /// Every run-time check of a scatter (views, rules, types, output shape, aliasing).
-inline scatter_checked check_scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+template <class = void>
+scatter_checked check_scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
                                      const scatter_desc& d) {
     scatter_checked c = check_scattering("scatter", input, indices, updates, output, [&](std::span<const operand_info> ops) {
         const inferred r = scatter_rule(input.sizes(), indices.sizes(), updates.sizes(), d);
@@ -141,7 +143,8 @@ inline scatter_checked check_scatter(const any_cview& input, const any_cview& in
 }
 
 /// The output's byte span [lo, hi) relative to its first element (its strides may be negative).
-inline std::pair<std::int64_t, std::int64_t> byte_span(const any_view& output) {
+template <class = void>
+std::pair<std::int64_t, std::int64_t> byte_span(const any_view& output) {
     const auto es = static_cast<std::int64_t>(output.element_size());
     std::int64_t lo = 0, hi = 0;
     for (int i = 0; i < output.rank(); ++i) {
@@ -154,7 +157,8 @@ inline std::pair<std::int64_t, std::int64_t> byte_span(const any_view& output) {
 /// The update plan of a checked scatter on its non-negative `axis`: over the updates'
 /// dimensions, the output's strides (none on the axis, where the index read at the same
 /// coordinates of `indices` decides).
-inline plan::update_plan lower_scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+template <class = void>
+plan::update_plan lower_scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
                                        const scatter_desc& d, int axis) {
     const auto oes = static_cast<std::int64_t>(output.element_size());
     const auto ues = static_cast<std::int64_t>(updates.element_size());
@@ -166,7 +170,9 @@ inline plan::update_plan lower_scatter(const any_cview& input, const any_cview& 
     p.type = output.type();
     p.src = static_cast<const std::byte*>(updates.data());
     p.dst = static_cast<std::byte*>(output.data());
-    std::tie(p.span_lo, p.span_hi) = byte_span(output);
+    const auto span = byte_span(output);
+    p.span_lo = span.first;
+    p.span_hi = span.second;
     p.index = static_cast<const std::byte*>(indices.data());
     p.index_type = indices.type();
     p.axis_size = input.size(axis);

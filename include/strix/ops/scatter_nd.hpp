@@ -59,7 +59,8 @@ constexpr verdict scatter_nd_type_rule(dtype input, dtype indices, dtype updates
 namespace detail {
 
 /// Every run-time check of a scatter-nd (views, rules, types, output shape, aliasing).
-inline scatter_checked check_scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+template <class = void>
+scatter_checked check_scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
                                         const scatter_nd_desc& d) {
     const scatter_checked c = check_scattering("scatter-nd", input, indices, updates, output, [&](std::span<const operand_info> ops) {
         const inferred r = scatter_nd_rule(input.sizes(), indices.sizes(), updates.sizes(), d);
@@ -75,7 +76,8 @@ inline scatter_checked check_scatter_nd(const any_cview& input, const any_cview&
 /// target from a table keyed in C order of indices[:-1] — `table` (resolved offsets) on the host,
 /// or, read by a device, int64 offsets minus `bias` at `device_table` — and the trailing
 /// dimensions are affine in the output.
-inline plan::update_plan lower_scatter_nd(const shape& indices, const any_cview& updates, const any_view& output, const scatter_nd_desc& d,
+template <class = void>
+plan::update_plan lower_scatter_nd(const shape& indices, const any_cview& updates, const any_view& output, const scatter_nd_desc& d,
                                           std::vector<std::int64_t> table, const std::byte* device_table = nullptr, std::int64_t bias = 0) {
     const int q = indices.rank;
     const auto k = static_cast<int>(indices[q - 1]);
@@ -98,7 +100,9 @@ inline plan::update_plan lower_scatter_nd(const shape& indices, const any_cview&
     p.src = static_cast<const std::byte*>(updates.data());
     // in integers: an empty output may have no data, and device views carry device addresses
     p.dst = reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(output.data()) + static_cast<std::uintptr_t>(bias));
-    std::tie(p.span_lo, p.span_hi) = byte_span(output);
+    const auto span = byte_span(output);
+    p.span_lo = span.first;
+    p.span_hi = span.second;
     p.span_lo -= bias;
     p.span_hi -= bias;
     p.reduction = d.reduction;

@@ -43,7 +43,8 @@ constexpr verdict split_rule(const shape& input, std::span<const shape> outputs,
 
 /// The outputs' shapes of a split into `sizes` along the axis (the input's shape with the axis
 /// size replaced; the rules are checked by split_rule).
-inline std::vector<shape> split_shapes(const shape& input, std::span<const std::int64_t> sizes, const split_desc& d) {
+template <class = void>
+std::vector<shape> split_shapes(const shape& input, std::span<const std::int64_t> sizes, const split_desc& d) {
     std::vector<shape> out;
     const int axis = detail::normalize_axis(d.axis, input.rank);
     for (const auto s : sizes) {
@@ -56,13 +57,15 @@ inline std::vector<shape> split_shapes(const shape& input, std::span<const std::
 
 namespace detail {
 /// "input", "output 0", "output 1", ...: the operands' names in messages.
-inline std::vector<std::string> split_roles(std::size_t n) {
+template <class = void>
+std::vector<std::string> split_roles(std::size_t n) {
     std::vector<std::string> roles{"input"};
     for (std::size_t k = 0; k < n; ++k) roles.push_back("output " + std::to_string(k));
     return roles;
 }
 
-inline std::vector<operand_info> split_operands(const std::vector<std::string>& roles, const shape& input, std::optional<dtype> type,
+template <class = void>
+std::vector<operand_info> split_operands(const std::vector<std::string>& roles, const shape& input, std::optional<dtype> type,
                                                 std::span<const shape> outputs, std::span<const dtype> types = {}) {
     std::vector<operand_info> ops{{roles[0], input, type}};
     for (std::size_t k = 0; k < outputs.size(); ++k)
@@ -71,7 +74,8 @@ inline std::vector<operand_info> split_operands(const std::vector<std::string>& 
 }
 
 /// Checks the rules of a split of `input` into `sizes` (throws strix::error naming the operand).
-inline std::vector<shape> checked_split_shapes(const shape& input, std::optional<dtype> type, std::span<const std::int64_t> sizes, const split_desc& d) {
+template <class = void>
+std::vector<shape> checked_split_shapes(const shape& input, std::optional<dtype> type, std::span<const std::int64_t> sizes, const split_desc& d) {
     const auto shapes = split_shapes(input, sizes, d);
     const auto roles = split_roles(shapes.size());
     std::string given = ", sizes [";
@@ -84,7 +88,8 @@ inline std::vector<shape> checked_split_shapes(const shape& input, std::optional
 }
 
 /// Every run-time check of a split into `outputs` (views, rules, types, aliasing).
-inline void check_split(const any_cview& input, std::span<const any_view> outputs, const split_desc& d) {
+template <class = void>
+void check_split(const any_cview& input, std::span<const any_view> outputs, const split_desc& d) {
     const auto roles = split_roles(outputs.size());
     std::vector<shape> shapes;
     std::vector<dtype> types;
@@ -104,7 +109,8 @@ inline void check_split(const any_cview& input, std::span<const any_view> output
 }
 
 /// One collapsed copy plan per output, each from its slice of the input.
-inline std::vector<plan::move_plan> lower_split(const any_cview& input, std::span<const any_view> outputs, const split_desc& d) {
+template <class = void>
+std::vector<plan::move_plan> lower_split(const any_cview& input, std::span<const any_view> outputs, const split_desc& d) {
     const int axis = normalize_axis(d.axis, input.rank());
     std::vector<plan::move_plan> plans;
     std::int64_t at = 0;
@@ -144,13 +150,15 @@ std::vector<basic_any_view<M>> split_views(const basic_any_view<M>& input, std::
 /// Copies the pieces of `input` along `d.axis` into `outputs` (any strides; their sizes on the
 /// axis are the pieces' sizes). Throws strix::error naming the operand, axis and shapes when a
 /// rule breaks or an output overlaps itself, another output or the input.
-inline void split(const any_cview& input, std::span<const any_view> outputs, const split_desc& d = {}, const cpu::options& opt = {}) {
+template <class = void>
+void split(const any_cview& input, std::span<const any_view> outputs, const split_desc& d = {}, const cpu::options& opt = {}) {
     detail::check_split(input, outputs, d);
     cpu::execute_together(detail::lower_split(input, outputs, d), opt);
 }
 
 /// Copies the pieces of `input` into new C-order host tensors of the given sizes on the axis.
-inline std::vector<host_tensor> split(const any_cview& input, std::span<const std::int64_t> sizes, const split_desc& d = {},
+template <class = void>
+std::vector<host_tensor> split(const any_cview& input, std::span<const std::int64_t> sizes, const split_desc& d = {},
                                       const cpu::options& opt = {}) {
     detail::check_view("split", "input", input, false);
     const auto shapes = detail::checked_split_shapes(input.sizes(), input.type(), sizes, d);

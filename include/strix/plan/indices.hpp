@@ -23,7 +23,8 @@ namespace detail {
 /// Reads the index at byte address `p` of index type `t` and maps it into [0, n): negatives
 /// count from the end. Returns -1 when the value lies outside [-n, n) (or [0, n) unsigned);
 /// `raw` receives the value as text for messages.
-inline std::int64_t resolve_index(const std::byte* p, dtype t, std::int64_t n, std::string* raw) {
+template <class = void>
+std::int64_t resolve_index(const std::byte* p, dtype t, std::int64_t n, std::string* raw) {
     auto signed_case = [&](std::int64_t v) -> std::int64_t {
         if (raw) *raw = std::to_string(v);
         if (v < 0) v += n;
@@ -42,7 +43,8 @@ inline std::int64_t resolve_index(const std::byte* p, dtype t, std::int64_t n, s
 }
 
 /// Clamps the index at `p` into [0, n-1] (after counting negatives from the end).
-inline std::int64_t clamp_index(const std::byte* p, dtype t, std::int64_t n) {
+template <class = void>
+std::int64_t clamp_index(const std::byte* p, dtype t, std::int64_t n) {
     switch (t) {
     case dtype::int32: case dtype::int64: {
         std::int64_t v;
@@ -76,7 +78,8 @@ inline std::int64_t clamp_index(const std::byte* p, dtype t, std::int64_t n) {
 /// Every index of `idx` (any strides), in C order of its shape, resolved into [0, n) and
 /// multiplied by `scale`. Under `error` the first bad index throws, naming `op`, the position,
 /// the value, the axis and `context` (the operands' shapes). `n` must be positive.
-inline std::vector<std::int64_t> resolve_indices(const any_cview& idx, std::int64_t n, std::int64_t scale,
+template <class = void>
+std::vector<std::int64_t> resolve_indices(const any_cview& idx, std::int64_t n, std::int64_t scale,
                                                  index_policy policy, std::string_view op, int axis,
                                                  const std::string& context) {
     const auto count = static_cast<std::size_t>(idx.count());
@@ -180,7 +183,8 @@ tuple_axes tuple_axes_of(const basic_any_view<M>& target, int first, std::int64_
 /// in C order of idx's leading dimensions, the sum of resolved index times stride. Under `error`
 /// the first bad index in C order of `idx` throws, naming its full position. Every n[j] must be
 /// positive when there is a tuple.
-inline std::vector<std::int64_t> resolve_tuples(const any_cview& idx, std::span<const std::int64_t> n, std::span<const std::int64_t> stride,
+template <class = void>
+std::vector<std::int64_t> resolve_tuples(const any_cview& idx, std::span<const std::int64_t> n, std::span<const std::int64_t> stride,
                                                 index_policy policy, std::string_view op, int first_axis, const std::string& context) {
     const int r = idx.rank();
     const std::int64_t k = idx.size(r - 1);

@@ -105,7 +105,8 @@ struct move_plan {
 /// affine dimensions positive, orders dimensions by output stride (largest first: every output
 /// element is written once, so any order is correct and this one walks memory forward), and
 /// merges neighbours that step together on every side. A rank-8 call often becomes rank 1 to 3.
-inline void collapse(move_plan& p) {
+template <class = void>
+void collapse(move_plan& p) {
     if (p.count() == 0) {
         p.rank = 0;
         return;
