@@ -4,7 +4,9 @@
   shader_variants.py meson TABLE           one line per variant for Meson, at configure time:
                                            its name, its shader, then glslangValidator's -D arguments
   shader_variants.py header TABLE OUTPUT   writes strix/vulkan/spirv/variants.h: the shader enum,
-                                           the feature bits, the variants and their SPIR-V
+                                           the feature bits, the variants
+  shader_variants.py code TABLE OUTPUT     writes strix/vulkan/spirv/code.h: the variants' SPIR-V,
+                                           for the one file that defines the backend's symbols
 
 Both check the table first and stop with a sentence naming the line when it is wrong.
 Python's standard library only.
@@ -104,9 +106,7 @@ def header(features, variants):
         "#include <cstddef>",
         "#include <cstdint>",
         "",
-        "// glslangValidator's headers: one `const uint32_t <name>[]` each, at namespace scope",
     ]
-    out += [f'#include "strix/vulkan/spirv/{name}.h"' for name, _, _ in variants]
     out += [
         "",
         "namespace strix::vulkan {",
@@ -146,14 +146,10 @@ def header(features, variants):
         "    std::size_t bytes;",
         "};",
         "",
-        "/// The SPIR-V of variants[i]. Internal linkage, as glslang's arrays have: a table of",
-        "/// external linkage (or a static one inside an inline function) would refer to each",
-        "/// translation unit's own arrays, which GCC's -O2 -fsanitize=address output fails to link.",
-        "constexpr words code[] = {",
-    ]
-    out += [f"    {{{name}, sizeof {name}}}," for name, _, _ in variants]
-    out += [
-        "};",
+        "/// The SPIR-V of variants[i]. Defined once per program, beside volk's implementation",
+        "/// (strix/vulkan/volk_implementation.hpp includes spirv/code.h): the words are parsed by",
+        "/// that one file, not by every file that includes the backend.",
+        "words code(std::size_t i);",
         "",
         "/// The variant of `s` a device with the features `on` runs: of those that need nothing",
         "/// beyond `on`, the one that needs the most. The table guarantees it exists, needs all that",
@@ -175,8 +171,35 @@ def header(features, variants):
     return "\n".join(out)
 
 
+def code(features, variants):
+    out = [
+        "// Written by scripts/shader_variants.py from backends/vulkan/strix/vulkan/spirv/variants.txt:",
+        "// edit that table, not this file. Included by strix/vulkan/volk_implementation.hpp only.",
+        "#pragma once",
+        "",
+        '#include "strix/vulkan/spirv/variants.h"',
+        "",
+        "// glslangValidator's headers: one `const uint32_t <name>[]` each, at namespace scope",
+    ]
+    out += [f'#include "strix/vulkan/spirv/{name}.h"' for name, _, _ in variants]
+    out += [
+        "",
+        "strix::vulkan::spirv::words strix::vulkan::spirv::code(std::size_t i) {",
+        "    static constexpr words table[] = {",
+    ]
+    out += [f"        {{{name}, sizeof {name}}}," for name, _, _ in variants]
+    out += [
+        "    };",
+        "    static_assert(sizeof table / sizeof table[0] == variant_count);",
+        "    return i < variant_count ? table[i] : words{nullptr, 0};",
+        "}",
+        "",
+    ]
+    return "\n".join(out)
+
+
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("meson", "header") or (argv[1] == "header") != (len(argv) == 4):
+    if len(argv) < 3 or argv[1] not in ("meson", "header", "code") or (argv[1] in ("header", "code")) != (len(argv) == 4):
         print(__doc__, file=sys.stderr)
         return 2
     try:
@@ -187,7 +210,7 @@ def main(argv):
     if argv[1] == "meson":
         print("\n".join(meson_lines(features, variants)))
     else:
-        text = header(features, variants)
+        text = header(features, variants) if argv[1] == "header" else code(features, variants)
         with open(argv[3], "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
     return 0

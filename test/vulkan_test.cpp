@@ -863,18 +863,18 @@ TEST_CASE("vulkan: a saved pipeline cache is loaded by a new context", "[vulkan]
     std::vector<host_tensor> first;
     {
         vk::context_options opt;
-        opt.pipeline_cache = path; // no such file yet: starts empty
+        opt.pipeline_cache = path.string(); // no such file yet: starts empty
         vk::context ctx(opt);
         first = sample_ops(ctx);
         CHECK(ctx.pipeline_count() > 0);
-        ctx.save_pipeline_cache(path);
+        ctx.save_pipeline_cache(path.string());
         CHECK(ctx.validation_messages() == 0);
     }
     REQUIRE(std::filesystem::exists(path));
     CHECK(std::filesystem::file_size(path) > 0);
     {
         vk::context_options opt;
-        opt.pipeline_cache = path;
+        opt.pipeline_cache = path.string();
         vk::context ctx(opt);
         const auto again = sample_ops(ctx);
         REQUIRE(again.size() == first.size());
@@ -887,7 +887,7 @@ TEST_CASE("vulkan: a saved pipeline cache is loaded by a new context", "[vulkan]
     }
     {
         vk::context_options opt;
-        opt.pipeline_cache = path; // a foreign file: ignored
+        opt.pipeline_cache = path.string(); // a foreign file: ignored
         vk::context ctx(opt);
         const auto again = sample_ops(ctx);
         for (std::size_t i = 0; i < again.size(); ++i) CHECK(same_bytes(again[i], first[i]));

@@ -44,14 +44,7 @@ inline const char* result_name(VkResult r) {
 
 /// Throws strix::error (code `unsupported` for a missing driver or feature, `io` otherwise)
 /// naming `call` and the result, unless `r` is VK_SUCCESS.
-inline void check(VkResult r, const char* call) {
-    if (r == VK_SUCCESS) return;
-    const auto code = (r == VK_ERROR_INCOMPATIBLE_DRIVER || r == VK_ERROR_INITIALIZATION_FAILED || r == VK_ERROR_FEATURE_NOT_PRESENT ||
-                       r == VK_ERROR_EXTENSION_NOT_PRESENT || r == VK_ERROR_LAYER_NOT_PRESENT)
-                          ? error_code::unsupported
-                          : error_code::io;
-    throw error(code, std::string("strix::vulkan: ") + call + " failed with " + result_name(r) + " (" + std::to_string(static_cast<int>(r)) + ")");
-}
+void check(VkResult r, const char* call);
 
 /// A zeroed Vulkan structure of type `T` with its sType and pNext set.
 template <class T>

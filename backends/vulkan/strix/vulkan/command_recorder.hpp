@@ -35,47 +35,20 @@ struct command_recorder_options {
 /// of range in any submission since the last check() (the output is then not to be trusted).
 class command_recorder : public recording {
 public:
-    command_recorder(context& ctx, VkCommandBuffer cmd, const command_recorder_options& opt = {}) : recording(ctx, cmd), opt_(opt) {
-        if (cmd == VK_NULL_HANDLE) throw error(error_code::invalid_argument, "strix::vulkan::command_recorder: no command buffer given");
-        clear_flag();
-        if (opt_.barrier_before) {
-            auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
-            mb.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-            mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
-                               VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
-            ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0,
-                                            1, &mb, 0, nullptr, 0, nullptr);
-        }
-    }
+    command_recorder(context& ctx, VkCommandBuffer cmd, const command_recorder_options& opt = {});
     command_recorder(const command_recorder&) = delete;
     command_recorder& operator=(const command_recorder&) = delete;
 
     /// Ends strix's part of the command buffer (the closing barrier, see
     /// command_recorder_options::barrier_after); recording an operator afterwards throws. The
     /// application goes on recording its own commands.
-    void finish() {
-        if (closed_) return;
-        closed_ = true;
-        if (!opt_.barrier_after) return;
-        auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
-        mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-        mb.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_HOST_READ_BIT;
-        ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                                        VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
-    }
+    void finish();
 
     /// After the application has waited for its submission(s): throws the CPU's strix::error
     /// (naming the position and the value) when an index was out of range under the `error`
     /// policy in any of them since the last check(); then starts afresh. Reading the indices
     /// back runs on the context's queue.
-    void check() {
-        struct clear_after {
-            command_recorder& r;
-            ~clear_after() { r.clear_flag(); }
-        } guard{*this};
-        report_index_errors();
-    }
+    void check();
 
 private:
     command_recorder_options opt_;

@@ -57,26 +57,14 @@ protected:
 
     /// Forgets what was recorded into the frame's command buffer (which must not be running),
     /// to record anew into the same command buffer, metadata and scratch.
-    void restart_own() {
-        check(ctx_->vk().vkResetCommandPool(ctx_->handle(), frame_->pool, 0), "vkResetCommandPool");
-        meta_chunk_ = meta_used_ = 0;
-        frame_->scratch_used.assign(frame_->scratch.size(), false);
-        written_.clear();
-        read_.clear();
-        counters_ = {};
-        closed_ = false;
-    }
+    void restart_own();
 
     void ensure_recording() const {
         if (closed_) throw error(error_code::invalid_argument, "strix::vulkan: recording an operator after the recording ended (a stream after submit: use a new stream; a command_recorder after finish)");
     }
 
     /// Whether an index check raised the flag word (host-visible; 16 bytes).
-    [[nodiscard]] bool flag_raised() const {
-        std::uint32_t raised = 0;
-        std::memcpy(&raised, frame_->flag.mapped(), 4);
-        return raised != 0;
-    }
+    [[nodiscard]] bool flag_raised() const;
     void clear_flag() { std::memset(frame_->flag.mapped(), 0, 16); }
 
     /// The push constants of every shader (see shaders/common.glsl).
@@ -92,14 +80,7 @@ protected:
     static constexpr std::size_t dim_words = 7; // int64 fields of a Dim record (shaders/common.glsl)
     static constexpr std::size_t narrow_words = 6; // 8-byte words of a NarrowRecord (shaders/move.comp)
 
-    static std::uint32_t index_code(dtype t) {
-        switch (t) {
-        case dtype::int32: return 1;
-        case dtype::int64: return 2;
-        case dtype::uint32: return 3;
-        default: return 4;
-        }
-    }
+    static std::uint32_t index_code(dtype t);
 
     /// Device scratch for one operator of this stream: a buffer of the frame that no other
     /// operator of the stream uses, else a new one the frame keeps (within its budget).
@@ -109,19 +90,7 @@ protected:
         VkDeviceAddress address;
         std::uint64_t size; ///< the bytes asked for, rounded up to 16
     };
-    scratch_block scratch(std::uint64_t bytes) {
-        bytes = std::max<std::uint64_t>((bytes + 15) / 16 * 16, 16);
-        frame& f = *frame_;
-        std::size_t best = f.scratch.size();
-        for (std::size_t i = 0; i < f.scratch.size(); ++i)
-            if (!f.scratch_used[i] && f.scratch[i].size() >= bytes && (best == f.scratch.size() || f.scratch[i].size() < f.scratch[best].size())) best = i;
-        if (best == f.scratch.size()) {
-            f.scratch.push_back(ctx_->create_buffer(std::max<std::uint64_t>(std::bit_ceil(bytes), 64 << 10), memory::device));
-            f.scratch_used.push_back(false);
-        }
-        f.scratch_used[best] = true;
-        return {f.scratch[best].handle(), 0, f.scratch[best].address(), bytes};
-    }
+    scratch_block scratch(std::uint64_t bytes);
 
     /// Plan metadata (Dim records, pad maps, scratch records): 16-byte aligned pieces of the
     /// frame's upload chunks, so that a stream of many small operators fills a few buffers that
@@ -130,115 +99,39 @@ protected:
         VkDeviceAddress address;
         std::byte* host;
     };
-    meta_block meta_alloc(std::size_t bytes) {
-        bytes = std::max<std::size_t>((bytes + 15) / 16 * 16, 16);
-        auto& chunks = frame_->meta;
-        while (meta_chunk_ < chunks.size() && meta_used_ + bytes > chunks[meta_chunk_].size()) {
-            ++meta_chunk_;
-            meta_used_ = 0;
-        }
-        if (meta_chunk_ == chunks.size()) {
-            chunks.push_back(ctx_->create_buffer(std::max<std::size_t>(bytes, meta_chunk_bytes), memory::upload));
-            meta_used_ = 0;
-        }
-        const buffer& c = chunks[meta_chunk_];
-        const meta_block b{c.address() + meta_used_, c.mapped() + meta_used_};
-        meta_used_ += bytes;
-        return b;
-    }
+    meta_block meta_alloc(std::size_t bytes);
     static constexpr std::size_t meta_chunk_bytes = 64 << 10;
 
-    VkDeviceAddress upload_meta(const std::vector<std::int64_t>& words) {
-        const meta_block b = meta_alloc(words.size() * 8); // rank 0: no words, a minimal piece
-        if (!words.empty()) std::memcpy(b.host, words.data(), words.size() * 8);
-        return b.address;
-    }
+    VkDeviceAddress upload_meta(const std::vector<std::int64_t>& words);
 
     using range = std::pair<std::uint64_t, std::uint64_t>; // device addresses [first, last)
 
-    static bool meets(const std::vector<range>& set, const range& r) {
-        for (const auto& x : set)
-            if (x.first < r.second && r.first < x.second) return true;
-        return false;
-    }
+    static bool meets(const std::vector<range>& set, const range& r);
 
     /// Inserts a barrier when this operation reads bytes that earlier work in the stream wrote,
     /// or writes bytes that earlier work read or wrote (since the last barrier).
-    void barrier_for(const std::vector<range>& reads, range write) {
-        bool hazard = meets(written_, write) || meets(read_, write);
-        for (const auto& r : reads) hazard |= meets(written_, r);
-        if (hazard) {
-            auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
-            mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-            mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-            ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
-            ++counters_.barriers;
-            written_.clear();
-            read_.clear();
-        }
-        for (const auto& r : reads) read_.push_back(r);
-        written_.push_back(write);
-    }
+    void barrier_for(const std::vector<range>& reads, range write);
 
     /// A barrier between all earlier and all later compute work of the stream (and the stage and
     /// access given, such as an indirect dispatch's read of its arguments).
-    void full_barrier(VkPipelineStageFlags also_stage = 0, VkAccessFlags also_access = 0) {
-        auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
-        mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
-        mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | also_access;
-        ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | also_stage, 0, 1, &mb, 0,
-                                        nullptr, 0, nullptr);
-        ++counters_.barriers;
-        written_.clear();
-        read_.clear();
-    }
+    void full_barrier(VkPipelineStageFlags also_stage = 0, VkAccessFlags also_access = 0);
 
     /// The recorded work's writes (the flag word, tensors in host-visible memory), visible to
     /// the host once the fence it signals has been waited for.
-    void host_barrier() {
-        auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
-        mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-        mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-        ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
-                                        &mb, 0, nullptr, 0, nullptr);
-    }
+    void host_barrier();
 
-    void transfer_barrier() {
-        auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
-        mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-        mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-        ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
-        ++counters_.barriers;
-    }
+    void transfer_barrier();
 
     /// 64-bit coordinate arithmetic only for calls of 2^32 or more invocations (or when
     /// context_options::wide_arithmetic forces it).
     bool wide(std::uint64_t count) const { return ctx_->wide_arithmetic() || count >= (std::uint64_t{1} << 32); }
 
     /// The 2-D grid of `groups` work groups (x, y) within the device's limits.
-    std::pair<std::uint32_t, std::uint32_t> grid(std::uint64_t groups) const {
-        const std::uint64_t gx = std::min<std::uint64_t>(groups, ctx_->max_groups_x());
-        const std::uint64_t gy = (groups + gx - 1) / gx;
-        if (gy > ctx_->max_groups_y()) throw error(error_code::unsupported, "strix::vulkan: too many elements for one dispatch on " + ctx_->device().name);
-        return {static_cast<std::uint32_t>(gx), static_cast<std::uint32_t>(gy)};
-    }
+    std::pair<std::uint32_t, std::uint32_t> grid(std::uint64_t groups) const;
 
     /// Dispatches `groups` work groups of 256 (0: enough for p.count invocations), or as many as
     /// the 12 bytes of `indirect` at `indirect_offset` say when it is given.
-    void dispatch(pipeline_key key, const push& p, std::uint64_t groups = 0, VkBuffer indirect = VK_NULL_HANDLE, VkDeviceSize indirect_offset = 0) {
-        key.wide = wide(p.count * key.vec) ? 1u : 0u; // coordinates run over count * vec elements
-        if (groups == 0) groups = (p.count + 255) / 256;
-        const auto [gx, gy] = grid(groups);
-        const auto& vk = ctx_->vk();
-        vk.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, ctx_->pipeline(*frame_, key));
-        vk.vkCmdPushConstants(cmd_, ctx_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &p);
-        if (indirect != VK_NULL_HANDLE)
-            vk.vkCmdDispatchIndirect(cmd_, indirect, indirect_offset);
-        else
-            vk.vkCmdDispatch(cmd_, gx, gy, 1);
-        ++counters_.dispatches;
-    }
+    void dispatch(pipeline_key key, const push& p, std::uint64_t groups = 0, VkBuffer indirect = VK_NULL_HANDLE, VkDeviceSize indirect_offset = 0);
 
     context* ctx_;
     std::unique_ptr<frame> frame_; // the command buffer, fence, flag, metadata and scratch

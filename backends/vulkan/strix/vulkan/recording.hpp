@@ -4,7 +4,6 @@
 /// encodes those into dispatches.
 
 #include <exception>
-#include <functional>
 #include <span>
 
 #include "strix/ops/gather.hpp"
@@ -23,185 +22,39 @@ namespace strix::vulkan {
 class recording : public detail::encoder {
 public:
     /// Records a gather (same rules and messages as strix::gather).
-    void gather(const device_view& input, const device_view& indices, const device_view& output, const gather_desc& d = {}) {
-        ensure_recording();
-        const auto noted = note_call({input, indices, output}, [d](recording& r, std::span<const device_view> v) { r.gather(v[0], v[1], v[2], d); });
-        const std::string context = strix::detail::check_gather(input.as_any(), indices.as_any(), output.as_any(), d);
-        const auto p = strix::detail::lower_gather(input.as_any(), indices.as_any(), output.as_any(), d, context, strix::detail::index_reading::device);
-        const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
-        // the indices that matter: for the DirectML form, the last K dimensions
-        device_view idx = indices;
-        if (d.index_dimensions >= 0) {
-            const int lead = indices.sizes.rank - d.index_dimensions;
-            idx.sizes = shape{};
-            for (int i = lead; i < indices.sizes.rank; ++i) {
-                idx.strides[static_cast<std::size_t>(idx.sizes.rank)] = indices.strides[static_cast<std::size_t>(i)];
-                idx.sizes.push_back(indices.sizes[i]);
-            }
-        }
-        if (d.policy == index_policy::error && output.sizes.count() == 0) {
-            check_indices_only(idx, input.sizes[axis], axis, "gather", context);
-            return;
-        }
-        if (d.policy == index_policy::error)
-            check_indices_later(idx, [n = input.sizes[axis], axis, context](const any_cview& h) {
-                strix::detail::resolve_indices(h, n, 1, index_policy::error, "gather", axis, context);
-            });
-        record_move(p, {input.range(), indices.range()}, output.range());
-    }
+    void gather(const device_view& input, const device_view& indices, const device_view& output, const gather_desc& d = {});
 
     /// Records a join (same rules and messages as strix::join).
-    void join(std::span<const device_view> inputs, const device_view& output, const join_desc& d = {}) {
-        ensure_recording();
-        std::vector<device_view> all(inputs.begin(), inputs.end());
-        all.push_back(output);
-        const auto noted = note_call(std::move(all), [d](recording& r, std::span<const device_view> v) { r.join(v.first(v.size() - 1), v.back(), d); });
-        std::vector<any_cview> views;
-        for (const auto& v : inputs) views.push_back(v.as_any());
-        strix::detail::check_join(views, output.as_any(), d);
-        const auto plans = strix::detail::lower_join(views, output.as_any(), d);
-        // one hazard check for the whole join: the inputs' slices of the output are disjoint
-        std::vector<range> reads;
-        for (const auto& v : inputs) reads.push_back(v.range());
-        barrier_for(reads, output.range());
-        for (const auto& p : plans) record_move(p, {}, {}, false);
-    }
+    void join(std::span<const device_view> inputs, const device_view& output, const join_desc& d = {});
 
     /// Records a pad (same rules and messages as strix::pad).
-    void pad(const device_view& input, const device_view& output, const pad_desc& d) {
-        ensure_recording();
-        const auto noted = note_call({input, output}, [d](recording& r, std::span<const device_view> v) { r.pad(v[0], v[1], d); });
-        const any_view out = output.as_any();
-        strix::detail::check_pad(input.as_any(), &out, d);
-        record_move(strix::detail::lower_pad(input.as_any(), out, d), {input.range()}, output.range());
-    }
+    void pad(const device_view& input, const device_view& output, const pad_desc& d);
 
     /// Records a scatter (same rules and messages as strix::scatter); in place when `output` is
     /// `input`. Duplicate targets resolve as on the CPU (the last update in C order wins) without
     /// a reduction; with one, see scatter_desc::deterministic.
     void scatter(const device_view& input, const device_view& indices, const device_view& updates, const device_view& output,
-                 const scatter_desc& d = {}) {
-        ensure_recording();
-        const auto noted = note_call({input, indices, updates, output}, [d](recording& r, std::span<const device_view> v) { r.scatter(v[0], v[1], v[2], v[3], d); });
-        const any_view out = output.as_any();
-        const auto c = strix::detail::check_scatter(input.as_any(), indices.as_any(), updates.as_any(), out, d);
-        const int axis = c.axis;
-        const auto n = static_cast<std::uint64_t>(updates.sizes.count());
-        // the claim path's last pass writes every element of a C-order output, so it also does
-        // the copy of a C-order input with the same layout (16 bytes per element in all, where
-        // a copy and then that pass would move 24)
-        const bool fused = !c.in_place && d.reduction == scatter_reduction::none && claims_scatter(output, n) && c_order(input) && c_order(output);
-        if (!fused) copy_unless_in_place(c.in_place, input, output);
-        if (n == 0) return;
-        if (d.policy == index_policy::error)
-            check_indices_later(indices, [n = input.sizes[axis], axis, context = c.context](const any_cview& h) {
-                strix::detail::resolve_indices(h, n, 1, index_policy::error, "scatter", axis, context);
-            });
-        record_updates({strix::detail::lower_scatter(input.as_any(), indices.as_any(), updates.as_any(), out, d, axis), output, d.deterministic,
-                        {updates.range(), indices.range()}, c.context, fused ? input.address : 0});
-    }
+                 const scatter_desc& d = {});
 
     /// Records a gather-elements (same rules and messages as strix::gather_elements).
-    void gather_elements(const device_view& input, const device_view& indices, const device_view& output, const gather_elements_desc& d = {}) {
-        ensure_recording();
-        const auto noted = note_call({input, indices, output}, [d](recording& r, std::span<const device_view> v) { r.gather_elements(v[0], v[1], v[2], d); });
-        const std::string context = strix::detail::check_gather_elements(input.as_any(), indices.as_any(), output.as_any(), d);
-        const auto p = strix::detail::lower_gather_elements(input.as_any(), indices.as_any(), output.as_any(), d, context,
-                                                            strix::detail::index_reading::device);
-        if (p.rank == 0 || p.count() == 0) return;
-        const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
-        if (d.policy == index_policy::error)
-            check_indices_later(indices, [n = input.sizes[axis], axis, context](const any_cview& h) {
-                strix::detail::resolve_indices(h, n, 1, index_policy::error, "gather-elements", axis, context);
-            });
-        record_move(p, {input.range(), indices.range()}, output.range());
-    }
+    void gather_elements(const device_view& input, const device_view& indices, const device_view& output, const gather_elements_desc& d = {});
 
     /// Records a gather-nd (same rules and messages as strix::gather_nd): a pass that resolves the
     /// index tuples into offsets, then a move that reads them.
-    void gather_nd(const device_view& input, const device_view& indices, const device_view& output, const gather_nd_desc& d = {}) {
-        ensure_recording();
-        const auto noted = note_call({input, indices, output}, [d](recording& r, std::span<const device_view> v) { r.gather_nd(v[0], v[1], v[2], d); });
-        const std::string context = strix::detail::check_gather_nd(input.as_any(), indices.as_any(), output.as_any(), d);
-        const auto axes = strix::detail::tuple_axes_of(input.as_any(), d.batch_dimensions, indices.sizes[indices.sizes.rank - 1]);
-        if (output.sizes.count() == 0) { // nothing to move, but the tuples are checked all the same
-            if (d.policy == index_policy::error && indices.sizes.count() > 0) record_tuples(indices, axes, d.policy, "gather-nd", context, false);
-            return;
-        }
-        const range table = record_tuples(indices, axes, d.policy, "gather-nd", context);
-        const auto p = strix::detail::lower_gather_nd(input.as_any(), indices.sizes, output.as_any(), d, {},
-                                                      reinterpret_cast<const std::byte*>(static_cast<std::uintptr_t>(table.first)), axes.bias);
-        record_move(p, {input.range(), table}, output.range());
-    }
+    void gather_nd(const device_view& input, const device_view& indices, const device_view& output, const gather_nd_desc& d = {});
 
     /// Records a split into `outputs` (same rules and messages as strix::split).
-    void split(const device_view& input, std::span<const device_view> outputs, const split_desc& d = {}) {
-        ensure_recording();
-        std::vector<device_view> all{input};
-        all.insert(all.end(), outputs.begin(), outputs.end());
-        const auto noted = note_call(std::move(all), [d](recording& r, std::span<const device_view> v) { r.split(v[0], v.subspan(1), d); });
-        std::vector<any_view> views;
-        for (const auto& v : outputs) views.push_back(v.as_any());
-        strix::detail::check_split(input.as_any(), views, d);
-        const auto plans = strix::detail::lower_split(input.as_any(), views, d);
-        for (std::size_t k = 0; k < plans.size(); ++k) record_move(plans[k], {input.range()}, outputs[k].range());
-    }
+    void split(const device_view& input, std::span<const device_view> outputs, const split_desc& d = {});
 
     /// Records a copy of `input` into `output`: the same type and shape, any strides, no
     /// overlap. Views that are contiguous and 16-byte aligned run as the plain 16-byte copy
     /// shader; others as a move plan.
-    void copy(const device_view& input, const device_view& output) {
-        ensure_recording();
-        const auto noted = note_call({input, output}, [](recording& r, std::span<const device_view> v) { r.copy(v[0], v[1]); });
-        const any_view out = output.as_any();
-        strix::detail::check_view("copy", "input", input.as_any(), false);
-        strix::detail::check_view("copy", "output", out, true);
-        if (input.type != output.type || input.sizes != output.sizes)
-            throw error(error_code::rule_violation, "strix::copy: the input " + to_string(input.sizes) + " " + std::string(name(input.type)) +
-                                                        " and the output " + to_string(output.sizes) + " " + std::string(name(output.type)) +
-                                                        " differ in shape or type");
-        strix::detail::check_disjoint("copy", out, "input", input.as_any());
-        if (output.sizes.count() == 0) return;
-        auto p = strix::detail::copy_plan(input.as_any(), out);
-        plan::collapse(p);
-        const auto e = static_cast<std::int64_t>(p.elem);
-        const auto& d = p.dims[0];
-        const std::uint64_t bytes = static_cast<std::uint64_t>(p.count()) * p.elem;
-        if (p.rank == 1 && d.dst == e && d.src == e && bytes % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.src) % 16 == 0 &&
-            reinterpret_cast<std::uintptr_t>(p.dst) % 16 == 0) {
-            push pc{};
-            pc.src = reinterpret_cast<std::uintptr_t>(p.src);
-            pc.dst = reinterpret_cast<std::uintptr_t>(p.dst);
-            pc.count = bytes / 16;
-            barrier_for({input.range()}, output.range());
-            pipeline_key key{shader::copy, 16, 1, 0, 0, 0};
-            key.unroll = ctx_->unroll_16();
-            dispatch(key, pc, (pc.count + 256 * ctx_->unroll_16() - 1) / (256 * ctx_->unroll_16()));
-            ++counters_.plain_copies;
-            return;
-        }
-        record_move(p, {input.range()}, output.range());
-    }
+    void copy(const device_view& input, const device_view& output);
 
     /// Records a scatter-nd (same rules and messages as strix::scatter_nd); in place when
     /// `output` is `input`: a pass that resolves the index tuples into offsets, then the updates.
     void scatter_nd(const device_view& input, const device_view& indices, const device_view& updates, const device_view& output,
-                    const scatter_nd_desc& d = {}) {
-        ensure_recording();
-        const auto noted = note_call({input, indices, updates, output}, [d](recording& r, std::span<const device_view> v) { r.scatter_nd(v[0], v[1], v[2], v[3], d); });
-        const any_view out = output.as_any();
-        const auto c = strix::detail::check_scatter_nd(input.as_any(), indices.as_any(), updates.as_any(), out, d);
-        copy_unless_in_place(c.in_place, input, output);
-        const auto axes = strix::detail::tuple_axes_of(out, 0, indices.sizes[indices.sizes.rank - 1]);
-        if (updates.sizes.count() == 0) { // nothing to update, but the tuples are checked all the same
-            if (d.policy == index_policy::error && indices.sizes.count() > 0) record_tuples(indices, axes, d.policy, "scatter-nd", c.context, false);
-            return;
-        }
-        const range table = record_tuples(indices, axes, d.policy, "scatter-nd", c.context);
-        const auto* device_table = reinterpret_cast<const std::byte*>(static_cast<std::uintptr_t>(table.first));
-        record_updates({strix::detail::lower_scatter_nd(indices.sizes, updates.as_any(), out, d, {}, device_table, axes.bias), output,
-                        d.deterministic, {updates.range(), table}, c.context});
-    }
+                    const scatter_nd_desc& d = {});
 protected:
     using encoder::encoder;
 
@@ -215,7 +68,7 @@ protected:
     /// An operator call as a stream keeps it, to record it again on other views (rebind).
     struct call {
         std::vector<device_view> views; ///< its operands, in its parameters' order
-        std::function<void(recording&, std::span<const device_view>)> record;
+        detail::callback<void(recording&, std::span<const device_view>)> record;
     };
     /// Guards a call kept by note_call: drops it again if the operator throws (a rule it
     /// breaks), so that only recorded operators are kept.

@@ -21,27 +21,14 @@ class stream : public recording {
 public:
     /// A stream on `ctx`, recording into a frame the context keeps between streams (see
     /// strix::vulkan::frame): making one asks the driver for nothing once a stream has run.
-    explicit stream(context& ctx, const stream_options& opt = {}) : recording(ctx, VK_NULL_HANDLE) {
-        queries_ = opt.timestamps ? frame_->queries : VK_NULL_HANDLE;
-        keep_calls_ = true;
-        start();
-    }
+    explicit stream(context& ctx, const stream_options& opt = {});
 
     /// Submits everything recorded so far (once; replay() submits it again).
-    void submit() {
-        if (closed_) throw error(error_code::invalid_argument, "strix::vulkan::stream: submitted twice");
-        close();
-        submit_own();
-    }
+    void submit();
 
     /// Waits for the submitted work. Then, when an index was out of range under the `error`
     /// policy, throws the same strix::error as the CPU would (naming the position and value).
-    void wait() {
-        if (!closed_) submit();
-        wait_own();
-        done_ = true;
-        report_index_errors();
-    }
+    void wait();
 
     /// Submits and waits.
     void run() { wait(); }
@@ -54,20 +41,7 @@ public:
     /// rows into a bound tensor, then replay). Asynchronous like submit(): wait() (or a wait on
     /// fence()) waits for it, and wait() reports an out-of-range index of this run. Throws
     /// strix::error when the last submission has not been waited for.
-    void replay() {
-        if (!closed_) {
-            submit();
-            return;
-        }
-        if (!done_) throw error(error_code::invalid_argument, "strix::vulkan::stream: replay before the last submission was waited for (call wait())");
-        if (const std::uint64_t dead = ctx_->first_destroyed(owners_))
-            throw error(error_code::invalid_argument, "strix::vulkan::stream::replay: a device tensor the stream uses (buffer #" + std::to_string(dead) +
-                                                          ") was destroyed after it was recorded; record a new stream for the new tensors");
-        reset_own_fence();
-        clear_flag();
-        submit_own();
-        done_ = false;
-    }
+    void replay();
 
     /// One operand to replace, for rebind: `from` as the operators were given it, `to` the view
     /// they use from now on.
@@ -89,30 +63,7 @@ public:
     /// Throws strix::error when the last submission has not been waited for, when a `from`
     /// is not an operand of the stream, or when an operator's rules refuse the new views (then
     /// the stream is as it was before the call).
-    void rebind(std::span<const rebinding> changes) {
-        if (closed_ && !done_) throw error(error_code::invalid_argument, "strix::vulkan::stream::rebind: the last submission was not waited for (call wait())");
-        std::vector<call> calls = calls_;
-        for (const auto& c : changes) {
-            bool found = false;
-            for (auto& k : calls)
-                for (auto& v : k.views)
-                    if (v == c.from) {
-                        v = c.to;
-                        found = true;
-                    }
-            if (!found)
-                throw error(error_code::invalid_argument, "strix::vulkan::stream::rebind: no recorded operator has the " + to_string(c.from.sizes) + " " +
-                                                              std::string(name(c.from.type)) + " view to replace as an operand");
-        }
-        const bool submitted = closed_;
-        try {
-            record_again(calls, submitted);
-        } catch (...) {
-            record_again(calls_, submitted); // recorded before, so it records again
-            throw;
-        }
-        calls_ = std::move(calls);
-    }
+    void rebind(std::span<const rebinding> changes);
     void rebind(std::initializer_list<rebinding> changes) { rebind(std::span<const rebinding>(changes.begin(), changes.size())); }
 
     /// The fence the stream's submissions signal, for a caller that waits on it with its own
@@ -122,53 +73,19 @@ public:
     /// Device time of the stream's work in seconds, from timestamps written around it (after
     /// wait(); 0 unless the stream was made with stream_options::timestamps and the queue has
     /// timestamps).
-    [[nodiscard]] double device_seconds() const {
-        if (!queries_ || !done_) return 0;
-        std::uint64_t t[2] = {};
-        check(ctx_->vk().vkGetQueryPoolResults(ctx_->handle(), queries_, 0, 2, sizeof t, t, 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
-              "vkGetQueryPoolResults");
-        const std::uint32_t bits = ctx_->timestamp_bits();
-        const std::uint64_t mask = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
-        return static_cast<double>((t[1] - t[0]) & mask) * ctx_->timestamp_period_ns() * 1e-9;
-    }
+    [[nodiscard]] double device_seconds() const;
 
     /// Reads a device view back into a C-order host tensor (synchronously, with its own recording).
     static host_tensor download_view(context& ctx, const device_view& v) { return detail::download_view(ctx, v); }
 
 private:
     /// Begins the frame's command buffer: the flag word cleared, the first timestamp.
-    void start() {
-        begin_own();
-        clear_flag();
-        if (queries_) {
-            ctx_->vk().vkCmdResetQueryPool(cmd_, queries_, 0, 2);
-            ctx_->vk().vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 0);
-        }
-    }
+    void start();
     /// Ends it: the second timestamp, the device's writes visible to the host.
-    void close() {
-        if (queries_) ctx_->vk().vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 1);
-        host_barrier();
-        end_own();
-        closed_ = true;
-    }
+    void close();
     /// Records `calls` anew into the frame's command buffer; `submitted`: the stream had been
     /// submitted (and waited for), so it ends ready for replay().
-    void record_again(const std::vector<call>& calls, bool submitted) {
-        restart_own();
-        checks_.clear();
-        owners_.clear();
-        start();
-        keep_calls_ = false;
-        try {
-            for (const auto& c : calls) c.record(*this, c.views);
-        } catch (...) {
-            keep_calls_ = true;
-            throw;
-        }
-        keep_calls_ = true;
-        if (submitted) close();
-    }
+    void record_again(const std::vector<call>& calls, bool submitted);
 
     VkQueryPool queries_ = VK_NULL_HANDLE;
     bool done_ = false;

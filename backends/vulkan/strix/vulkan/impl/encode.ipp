@@ -1,0 +1,497 @@
+namespace strix::vulkan::detail {
+
+std::optional<plan::move_plan> widened(const plan::move_plan& p) {
+    const auto e = static_cast<std::int64_t>(p.elem);
+    const auto& in = p.dims[static_cast<std::size_t>(p.rank - 1)];
+    if (p.rank == 0 || e >= 16 || !in.is_affine() || in.key != 0 || in.dst != e || in.src != e) return std::nullopt;
+    const auto fits = [&](std::int64_t w) {
+        const auto ok = [w](std::int64_t v) { return v % w == 0; };
+        if (!ok(in.size * e) || !ok(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(p.src))) ||
+            !ok(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(p.dst))) || (p.index && !ok(p.axis_stride)))
+            return false;
+        for (int k = 0; k + 1 < p.rank; ++k) {
+            const auto& d = p.dims[static_cast<std::size_t>(k)];
+            if (!ok(d.dst) || !ok(d.src)) return false; // a padded dimension's terms are multiples of src
+        }
+        return true;
+    };
+    std::int64_t w = 16;
+    while (w > e && !fits(w)) w /= 2;
+    if (w <= e) return std::nullopt;
+    plan::move_plan q = p;
+    auto& qi = q.dims[static_cast<std::size_t>(q.rank - 1)];
+    qi.size = in.size * e / w;
+    qi.dst = qi.src = w;
+    q.elem = static_cast<std::size_t>(w);
+    for (std::int64_t b = e; b < w; b += e) // the fill element, repeated across the wider one
+        std::memcpy(q.fill.data() + b, p.fill.data(), static_cast<std::size_t>(e));
+    return q;
+}
+
+std::uint32_t chunk_elements(const plan::move_plan& p) {
+    const auto e = static_cast<std::int64_t>(p.elem);
+    if (e >= 16 || reinterpret_cast<std::uintptr_t>(p.dst) % 16 != 0 || p.count() * e % 16 != 0) return 1;
+    std::int64_t expect = e;
+    for (int k = p.rank - 1; k >= 0; --k) {
+        const auto& d = p.dims[static_cast<std::size_t>(k)];
+        if (d.dst != expect) return 1;
+        expect *= d.size;
+    }
+    return static_cast<std::uint32_t>(16 / e);
+}
+
+bool narrow_fits(const plan::move_plan& p, std::uint32_t vec) {
+    constexpr std::int64_t limit = std::int64_t{1} << 31;
+    if (p.count() >= limit || p.dims[static_cast<std::size_t>(p.rank - 1)].size < static_cast<std::int64_t>(vec)) return false;
+    std::int64_t dst = 0, src = 0, key = 0;
+    for (int i = 0; i < p.rank; ++i) {
+        const auto& d = p.dims[static_cast<std::size_t>(i)];
+        // the largest |term| over `n` coordinates 0, 1, ... of a stride (sizes are below 2^31)
+        auto reach = [&](std::int64_t n, std::int64_t stride) {
+            return stride > -limit && stride < limit ? std::max<std::int64_t>(n - 1, 0) * (stride < 0 ? -stride : stride) : limit;
+        };
+        dst += reach(d.size, d.dst);
+        key += reach(d.size, d.key);
+        // a padded dimension's terms are those of its source coordinates [0, hi - lo)
+        src += d.is_affine() ? reach(d.size, d.src) : reach(d.hi - d.lo, d.src);
+        if (dst >= limit || src >= limit || key >= limit) return false;
+    }
+    return true;
+}
+
+std::pair<std::uint32_t, std::uint32_t> divider(std::int64_t d) {
+    std::uint32_t l = 0;
+    while ((std::int64_t{1} << l) < d) ++l;
+    const std::uint32_t s = 31 + l;
+    const auto den = static_cast<std::uint64_t>(d);
+    return {static_cast<std::uint32_t>(((std::uint64_t{1} << s) + den - 1) / den), s};
+}
+
+std::array<std::int32_t, 12> narrow_record(const plan::move_dim& d, std::int32_t map) {
+    const auto [m, s] = divider(d.size);
+    auto i32 = [](std::int64_t v) { return static_cast<std::int32_t>(v); };
+    return {i32(d.size), i32(d.src), i32(d.lo), i32(d.hi), i32(d.dst), i32(d.key), map, 0, static_cast<std::int32_t>(m), static_cast<std::int32_t>(s), 0, 0};
+}
+
+std::optional<std::int64_t> shader_fold(pad_mode mode, std::int64_t j, std::int64_t n) {
+    if (mode == pad_mode::constant) return -1;
+    if (mode == pad_mode::edge) return j < 0 ? 0 : n - 1;
+    if (mode == pad_mode::reflect && n == 1) return 0;
+    const std::int64_t p = mode == pad_mode::reflect ? 2 * n - 2 : mode == pad_mode::symmetric ? 2 * n : n;
+    const std::int64_t m = j < 0 ? j + p : j >= p ? j - p : j;
+    if (m < 0 || m >= p) return std::nullopt;
+    if (mode == pad_mode::wrap || m < n) return m;
+    return mode == pad_mode::reflect ? p - m : p - 1 - m;
+}
+
+bool shader_folds(const plan::move_dim& d, pad_mode m) {
+    const std::int64_t n = d.hi - d.lo;
+    if (d.size >= (std::int64_t{1} << 30) || n < 0) return false;
+    if (m != d.fold && !(n == 1 && d.fold != pad_mode::constant && m != pad_mode::constant)) return false;
+    if (n == 0 && m != pad_mode::constant) return false;
+    if (m == pad_mode::constant || m == pad_mode::edge || (m == pad_mode::reflect && n == 1)) return true;
+    const std::int64_t p = m == pad_mode::reflect ? 2 * n - 2 : m == pad_mode::symmetric ? 2 * n : n;
+    return d.lo <= p && (d.size == d.hi || d.size - d.lo - 1 < 2 * p);
+}
+
+bool shader_folds(const plan::move_dim& d) { return shader_folds(d, d.fold); }
+
+/// The fold every padded dimension of a plan has and the shader computes (move.comp's FOLD), or
+/// nothing (no padded dimension, different folds, or one the shader cannot compute): the narrow
+/// path then computes the padded coordinates' terms instead of loading them from tables, a load
+/// that the element's own load would wait for.
+std::optional<pad_mode> plan_fold(const plan::move_plan& p) {
+    std::optional<pad_mode> own; // the first padded dimension's fold: tried first, then edge
+    for (int i = 0; i < p.rank && !own; ++i)
+        if (!p.dims[static_cast<std::size_t>(i)].is_affine()) own = p.dims[static_cast<std::size_t>(i)].fold;
+    if (!own) return std::nullopt;
+    for (const pad_mode m : {*own, pad_mode::edge}) {
+        bool all = true;
+        for (int i = 0; i < p.rank && all; ++i) {
+            const auto& d = p.dims[static_cast<std::size_t>(i)];
+            all = d.is_affine() || shader_folds(d, m);
+        }
+        if (all) return m;
+    }
+    return std::nullopt;
+}
+
+std::uint64_t padded_count(const plan::move_dim& d) {
+    return d.is_affine() ? 0 : static_cast<std::uint64_t>(d.lo) + static_cast<std::uint64_t>(d.size - d.hi);
+}
+
+bool encoder::claims_scatter(const device_view& output, std::uint64_t n) const {
+    const std::size_t elem = size_of(output.type);
+    if (n == 0 || !ctx_->scatter_claims() || (elem == 4 && !ctx_->int64_atomics())) return false;
+    const range out = output.range();
+    return (out.second - out.first) / elem <= 4 * n;
+}
+
+bool encoder::c_order(const device_view& v) {
+    std::int64_t expect = 1;
+    for (int i = v.sizes.rank - 1; i >= 0; --i) {
+        if (v.sizes[i] != 1 && v.strides[static_cast<std::size_t>(i)] != expect) return false;
+        expect *= v.sizes[i];
+    }
+    return true;
+}
+
+void encoder::copy_unless_in_place(bool in_place, const device_view& input, const device_view& output) {
+    if (in_place) return;
+    auto p = strix::detail::copy_plan(input.as_any(), output.as_any());
+    plan::collapse(p);
+    record_move(p, {input.range()}, output.range());
+}
+
+void encoder::check_indices_only(const device_view& indices, std::int64_t n, int axis, const char* op, const std::string& context) {
+    if (indices.sizes.count() == 0) return;
+    const auto ies = static_cast<std::int64_t>(size_of(indices.type));
+    std::vector<std::int64_t> dims;
+    for (int i = 0; i < indices.sizes.rank; ++i) dims.insert(dims.end(), {indices.sizes[i], 0, 0, indices.strides[static_cast<std::size_t>(i)] * ies, 0, 0, 0});
+    if (indices.sizes.rank == 0) dims.insert(dims.end(), {1, 0, 0, 0, 0, 0, 0});
+    const int rank = std::max(indices.sizes.rank, 1);
+    dims.insert(dims.end(), {n, 0, 0, 0, 0, 0, 0});
+    check_indices_later(indices, [n, axis, op, context](const any_cview& h) {
+        strix::detail::resolve_indices(h, n, 1, index_policy::error, op, axis, context);
+    });
+    record_resolve(indices, rank, 1, std::move(dims), 0, index_policy::error, false);
+}
+
+std::pair<std::uint64_t, std::uint64_t> encoder::record_resolve(const device_view& indices, int tuple_rank, std::int64_t k, std::vector<std::int64_t> dims,
+                                                           std::int64_t bias, index_policy policy, bool table) {
+    const std::int64_t tuples = indices.sizes.count() / k;
+    push p{};
+    range table_range{0, 0};
+    if (table) {
+        const scratch_block t = scratch(static_cast<std::uint64_t>(tuples) * 8);
+        table_range = {t.address, t.address + t.size};
+        p.dst = t.address;
+    }
+    p.dims = upload_meta(dims);
+    p.indices = indices.address;
+    p.count = static_cast<std::uint64_t>(tuples);
+    p.flag = frame_->flag.address();
+    p.axis_stride = bias;
+    p.aux = static_cast<std::uint32_t>(k);
+    barrier_for({indices.range()}, table_range);
+    dispatch({shader::tuples, 8, static_cast<std::uint32_t>(tuple_rank), index_code(indices.type), policy == index_policy::clamp ? 1u : 0u, 0}, p);
+    return table_range;
+}
+
+void encoder::record_updates(const update_job& j) {
+    const plan::update_plan& up = j.plan;
+    const auto n = static_cast<std::uint64_t>(up.count());
+    if (n >= (std::uint64_t{1} << 32) - 1)
+        throw error(error_code::unsupported, "strix::vulkan: more than 2^32 - 2 updates in one scatter (" + j.context + ")");
+    const auto elem = static_cast<std::uint32_t>(size_of(j.output.type));
+    const range out = j.output.range();
+    const std::uint64_t slots = (out.second - out.first) / elem;
+    std::vector<std::int64_t> dims; // Dim records over the updates (size, dst, src, key, 0, 0, 0)
+    for (int i = 0; i < up.rank; ++i) {
+        const auto& d = up.dims[static_cast<std::size_t>(i)];
+        dims.insert(dims.end(), {d.size, d.dst, d.src, d.key, 0, 0, 0});
+    }
+    push p{};
+    p.src = reinterpret_cast<std::uintptr_t>(up.src);
+    p.dst = reinterpret_cast<std::uintptr_t>(up.dst);
+    p.dims = upload_meta(dims);
+    p.indices = reinterpret_cast<std::uintptr_t>(up.index);
+    p.count = n;
+    p.flag = frame_->flag.address();
+    p.axis_size = up.axis_size;
+    p.axis_stride = up.axis_stride;
+    p.lo = out.first;
+    const auto rank = static_cast<std::uint32_t>(up.rank);
+    const std::uint32_t policy = up.clamp ? 1u : 0u;
+    const std::uint32_t index_type = index_code(up.index_type);
+    auto reads = j.reads;
+    if (up.reduction == scatter_reduction::none && claims_scatter(j.output, n)) {
+        // one claim per slot: (update number + 1) << 32 | the update's bits for 4-byte
+        // elements, else the update number + 1
+        const std::uint64_t claim_bytes = elem == 4 ? 8 : 4;
+        const scratch_block claims = scratch(slots * claim_bytes);
+        const range cr{claims.address, claims.address + slots * claim_bytes};
+        barrier_for({}, cr);
+        ctx_->vk().vkCmdFillBuffer(cmd_, claims.handle, claims.offset, claims.size, 0);
+        transfer_barrier();
+        p.aux_addr = claims.address;
+        pipeline_key key{shader::reduce, elem, rank, index_type, policy, 4};
+        key.type = static_cast<std::uint32_t>(j.output.type);
+        key.reduction = 0;
+        reads.push_back(cr);
+        if (j.fused_input) reads.emplace_back(j.fused_input, j.fused_input + slots * elem);
+        // placed for the last pass's writes of the output (and its reads), as pass 0
+        // writes only the claims, fresh and filled behind a transfer barrier
+        barrier_for(reads, out);
+        written_.push_back(cr);
+        dispatch(key, p);
+        // the last pass after every claim: one invocation per slot, or per 32-bit word of
+        // 1- and 2-byte elements
+        full_barrier();
+        push rp = p;
+        rp.indices = j.fused_input;
+        rp.axis_size = static_cast<std::int64_t>(slots);
+        rp.count = elem >= 4 ? slots : (out.second - (out.first & ~std::uint64_t{3}) + 3) / 4;
+        key.phase = 5;
+        if (elem == 4) key.rank = 1; // reads no update: one pipeline for every rank
+        key.index_type = 0;
+        key.policy = 0;
+        dispatch(key, rp);
+        read_ = reads;
+        written_ = {out};
+        ++counters_.claim_scatters;
+        return;
+    }
+    if (up.reduction == scatter_reduction::none) {
+        // 16 bytes of indirect dispatch arguments for pass 1 (zero: no work, unless pass 0
+        // meets a duplicate target), then each target's winner slot (shaders/scatter.comp)
+        const scratch_block winners = scratch(16 + slots * 4);
+        const range wr{winners.address, winners.address + winners.size};
+        barrier_for({}, wr);
+        ctx_->vk().vkCmdFillBuffer(cmd_, winners.handle, winners.offset, winners.size, 0);
+        transfer_barrier();
+        p.aux_addr = winners.address;
+        const auto [gx, gy] = grid((n + 255) / 256);
+        p.aux = gx;
+        p.aux2 = gy;
+        pipeline_key key{shader::scatter, elem, rank, index_type, policy, 0};
+        reads.push_back(wr);
+        barrier_for(reads, out); // pass 0 writes the output: after the input's copy and the fill
+        written_.push_back(wr);
+        dispatch(key, p);
+        // pass 1 reads its arguments and the slots after every write of pass 0
+        full_barrier(VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
+        key.phase = 1;
+        dispatch(key, p, 0, winners.handle, winners.offset);
+        read_ = reads;
+        written_ = {out};
+        return;
+    }
+    const dtype t = j.output.type;
+    if ((t == dtype::float64 && (up.reduction == scatter_reduction::add || up.reduction == scatter_reduction::mul)) && !ctx_->float64())
+        throw error(error_code::unsupported, "strix::vulkan: float64 add and mul reductions need shaderFloat64, which " + ctx_->device().name +
+                                                 " lacks (" + j.context + ")");
+    pipeline_key key{shader::reduce, elem, rank, index_type, policy, 0};
+    key.type = static_cast<std::uint32_t>(t);
+    key.reduction = static_cast<std::uint32_t>(up.reduction);
+    if (!j.deterministic && (elem < 8 || ctx_->int64_atomics())) {
+        barrier_for(reads, out);
+        dispatch(key, p);
+        return;
+    }
+    // deterministic: (slot, update number) pairs, sorted stably by slot, each slot's run
+    // folded in C order, a chunk of at most fold_chunk() updates per dispatch
+    if (slots > (std::uint64_t{1} << 32))
+        throw error(error_code::unsupported, "strix::vulkan: a deterministic scatter reduction onto more than 2^32 elements (" + j.context + ")");
+    const std::uint64_t tiles = (n + 255) / 256, hist = tiles * 256, blocks = (hist + 4095) / 4096;
+    const std::uint64_t chunk = ctx_->fold_chunk(), chunks = std::max<std::uint64_t>(1, (n + chunk - 1) / chunk);
+    // words: starts, ends (slots each) and the longest run, zeroed; the chunks' dispatch
+    // arguments; two pair arrays (keys, numbers); the digit counts, their prefix sums and the
+    // prefix sum's block totals
+    const std::uint64_t at_args = slots * 2 + 1, at_pairs = at_args + 3 * chunks, at_hist = at_pairs + 4 * n;
+    const std::uint64_t words = at_hist + 2 * hist + blocks;
+    const scratch_block work = scratch(words * 4);
+    const range sr{work.address, work.address + work.size};
+    const auto addr = [&](std::uint64_t word) { return static_cast<std::int64_t>(work.address + word * 4); };
+    const std::int64_t keys[2] = {addr(at_pairs), addr(at_pairs + 2 * n)}, vals[2] = {addr(at_pairs + n), addr(at_pairs + 3 * n)};
+    // (not a structured binding: clang before 16 cannot capture one in a lambda)
+    const std::pair<std::uint32_t, std::uint32_t> g = grid((slots + 255) / 256);
+    const std::uint32_t fx = g.first, fy = g.second;
+    // the Order record (shaders/common.glsl) with pair arrays `from` -> `to`, digit at `shift`
+    const auto order = [&](int from, int to, std::int64_t shift) {
+        return upload_meta(std::vector<std::int64_t>{keys[from], vals[from], keys[to], vals[to], addr(at_hist), addr(at_hist + hist),
+                                                     static_cast<std::int64_t>(tiles), shift, addr(0), addr(slots), addr(slots * 2),
+                                                     addr(at_args), static_cast<std::int64_t>(chunks), static_cast<std::int64_t>(chunk), fx, fy});
+    };
+    barrier_for({}, sr);
+    ctx_->vk().vkCmdFillBuffer(cmd_, work.handle, work.offset, at_args * 4, 0);
+    transfer_barrier();
+    reads.push_back(sr);
+    barrier_for(reads, sr);
+    key.phase = 1;
+    p.aux_addr = order(1, 0, 0);
+    dispatch(key, p); // the pairs, in update order
+    int sorted = 0;
+    const std::uint64_t key_bits = slots > 1 ? static_cast<std::uint64_t>(std::bit_width(slots - 1)) : 0;
+    pipeline_key scan{shader::scan, 4, 1, 0, 0, 0};
+    push sp{};
+    sp.aux_addr = upload_meta(std::vector<std::int64_t>{addr(at_hist), addr(at_hist + hist), 0, addr(at_hist + 2 * hist), static_cast<std::int64_t>(blocks)});
+    sp.count = hist;
+    for (std::uint64_t shift = 0; shift < key_bits; shift += 8, sorted ^= 1) {
+        push tp{};
+        tp.count = n;
+        tp.aux_addr = order(sorted, sorted ^ 1, static_cast<std::int64_t>(shift));
+        full_barrier();
+        scan.phase = 3;
+        dispatch(scan, tp, tiles); // digit counts per tile
+        for (std::uint32_t phase = 0; phase < 3; ++phase) {
+            full_barrier();
+            scan.phase = phase;
+            dispatch(scan, sp, phase == 1 ? 1 : blocks); // their places
+        }
+        full_barrier();
+        scan.phase = 4;
+        dispatch(scan, tp, tiles); // each pair to its place
+    }
+    p.aux_addr = order(sorted, sorted, 0);
+    full_barrier();
+    key.phase = 2;
+    dispatch(key, p); // each slot's run
+    full_barrier();
+    key.phase = 3;
+    push fp = p;
+    fp.count = slots;
+    fp.aux = 0;
+    fp.aux2 = static_cast<std::uint32_t>(chunk);
+    dispatch(key, fp); // chunk 0 of every run, and the longest run
+    if (chunks > 1) {
+        full_barrier();
+        scan.phase = 5;
+        push ap{};
+        ap.aux_addr = p.aux_addr;
+        ap.count = chunks;
+        dispatch(scan, ap); // which later chunks run
+        full_barrier(VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
+        for (std::uint64_t c = 1; c < chunks; ++c) {
+            if (c > 1) full_barrier();
+            fp.aux = static_cast<std::uint32_t>(c);
+            dispatch(key, fp, 0, work.handle, work.offset + (at_args + 3 * c) * 4);
+        }
+    }
+    written_ = {out, sr};
+}
+
+void encoder::snapshot_indices_before(range write) {
+    for (auto& c : checks_) {
+        if (c.snapshot || !meets({c.indices.range()}, write)) continue;
+        c.snapshot = std::make_unique<device_tensor>(*ctx_, c.indices.type, c.indices.sizes);
+        const device_view copy = c.snapshot->view();
+        auto p = strix::detail::copy_plan(c.indices.as_any(), copy.as_any());
+        plan::collapse(p);
+        const device_view from = c.indices;
+        c.indices = copy;
+        record_move(p, {from.range()}, copy.range());
+    }
+}
+
+void encoder::record_move(const plan::move_plan& original, const std::vector<range>& reads, range write, bool hazards) {
+    ensure_recording();
+    if (original.rank == 0 || original.count() == 0) return;
+    std::optional<plan::move_plan> wide_plan = detail::widened(original);
+    const plan::move_plan& p = wide_plan ? *wide_plan : original;
+    const std::uint32_t vec = detail::chunk_elements(p);
+    bool narrow = !ctx_->wide_arithmetic() && detail::narrow_fits(p, vec);
+    std::optional<pad_mode> fold = narrow ? detail::plan_fold(p) : std::nullopt;
+    std::uint64_t map_words = 0; // the tables of padded terms the shader reads: none when it folds
+    for (int i = 0; i < p.rank && !fold; ++i) {
+        const std::uint64_t n = detail::padded_count(p.dims[static_cast<std::size_t>(i)]);
+        if (n >= (std::uint64_t{1} << 32)) throw error(error_code::unsupported, "strix::vulkan: pads of 2^32 or more elements on one axis");
+        map_words += n;
+    }
+    if (narrow && (static_cast<std::uint64_t>(p.rank) * narrow_words + map_words) * 8 >= (std::uint64_t{1} << 31)) {
+        narrow = false; // the narrow records hold their tables' offsets in 32 bits
+        fold.reset();
+    }
+    // the records, then the tables they point to: by address (Dim) or by byte offset from
+    // the records (NarrowRecord); 1 marks a folded dimension, 0 an affine one
+    const std::size_t record_words = narrow ? narrow_words : dim_words;
+    const meta_block meta = meta_alloc((static_cast<std::size_t>(p.rank) * record_words + static_cast<std::size_t>(map_words)) * 8);
+    std::vector<std::int64_t> words;
+    std::size_t next_map = static_cast<std::size_t>(p.rank) * record_words; // in words
+    for (int i = 0; i < p.rank; ++i) {
+        const auto& d = p.dims[static_cast<std::size_t>(i)];
+        std::int64_t map = 0;
+        if (!d.is_affine() && fold) {
+            map = 1;
+            ++counters_.folded;
+        } else if (!d.is_affine()) {
+            map = static_cast<std::int64_t>(narrow ? next_map * 8 : meta.address + next_map * 8);
+            next_map += static_cast<std::size_t>(detail::padded_count(d));
+        }
+        if (narrow) {
+            const auto r = detail::narrow_record(d, static_cast<std::int32_t>(map));
+            words.resize(words.size() + narrow_words);
+            std::memcpy(words.data() + words.size() - narrow_words, r.data(), sizeof r);
+        } else {
+            words.insert(words.end(), {d.size, d.dst, d.src, d.key, map, d.lo, d.hi});
+        }
+    }
+    for (int i = 0; i < p.rank && !fold; ++i) { // each table: the terms of [0, lo), then of [hi, size)
+        const auto& d = p.dims[static_cast<std::size_t>(i)];
+        if (d.is_affine()) continue;
+        for (std::int64_t o = 0; o < d.lo; ++o) words.push_back(d.source(o));
+        for (std::int64_t o = d.hi; o < d.size; ++o) words.push_back(d.source(o));
+    }
+    std::memcpy(meta.host, words.data(), words.size() * 8);
+    push pc{};
+    pc.src = reinterpret_cast<std::uintptr_t>(p.src);
+    pc.dst = reinterpret_cast<std::uintptr_t>(p.dst);
+    pc.dims = meta.address;
+    pc.indices = reinterpret_cast<std::uintptr_t>(p.index);
+    pc.count = static_cast<std::uint64_t>(p.count()) / vec;
+    pc.flag = frame_->flag.address();
+    pc.axis_size = p.axis_size;
+    pc.axis_stride = p.axis_stride;
+    std::memcpy(pc.fill, p.fill.data(), 16);
+    pipeline_key key{shader::move, static_cast<std::uint32_t>(p.elem), static_cast<std::uint32_t>(p.rank),
+                     p.index ? index_code(p.index_type) : 0u, p.clamp ? 1u : 0u, 0};
+    key.vec = vec;
+    key.unroll = vec > 1 ? ctx_->unroll_chunks() : p.elem == 16 ? ctx_->unroll_16() : 1;
+    key.narrow = narrow ? 1u : 0u;
+    key.fold = fold ? static_cast<std::uint32_t>(*fold) : detail::no_fold;
+    counters_.narrow += narrow ? 1 : 0;
+    counters_.widened += wide_plan ? 1 : 0;
+    counters_.chunked += vec > 1 ? 1 : 0;
+    if (hazards) barrier_for(reads, write);
+    dispatch(key, pc, (pc.count + 256 * key.unroll - 1) / (256 * key.unroll));
+}
+
+void encoder::report_index_errors() {
+    if (!flag_raised()) return;
+    for (const auto& c : checks_) {
+        // read the indices back and let the CPU's resolver name the first bad one
+        const host_tensor host = download_view(*ctx_, c.indices);
+        c.report(host.view());
+    }
+    throw error(error_code::index_out_of_range, "strix::vulkan: an index was out of range, but none is now (were the indices changed outside the recording?)");
+}
+
+host_tensor download_view(context& ctx, const device_view& v) {
+    // copy the view into a C-order device tensor with a move plan, then read that back
+    device_tensor packed(ctx, v.type, v.sizes);
+    {
+        encoder e(ctx, VK_NULL_HANDLE);
+        e.begin_own();
+        auto p = strix::detail::copy_plan(v.as_any(), packed.view().as_any());
+        plan::collapse(p);
+        e.record_move(p, {v.range()}, packed.view().range());
+        e.end_own();
+        e.submit_own();
+        e.wait_own();
+    }
+    host_tensor out(v.type, v.sizes);
+    download(ctx, packed, out.view());
+    return out;
+}
+
+} // namespace strix::vulkan::detail
+namespace strix::vulkan::detail {
+
+std::pair<std::uint64_t, std::uint64_t> encoder::record_tuples(const device_view& indices, const strix::detail::tuple_axes& axes, index_policy policy,
+                                                          const char* op, const std::string& context, bool table) {
+    const int q = indices.sizes.rank;
+    const std::int64_t k = indices.sizes[q - 1];
+    const auto ies = static_cast<std::int64_t>(size_of(indices.type));
+    std::vector<std::int64_t> dims;
+    for (int i = 0; i + 1 < q; ++i) dims.insert(dims.end(), {indices.sizes[i], 0, 0, indices.strides[static_cast<std::size_t>(i)] * ies, 0, 0, 0});
+    for (std::int64_t j = 0; j < k; ++j)
+        dims.insert(dims.end(), {axes.n[static_cast<std::size_t>(j)], 0, axes.stride[static_cast<std::size_t>(j)],
+                                 j * indices.strides[static_cast<std::size_t>(q - 1)] * ies, 0, 0, 0});
+    if (policy == index_policy::error)
+        check_indices_later(indices, [axes, op, context](const any_cview& h) {
+            strix::detail::resolve_tuples(h, axes.n, axes.stride, index_policy::error, op, axes.first, context);
+        });
+    return record_resolve(indices, q - 1, k, std::move(dims), axes.bias, policy, table);
+}
+
+} // namespace strix::vulkan::detail

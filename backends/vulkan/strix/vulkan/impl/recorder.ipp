@@ -1,0 +1,136 @@
+namespace strix::vulkan::detail {
+
+void recorder::restart_own() {
+    check(ctx_->vk().vkResetCommandPool(ctx_->handle(), frame_->pool, 0), "vkResetCommandPool");
+    meta_chunk_ = meta_used_ = 0;
+    frame_->scratch_used.assign(frame_->scratch.size(), false);
+    written_.clear();
+    read_.clear();
+    counters_ = {};
+    closed_ = false;
+}
+
+bool recorder::flag_raised() const {
+    std::uint32_t raised = 0;
+    std::memcpy(&raised, frame_->flag.mapped(), 4);
+    return raised != 0;
+}
+
+std::uint32_t recorder::index_code(dtype t) {
+    switch (t) {
+    case dtype::int32: return 1;
+    case dtype::int64: return 2;
+    case dtype::uint32: return 3;
+    default: return 4;
+    }
+}
+
+auto recorder::scratch(std::uint64_t bytes) -> scratch_block {
+    bytes = std::max<std::uint64_t>((bytes + 15) / 16 * 16, 16);
+    frame& f = *frame_;
+    std::size_t best = f.scratch.size();
+    for (std::size_t i = 0; i < f.scratch.size(); ++i)
+        if (!f.scratch_used[i] && f.scratch[i].size() >= bytes && (best == f.scratch.size() || f.scratch[i].size() < f.scratch[best].size())) best = i;
+    if (best == f.scratch.size()) {
+        f.scratch.push_back(ctx_->create_buffer(std::max<std::uint64_t>(std::bit_ceil(bytes), 64 << 10), memory::device));
+        f.scratch_used.push_back(false);
+    }
+    f.scratch_used[best] = true;
+    return {f.scratch[best].handle(), 0, f.scratch[best].address(), bytes};
+}
+
+auto recorder::meta_alloc(std::size_t bytes) -> meta_block {
+    bytes = std::max<std::size_t>((bytes + 15) / 16 * 16, 16);
+    auto& chunks = frame_->meta;
+    while (meta_chunk_ < chunks.size() && meta_used_ + bytes > chunks[meta_chunk_].size()) {
+        ++meta_chunk_;
+        meta_used_ = 0;
+    }
+    if (meta_chunk_ == chunks.size()) {
+        chunks.push_back(ctx_->create_buffer(std::max<std::size_t>(bytes, meta_chunk_bytes), memory::upload));
+        meta_used_ = 0;
+    }
+    const buffer& c = chunks[meta_chunk_];
+    const meta_block b{c.address() + meta_used_, c.mapped() + meta_used_};
+    meta_used_ += bytes;
+    return b;
+}
+
+VkDeviceAddress recorder::upload_meta(const std::vector<std::int64_t>& words) {
+    const meta_block b = meta_alloc(words.size() * 8); // rank 0: no words, a minimal piece
+    if (!words.empty()) std::memcpy(b.host, words.data(), words.size() * 8);
+    return b.address;
+}
+
+bool recorder::meets(const std::vector<range>& set, const range& r) {
+    for (const auto& x : set)
+        if (x.first < r.second && r.first < x.second) return true;
+    return false;
+}
+
+void recorder::barrier_for(const std::vector<range>& reads, range write) {
+    bool hazard = meets(written_, write) || meets(read_, write);
+    for (const auto& r : reads) hazard |= meets(written_, r);
+    if (hazard) {
+        auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+        mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+        mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+        ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+        ++counters_.barriers;
+        written_.clear();
+        read_.clear();
+    }
+    for (const auto& r : reads) read_.push_back(r);
+    written_.push_back(write);
+}
+
+void recorder::full_barrier(VkPipelineStageFlags also_stage, VkAccessFlags also_access) {
+    auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | also_access;
+    ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | also_stage, 0, 1, &mb, 0,
+                                    nullptr, 0, nullptr);
+    ++counters_.barriers;
+    written_.clear();
+    read_.clear();
+}
+
+void recorder::host_barrier() {
+    auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+                                    &mb, 0, nullptr, 0, nullptr);
+}
+
+void recorder::transfer_barrier() {
+    auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+    mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+    ++counters_.barriers;
+}
+
+std::pair<std::uint32_t, std::uint32_t> recorder::grid(std::uint64_t groups) const {
+    const std::uint64_t gx = std::min<std::uint64_t>(groups, ctx_->max_groups_x());
+    const std::uint64_t gy = (groups + gx - 1) / gx;
+    if (gy > ctx_->max_groups_y()) throw error(error_code::unsupported, "strix::vulkan: too many elements for one dispatch on " + ctx_->device().name);
+    return {static_cast<std::uint32_t>(gx), static_cast<std::uint32_t>(gy)};
+}
+
+void recorder::dispatch(pipeline_key key, const push& p, std::uint64_t groups, VkBuffer indirect, VkDeviceSize indirect_offset) {
+    key.wide = wide(p.count * key.vec) ? 1u : 0u; // coordinates run over count * vec elements
+    if (groups == 0) groups = (p.count + 255) / 256;
+    const auto [gx, gy] = grid(groups);
+    const auto& vk = ctx_->vk();
+    vk.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, ctx_->pipeline(*frame_, key));
+    vk.vkCmdPushConstants(cmd_, ctx_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &p);
+    if (indirect != VK_NULL_HANDLE)
+        vk.vkCmdDispatchIndirect(cmd_, indirect, indirect_offset);
+    else
+        vk.vkCmdDispatch(cmd_, gx, gy, 1);
+    ++counters_.dispatches;
+}
+
+} // namespace strix::vulkan::detail
