@@ -18,3 +18,6 @@
 #include "strix/shape.hpp"
 #include "strix/tensor.hpp"
 #include "strix/tensor_view.hpp"
+#if defined(STRIX_SEPARATE_KERNELS) // the CPU kernels are compiled in one file of the program: see strix/cpu/kernels.hpp
+#include "strix/cpu/kernels.hpp"
+#endif

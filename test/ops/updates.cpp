@@ -6,4 +6,6 @@
 #include "scatter_test.cpp"
 #include "scatter_nd_test.cpp"
 
+#if !defined(STRIX_SEPARATE_KERNELS) // else the backend's source file compiles them
 template void strix::cpu::execute<void>(const strix::plan::update_plan&, const strix::cpu::options&);
+#endif

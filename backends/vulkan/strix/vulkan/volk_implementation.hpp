@@ -16,6 +16,7 @@
 #endif
 #include "strix/vulkan.hpp"
 #include "strix/vulkan/spirv/code.h"
+#include "strix/cpu/kernels_instance.hpp" // the CPU kernels, for the program (see strix/cpu/kernels.hpp)
 
 #include <chrono>
 #include <filesystem>
