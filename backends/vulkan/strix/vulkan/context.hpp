@@ -319,7 +319,7 @@ public:
     /// Loads Vulkan, creates an instance (with the validation messenger when possible), picks a
     /// device (see choose_device) and creates it with one compute queue. Throws strix::error
     /// when there is no loader, no usable device or a call fails.
-    explicit context(const context_options& opt = {});
+    explicit context(const context_options& opt = {}) : context(linked{strix_missing_volk_implementation__include_strix_vulkan_volk_implementation_hpp_in_one_cpp_file}, opt) {}
 
     /// Adopts a device the application made (see adopted_device): strix runs on its queue and
     /// allocates its buffers from it, and never destroys the instance, the device or the queue.
@@ -327,7 +327,8 @@ public:
     /// shaderInt64, a queue family with compute) and throws strix::error naming what is
     /// missing; features strix could use but the device was made without (8/16-bit storage,
     /// 64-bit atomics, float64, float atomics) are taken as absent, and slower paths run.
-    explicit context(const adopted_device& user, const context_options& opt = {});
+    explicit context(const adopted_device& user, const context_options& opt = {})
+        : context(linked{strix_missing_volk_implementation__include_strix_vulkan_volk_implementation_hpp_in_one_cpp_file}, user, opt) {}
     context(const context&) = delete;
     context& operator=(const context&) = delete;
     /// Waits for the queue, then destroys what the context made: with a device of its own,
@@ -467,6 +468,15 @@ public:
     void submit(VkCommandBuffer cmd, VkFence fence);
 
 private:
+    /// The value of the symbol volk_implementation.hpp defines, read where a context is made (in
+    /// the program's own files, inline above), so that a program without that file fails to link
+    /// naming it; the constructors below, defined in that file, check it.
+    struct linked {
+        int volk;
+    };
+    context(linked l, const context_options& opt);
+    context(linked l, const adopted_device& user, const context_options& opt);
+
     /// Which paths the device's features (as enabled) allow, less what the options and the
     /// environment turn off.
     void choose_paths(const context_options& opt, bool small_storage, bool int64_atomics, bool float64, bool float32_atomic_add, bool float64_atomic_add);

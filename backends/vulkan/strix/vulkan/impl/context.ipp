@@ -293,7 +293,8 @@ auto enabled_features::of(const VkDeviceCreateInfo& ci) -> enabled_features {
 
 namespace strix::vulkan {
 
-context::context(const context_options& opt) : env_(detail::read_environment()) {
+context::context(linked l, const context_options& opt) : env_(detail::read_environment()) {
+    if (l.volk != 1) throw error(error_code::unsupported, "strix::vulkan: volk's implementation is compiled in wrongly");
     inst_.emplace(true);
     instance_ = inst_->get();
     const auto pds = inst_->physical_devices();
@@ -340,7 +341,8 @@ context::context(const context_options& opt) : env_(detail::read_environment()) 
     finish_setup(opt);
 }
 
-context::context(const adopted_device& user, const context_options& opt) : env_(detail::read_environment()) {
+context::context(linked l, const adopted_device& user, const context_options& opt) : env_(detail::read_environment()) {
+    if (l.volk != 1) throw error(error_code::unsupported, "strix::vulkan: volk's implementation is compiled in wrongly");
     const auto fail = [](const std::string& why) { throw error(error_code::unsupported, "strix::vulkan::context (adopting a device): " + why); };
     if (!user.instance || !user.physical_device || !user.device || !user.queue) fail("the instance, physical device, device and queue must all be given");
     if (!user.create_info) fail("create_info must point to the VkDeviceCreateInfo the device was made with (Vulkan cannot say which features a device has on)");
