@@ -468,9 +468,10 @@ public:
     void submit(VkCommandBuffer cmd, VkFence fence);
 
 private:
-    /// The value of the symbol volk_implementation.hpp defines, read where a context is made (in
-    /// the program's own files, inline above), so that a program without that file fails to link
-    /// naming it; the constructors below, defined in that file, check it.
+    /// The value of the symbol volk_implementation.hpp defines, read (not only named, so that
+    /// optimised builds ask the linker for it too) where a context is made, in the program's own
+    /// files, inline above: a program without that file fails to link naming it. The
+    /// constructors below, defined in that file, check the value.
     struct linked {
         int volk;
     };

@@ -1,4 +1,31 @@
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
 namespace strix::vulkan::detail {
+
+std::int64_t steady_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/// A UTF-8 path as the file system's (wide on Windows).
+static std::filesystem::path utf8_path(const std::string& s) { return std::filesystem::path(std::u8string(s.begin(), s.end())); }
+
+std::vector<char> read_file(const std::string& name) {
+    const std::filesystem::path path = utf8_path(name);
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return {};
+    std::ifstream f(path, std::ios::binary);
+    return std::vector<char>(std::istreambuf_iterator<char>(f), {});
+}
+
+bool write_file(const std::string& name, const char* data, std::size_t n) {
+    std::ofstream f(utf8_path(name), std::ios::binary | std::ios::trunc);
+    f.write(data, static_cast<std::streamsize>(n));
+    return static_cast<bool>(f);
+}
 
 int type_rank(VkPhysicalDeviceType t) {
     switch (t) {
@@ -11,9 +38,6 @@ int type_rank(VkPhysicalDeviceType t) {
 }
 
 void load_loader() {
-    // read, not only named, so that every build (optimised ones too) asks the linker for it
-    if (strix_missing_volk_implementation__include_strix_vulkan_volk_implementation_hpp_in_one_cpp_file != 1)
-        throw error(error_code::unsupported, "strix::vulkan: volk's implementation is compiled in wrongly");
     static const VkResult r = volkInitialize();
     if (r != VK_SUCCESS)
         throw error(error_code::unsupported, "strix::vulkan: no Vulkan loader found (libvulkan.so.1 / vulkan-1.dll); install one, e.g. Debian's libvulkan1");

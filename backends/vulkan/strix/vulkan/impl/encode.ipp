@@ -96,10 +96,6 @@ bool shader_folds(const plan::move_dim& d, pad_mode m) {
 
 bool shader_folds(const plan::move_dim& d) { return shader_folds(d, d.fold); }
 
-/// The fold every padded dimension of a plan has and the shader computes (move.comp's FOLD), or
-/// nothing (no padded dimension, different folds, or one the shader cannot compute): the narrow
-/// path then computes the padded coordinates' terms instead of loading them from tables, a load
-/// that the element's own load would wait for.
 std::optional<pad_mode> plan_fold(const plan::move_plan& p) {
     std::optional<pad_mode> own; // the first padded dimension's fold: tried first, then edge
     for (int i = 0; i < p.rank && !own; ++i)
