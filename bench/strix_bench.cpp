@@ -479,6 +479,17 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
         return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.gather(at(in, k), idx, out, {1}); });
     });
 
+    // Gather on a middle axis, random int64 indices (as many as the axis is long, repeats
+    // allowed): the axis's rows lie a plane apart, so neighbouring reads land far apart.
+    R.run("gather", "axis 2 random " + shape_name(z.elements), false, [&] {
+        const shape& e = z.elements;
+        auto in = ins(f32, e);
+        tensor idx = be.upload(random_indices(shape{e[2]}, e[2], 61));
+        tensor out = be.make(f32, e);
+        const double bytes = 2.0 * static_cast<double>(bytes_of(f32, e)) + static_cast<double>(e[2] * 8);
+        return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.gather(at(in, k), idx, out, {2}); });
+    });
+
     // Gather-elements along the last axis, random int64 indices of the input's shape.
     R.run("gather_elements", "last axis " + shape_name(z.matrix), false, [&] {
         const std::int64_t ib = z.matrix.count() * 8;

@@ -11,6 +11,7 @@ bytes/2 (read + write = bytes). Ratio = copy time / operator time (above 1: fast
 PyTorch calls, one per strix-bench case:
   gather, embedding rows      torch.index_select(table, 0, idx, out=)   (F.embedding as an extra row)
   gather, last axis permuted  torch.index_select(x, 1, perm, out=)
+  gather, axis 2 random       torch.index_select(x, 2, idx, out=)
   gather_elements             torch.gather(x, axis, idx, out=), int64 and int32 indices (where
                               torch takes int32 indices: 1.13 does not, and its rows say so)
   gather_nd                   table[idx[:, 0], idx[:, 1]] / table[idx[:, 0]]: advanced indexing
@@ -354,6 +355,16 @@ def main():
         return Case(2 * mbytes + m[1] * 8, rotating(lambda k: torch.index_select(x[k], 1, p, out=out), len(x)),
                     alloc=rotating(lambda k: torch.index_select(x[k], 1, p), len(x)), alloc_peer="torch.index_select(dim=-1)")
     R.run("gather", "last axis, permuted " + shape_name(m), False, gather_last, "torch.index_select(dim=-1, out=)")
+
+    # Gather on a middle axis, random int64 indices as many as the axis is long (repeats allowed).
+    def gather_middle():
+        e = z["elements"]
+        x = ins(f32, e)
+        idx = rand_idx((e[2],), e[2], 61)
+        out = torch.empty(e, dtype=f32, device=DEV)
+        return Case(2 * numel(e) * 4 + e[2] * 8, rotating(lambda k: torch.index_select(x[k], 2, idx, out=out), len(x)),
+                    alloc=rotating(lambda k: torch.index_select(x[k], 2, idx), len(x)), alloc_peer="torch.index_select(dim=2)")
+    R.run("gather", "axis 2 random " + shape_name(z["elements"]), False, gather_middle, "torch.index_select(dim=2, out=)")
 
     # Gather-elements along the last axis, random int64 indices of the input's shape.
     def gather_elements():

@@ -63,6 +63,7 @@ std::string expected_name(vk::shader s, std::uint32_t on) {
     case vk::shader::tuples: return "tuples_0";
     case vk::shader::scan: return "scan_0";
     case vk::shader::copy: return "copy_0";
+    case vk::shader::tile: return "tile_0";
     case vk::shader::reduce: {
         std::string n = "reduce_";
         n += bit(spirv::float64) ? '1' : '0';

@@ -130,6 +130,60 @@ void gather_elements_case(vk::context& ctx, rng_t& g, dtype type, dtype itype, i
 
 } // namespace
 
+// Shapes whose gathered axis spans 64 KiB or more, which the device moves through a tile of the
+// input in shared memory (shaders/tile.comp), and neighbours that it must not: the choice is
+// checked, and every result against the CPU (valid, clamped and out-of-range indices, every index
+// type, dense and strided views).
+TEST_CASE("vulkan: gather-elements through a tile of the input equals the CPU", "[vulkan][gather_elements][tile]") {
+    struct tile_case {
+        dtype type;
+        shape in, idx;
+        int axis;
+        bool tiled;  // dense operands take the tile path
+        const char* what;
+    };
+    const tile_case cases[] = {
+        {dtype::float32, {3, 300, 60}, {3, 200, 50}, 1, true, "a middle axis, rows 240 bytes apart, one element per invocation"},
+        {dtype::float32, {2, 300, 64}, {2, 200, 64}, 1, true, "a middle axis, 16-byte moves (rows of 64 elements)"},
+        {dtype::int64, {2, 130, 70}, {2, 130, 70}, 1, true, "8-byte elements, two per 16-byte move"},
+        {dtype::float32, {40, 500}, {200, 500}, 0, true, "the outer axis, split into 5 pieces of 40 rows"},
+        {dtype::float32, {3, 300, 60}, {3, 100, 50}, 1, false, "fewer indices than half the axis: read in place"},
+        {dtype::float32, {3, 60, 60}, {3, 60, 60}, 1, false, "an axis spanning 14 KB: read in place"},
+        {dtype::float16, {3, 300, 60}, {3, 200, 50}, 1, false, "2-byte elements: read in place"},
+        {dtype::float32, {300, 60, 4}, {300, 60, 4}, 2, false, "the innermost axis: read in place"},
+    };
+    vk::context ctx;
+    REQUIRE(ctx.tile_words() >= 4096);
+    rng_t g(0x711e5ull);
+    tally t;
+    int expect = 0;
+    for (const auto& c : cases)
+        for (const dtype itype : strix::index_dtypes)
+            for (const index_mode m : index_modes)
+                for (const bool dense : {true, false}) {
+                    INFO(c.what << ": " << type_name(c.type) << " " << str(c.in) << " by " << type_name(itype) << " " << str(c.idx)
+                                << ", axis " << c.axis << ", " << index_text(m) << (dense ? ", dense" : ", strided"));
+                    const strix::gather_elements_desc d{c.axis, policy_of(m)};
+                    layout l{false};
+                    // strided: every operand spread out, so the plan keeps its dimensions
+                    const std::int64_t spread = dense ? 1 : 2;
+                    std::vector<placed> ops{l.place_alone(c.type, c.in, spread_strides(c.in, spread)), l.place_alone(itype, c.idx, spread_strides(c.idx, spread)),
+                                            l.place_alone(c.type, c.idx, spread_strides(c.idx, spread))};
+                    arenas mem = random_arenas(g, l);
+                    fill_index_view(g, host_view(mem, ops[1]), c.in[c.axis], m);
+                    const int before = t.tiled;
+                    differential(
+                        ctx, mem, ops, 2, [&](const host_operands& v) { strix::gather_elements(v[0], v[1], v[2], d); },
+                        [&](vk::stream& s, const std::vector<vk::device_view>& v) { s.gather_elements(v[0], v[1], v[2], d); },
+                        [&](vk::context& cx, const host_operands& v) { vk::gather_elements(cx, v[0], v[1], v[2], d); }, t);
+                    if (dense) CHECK(t.tiled - before == (c.tiled ? 1 : 0));
+                    expect += dense && c.tiled ? 1 : 0;
+                }
+    CHECK(t.tiled >= expect);
+    CHECK(t.index_errors > 0);
+    CHECK(ctx.validation_messages() == 0);
+}
+
 TEST_CASE("vulkan: gather-elements equals the CPU for every element and index type", "[vulkan][gather_elements]") {
     const int path = GENERATE(from_range(test_paths()));
     vk::context ctx(path_options(path));

@@ -70,6 +70,18 @@ inline strides_t random_strides(rng_t& g, const shape& s, bool input) {
     return st;
 }
 
+/// C-order strides of a shape, each dimension `spread` times apart from the next outer one's
+/// elements (spread 1: dense).
+inline strides_t spread_strides(const shape& s, std::int64_t spread) {
+    strides_t st{};
+    std::int64_t step = 1;
+    for (int i = s.rank - 1; i >= 0; --i) {
+        st[static_cast<std::size_t>(i)] = step;
+        step *= s[i] * spread;
+    }
+    return st;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Operands in arenas
 
@@ -117,6 +129,13 @@ struct layout {
         return {a, start + (before - lo) * es, t, s, st};
     }
     placed place(rng_t& g, dtype t, const shape& s, bool input) { return place(g, t, s, random_strides(g, s, input)); }
+    /// An operand alone in a new arena, from its start (which the device aligns to 16 bytes or more).
+    placed place_alone(dtype t, const shape& s, const strides_t& st) {
+        const auto es = static_cast<std::int64_t>(strix::size_of(t));
+        const auto [lo, hi] = reach(s, st);
+        bytes.push_back((hi - lo) * es);
+        return {bytes.size() - 1, -lo * es, t, s, st};
+    }
 };
 
 /// A host tensor of random bytes.
@@ -295,6 +314,7 @@ inline void check_same_outcome(const outcome& got, const outcome& want, const ch
 /// Counts what a run of cases exercised.
 struct tally {
     int cases = 0, failed_rules = 0, index_errors = 0;
+    int tiled = 0; ///< streams that moved through a tile of the input (shaders/tile.comp)
 };
 
 using cpu_call = std::function<void(const host_operands&)>;
@@ -332,6 +352,7 @@ inline void differential(vk::context& ctx, const arenas& initial, const std::vec
     {
         vk::stream s(ctx);
         og = capture([&] { dev(s, dviews); });
+        t.tiled += strix::vulkan::detail::counters_of(s).tiled > 0 ? 1 : 0;
         if (!og.threw) {
             og = capture([&] { s.run(); });
             og.at_run = og.threw;

@@ -11,6 +11,9 @@
 ///   STRIX_VULKAN_NO_FLOAT64=1         no float64 arithmetic in shaders
 ///   STRIX_VULKAN_NO_FLOAT_ATOMICS=1   no float atomic add
 ///   STRIX_VULKAN_NO_CLAIMS=1          scatters without a reduction skip the claim path
+///   STRIX_VULKAN_NO_TILE=1            gather-elements reads its sources in place, never through a tile of
+///                                     the input in shared memory (shaders/tile.comp)
+///   STRIX_VULKAN_TILE_KIB=n           that tile's size (4..32 KiB, within the device's shared memory; default 32)
 ///   STRIX_VULKAN_UNROLL=n             16-byte moves per invocation (1..8; default 4)
 ///   STRIX_VULKAN_CHUNK_UNROLL=n       16-byte output chunks per invocation (1..8; default 1)
 ///   STRIX_VULKAN_SPIN_US=n            microseconds a wait polls before blocking (context_options::spin_wait_us)
@@ -35,6 +38,8 @@ struct environment {
     bool no_float_atomics = false;
     bool no_claims = false;
     bool host_import = false;
+    bool no_tile = false;
+    std::uint32_t tile_kib = 32;
     std::uint32_t unroll = 4;       ///< measured best on the H200 (1: 3.3 TB/s, 2: 3.9, 4 and 8: 4.1, a 1 GiB copy)
     std::uint32_t chunk_unroll = 1; ///< more measured slower on the H200 (a pad of 3: 0.219 ms at 1, 0.26 at 4, 0.39 at 8)
     std::optional<std::uint32_t> spin_us;

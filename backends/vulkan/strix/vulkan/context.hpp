@@ -257,6 +257,7 @@ struct pipeline_key {
     std::uint32_t unroll = 1; ///< move.comp, copy.comp: 16-byte moves per invocation
     std::uint32_t narrow = 0; ///< move.comp: 32-bit arithmetic (every offset of the call fits in an int)
     std::uint32_t fold = 0xffffffffu; ///< move.comp: the pad_mode every padded dimension folds by, computed (0xffffffff: none, tables)
+    std::uint32_t tile = 0; ///< tile.comp: 32-bit words of its shared tile
     auto operator<=>(const pipeline_key&) const = default;
 };
 
@@ -345,6 +346,10 @@ public:
     /// 16-byte output chunks per invocation of a chunked move (config.hpp).
     [[nodiscard]] std::uint32_t unroll_16() const { return env_.unroll; }
     [[nodiscard]] std::uint32_t unroll_chunks() const { return env_.chunk_unroll; }
+    /// 32-bit words of shared memory a gather-elements may tile its input in (tile.comp): 32 KiB
+    /// (STRIX_VULKAN_TILE_KIB), within the device's limit; 0 when STRIX_VULKAN_NO_TILE turns
+    /// the path off.
+    [[nodiscard]] std::uint32_t tile_words() const { return tile_words_; }
     /// How many updates of one target a deterministic scatter reduction folds per dispatch: an
     /// invocation's loop stays short, since some implementations end a loop after 65535
     /// iterations in all (Mesa's llvmpipe, a CPU device, does) and a long one may trip a GPU's
@@ -507,6 +512,7 @@ private:
     std::uint32_t timestamp_bits_ = 0;
     float timestamp_period_ = 1;
     std::array<std::uint32_t, 3> max_groups_{};
+    std::uint32_t tile_words_ = 0;
     VkPhysicalDeviceMemoryProperties memory_{};
     VkPipelineCache cache_ = VK_NULL_HANDLE;
     VkPipelineLayout layout_ = VK_NULL_HANDLE;

@@ -74,6 +74,26 @@ std::optional<pad_mode> plan_fold(const plan::move_plan& p);
 /// The padded coordinates of a dimension, [0, lo) and [hi, size): the entries of its table.
 std::uint64_t padded_count(const plan::move_dim& d);
 
+/// How an index-driven move runs through a tile of its input in shared memory (shaders/tile.comp).
+struct tile_layout {
+    int axis;              ///< the plan dimension whose source is the index (src 0)
+    std::uint32_t width;   ///< T: inner positions per tile (a power of two, at most 256 x vec)
+    std::uint32_t vec;     ///< neighbouring positions an invocation moves with 16-byte loads and stores (else 1)
+    std::uint64_t across;  ///< work groups across the inner positions
+    std::uint64_t down;    ///< work groups along `axis`
+    std::uint64_t rows;    ///< coordinates of `axis` per work group
+    std::uint64_t groups;  ///< all work groups
+};
+
+/// The tile path of a move plan, or nothing where move.comp's reads in place serve as well. It
+/// takes plans with an index (gather-elements) and affine dimensions of 4-, 8- or 16-byte
+/// elements, one dimension A with source term 0 and at least one after it, the innermost with
+/// an index that changes along it (a gather's does not: it reads whole rows in place), whose
+/// indexed axis (N rows) spans 64 KiB or more of the input, so that reads in place would
+/// scatter over L2; N rows of T >= 32 bytes fit in `tile_words`; and A has N / 2 coordinates or
+/// more (a tile is read at most twice per output written from it).
+std::optional<tile_layout> tile_plan(const plan::move_plan& p, std::uint32_t tile_words);
+
 } // namespace detail
 
 namespace detail {
@@ -160,6 +180,8 @@ protected:
     /// Contiguous rows move in 16-byte (or 8-, 4-byte) elements where the plan's alignment
     /// allows (widen), and a contiguous output is written 16 bytes per invocation (chunk_elements).
     void record_move(const plan::move_plan& original, const std::vector<range>& reads, range write, bool hazards = true);
+    /// record_move's tile path (tile_plan said it applies).
+    void record_tiled(const plan::move_plan& p, const detail::tile_layout& t, const std::vector<range>& reads, range write, bool hazards);
 
     /// After the device has run the recording: when the flag rose, reads every checked index
     /// view back and throws the CPU's error for the first bad index; nothing when it did not.

@@ -18,6 +18,8 @@ struct counters {
     int widened = 0, chunked = 0, plain_copies = 0;
     /// moves located in 32-bit arithmetic, and pad dimensions whose fold they computed
     int narrow = 0, folded = 0;
+    /// index-driven moves through a tile of the input in shared memory (tile.comp)
+    int tiled = 0;
     /// scatters without a reduction that took the claim path
     int claim_scatters = 0;
 };

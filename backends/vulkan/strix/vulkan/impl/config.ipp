@@ -23,6 +23,8 @@ environment read_environment() {
     e.no_float_atomics = on("STRIX_VULKAN_NO_FLOAT_ATOMICS");
     e.no_claims = on("STRIX_VULKAN_NO_CLAIMS");
     e.host_import = on("STRIX_VULKAN_HOST_IMPORT");
+    e.no_tile = on("STRIX_VULKAN_NO_TILE");
+    if (const char* v = text("STRIX_VULKAN_TILE_KIB")) e.tile_kib = static_cast<std::uint32_t>(std::clamp(std::atoi(v), 4, 32));
     e.unroll = count("STRIX_VULKAN_UNROLL", 4);
     e.chunk_unroll = count("STRIX_VULKAN_CHUNK_UNROLL", 1);
     if (const char* v = text("STRIX_VULKAN_SPIN_US")) e.spin_us = static_cast<std::uint32_t>(std::clamp(std::atol(v), 0L, 1000000L));

@@ -534,9 +534,9 @@ VkPipeline context::pipeline(const pipeline_key& key) {
         sci.pCode = w.data;
         check(table_.vkCreateShaderModule(device_, &sci, nullptr, &modules_[m]), "vkCreateShaderModule");
     }
-    // constant ids 0..11 (an entry for an id a shader lacks is ignored)
+    // constant ids 0..12 (an entry for an id a shader lacks is ignored)
     const std::uint32_t values[] = {key.elem, key.rank, key.index_type, key.policy, key.phase, key.wide,
-                                    key.type, key.reduction, key.vec, key.unroll, key.narrow, key.fold};
+                                    key.type, key.reduction, key.vec, key.unroll, key.narrow, key.fold, key.tile};
     constexpr std::uint32_t n_values = sizeof values / sizeof values[0];
     VkSpecializationMapEntry entries[n_values];
     for (std::uint32_t i = 0; i < n_values; ++i) entries[i] = {i, i * 4, 4};
@@ -685,6 +685,7 @@ void context::finish_setup(const context_options& opt) {
     vkGetPhysicalDeviceProperties(physical_, &props);
     timestamp_period_ = props.limits.timestampPeriod;
     std::copy(std::begin(props.limits.maxComputeWorkGroupCount), std::end(props.limits.maxComputeWorkGroupCount), max_groups_.begin());
+    tile_words_ = env_.no_tile ? 0 : std::min<std::uint32_t>(env_.tile_kib * 256, props.limits.maxComputeSharedMemorySize / 4);
     std::vector<char> cache_data;
     if (!opt.pipeline_cache.empty()) cache_data = detail::read_file(opt.pipeline_cache);
     auto pcci = make<VkPipelineCacheCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO);

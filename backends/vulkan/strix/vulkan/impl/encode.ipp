@@ -116,6 +116,58 @@ std::uint64_t padded_count(const plan::move_dim& d) {
     return d.is_affine() ? 0 : static_cast<std::uint64_t>(d.lo) + static_cast<std::uint64_t>(d.size - d.hi);
 }
 
+std::optional<tile_layout> tile_plan(const plan::move_plan& p, std::uint32_t tile_words) {
+    const auto e = static_cast<std::uint64_t>(p.elem);
+    if (!p.index || tile_words == 0 || p.rank < 2 || (e != 4 && e != 8 && e != 16)) return std::nullopt;
+    int axis = -1;
+    for (int k = 0; k < p.rank; ++k) {
+        const auto& d = p.dims[static_cast<std::size_t>(k)];
+        if (!d.is_affine()) return std::nullopt;
+        if (d.src == 0) {
+            if (axis >= 0) return std::nullopt;
+            axis = k;
+        }
+    }
+    const auto& last = p.dims[static_cast<std::size_t>(p.rank - 1)];
+    // an index that does not change along the innermost dimension (gather) reads whole rows in
+    // place, coalesced
+    if (axis < 0 || axis == p.rank - 1 || last.key == 0) return std::nullopt;
+    const auto n = static_cast<std::uint64_t>(p.axis_size);
+    const std::uint64_t step = static_cast<std::uint64_t>(p.axis_stride < 0 ? -p.axis_stride : p.axis_stride);
+    const auto m = static_cast<std::uint64_t>(p.dims[static_cast<std::size_t>(axis)].size);
+    if (n == 0 || n * step < 64 * 1024 || 2 * m < n) return std::nullopt;
+    std::uint64_t outer = 1, inner = 1;
+    for (int k = 0; k < axis; ++k) outer *= static_cast<std::uint64_t>(p.dims[static_cast<std::size_t>(k)].size);
+    for (int k = axis + 1; k < p.rank; ++k) inner *= static_cast<std::uint64_t>(p.dims[static_cast<std::size_t>(k)].size);
+    // 16-byte moves of neighbouring positions where the innermost dimension is contiguous on
+    // both sides and every row starts 16-byte aligned
+    std::uint64_t vec = 16 / e;
+    const auto a16 = [](std::int64_t v) { return v % 16 == 0; };
+    bool aligned = vec > 1 && last.src == static_cast<std::int64_t>(e) && last.dst == static_cast<std::int64_t>(e) &&
+                   static_cast<std::uint64_t>(last.size) % vec == 0 && a16(p.axis_stride) &&
+                   a16(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(p.src))) && a16(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(p.dst)));
+    for (int k = 0; k + 1 < p.rank && aligned; ++k) aligned = a16(p.dims[static_cast<std::size_t>(k)].src) && a16(p.dims[static_cast<std::size_t>(k)].dst);
+    if (!aligned) vec = 1;
+    const std::uint64_t cells = tile_words / (e / 4); // elements the tile holds
+    std::uint64_t t = 256 * vec;
+    while (t > vec && (t * n > cells || t / 2 >= inner)) t /= 2;
+    if (t * n > cells || t * e < 32) return std::nullopt;
+    tile_layout l{axis, static_cast<std::uint32_t>(t), static_cast<std::uint32_t>(vec), (inner + t - 1) / t, 1, m, 0};
+    // enough work groups to fill a large GPU: split A where outer x across is short of that,
+    // into pieces of N coordinates or more (each piece reads the tile again)
+    constexpr std::uint64_t enough = 4096;
+    const std::uint64_t base = outer * l.across;
+    if (base < enough) {
+        const std::uint64_t pieces = std::max<std::uint64_t>(1, std::min((enough + base - 1) / base, m / n));
+        l.rows = (m + pieces - 1) / pieces;
+        l.down = (m + l.rows - 1) / l.rows;
+    }
+    l.groups = base * l.down;
+    constexpr std::uint64_t limit = std::uint64_t{1} << 32; // the shader counts in 32 bits
+    if (l.groups >= limit || inner >= limit || m >= limit) return std::nullopt;
+    return l;
+}
+
 bool encoder::claims_scatter(const device_view& output, std::uint64_t n) const {
     const std::size_t elem = size_of(output.type);
     if (n == 0 || !ctx_->scatter_claims() || (elem == 4 && !ctx_->int64_atomics())) return false;
@@ -375,6 +427,11 @@ void encoder::record_move(const plan::move_plan& original, const std::vector<ran
     if (original.rank == 0 || original.count() == 0) return;
     std::optional<plan::move_plan> wide_plan = detail::widened(original);
     const plan::move_plan& p = wide_plan ? *wide_plan : original;
+    if (const auto t = detail::tile_plan(p, ctx_->tile_words())) {
+        record_tiled(p, *t, reads, write, hazards);
+        counters_.widened += wide_plan ? 1 : 0;
+        return;
+    }
     const std::uint32_t vec = detail::chunk_elements(p);
     bool narrow = !ctx_->wide_arithmetic() && detail::narrow_fits(p, vec);
     std::optional<pad_mode> fold = narrow ? detail::plan_fold(p) : std::nullopt;
@@ -440,6 +497,35 @@ void encoder::record_move(const plan::move_plan& original, const std::vector<ran
     counters_.chunked += vec > 1 ? 1 : 0;
     if (hazards) barrier_for(reads, write);
     dispatch(key, pc, (pc.count + 256 * key.unroll - 1) / (256 * key.unroll));
+}
+
+void encoder::record_tiled(const plan::move_plan& p, const detail::tile_layout& t, const std::vector<range>& reads, range write, bool hazards) {
+    const meta_block meta = meta_alloc(static_cast<std::size_t>(p.rank) * dim_words * 8);
+    std::vector<std::int64_t> words;
+    for (int i = 0; i < p.rank; ++i) {
+        const auto& d = p.dims[static_cast<std::size_t>(i)];
+        words.insert(words.end(), {d.size, d.dst, d.src, d.key, 0, d.lo, d.hi});
+    }
+    std::memcpy(meta.host, words.data(), words.size() * 8);
+    push pc{};
+    pc.src = reinterpret_cast<std::uintptr_t>(p.src);
+    pc.dst = reinterpret_cast<std::uintptr_t>(p.dst);
+    pc.dims = meta.address;
+    pc.indices = reinterpret_cast<std::uintptr_t>(p.index);
+    pc.count = t.rows;
+    pc.flag = frame_->flag.address();
+    pc.axis_size = p.axis_size;
+    pc.axis_stride = p.axis_stride;
+    pc.aux = static_cast<std::uint32_t>(t.axis);
+    pc.aux2 = t.width;
+    pc.aux_addr = t.across;
+    pc.lo = t.down;
+    pipeline_key key{shader::tile, static_cast<std::uint32_t>(p.elem), static_cast<std::uint32_t>(p.rank), index_code(p.index_type), p.clamp ? 1u : 0u, 0};
+    key.vec = t.vec;
+    key.tile = ctx_->tile_words();
+    ++counters_.tiled;
+    if (hazards) barrier_for(reads, write);
+    dispatch(key, pc, t.groups);
 }
 
 void encoder::report_index_errors() {
