@@ -62,7 +62,11 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer Order {
     uint64_t chunk_size;
     uint64_t gx;         // the fold's work groups in x and y
     uint64_t gy;
+    uint64_t repeats;    // a word PHASE 1 sets when some slot has two updates or more (0: the
+                         // updates were applied at once, and the sort and the fold return)
 };
+// A word read where other invocations' atomics write it (not through a stale cached line).
+layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer SharedWord { uint w; };
 
 layout(push_constant) uniform Push {
     uint64_t src;        // source base address

@@ -11,7 +11,11 @@
 // pair, scan.comp sorts the pairs by slot (stably: each slot's numbers stay ascending), PHASE 2
 // finds each slot's run of sorted pairs, and PHASE 3 (one invocation per slot) folds the next
 // chunk of at most pc.aux2 updates of its run, chunk pc.aux: the host records as many chunks as
-// the longest run needs. A chunk is what keeps every invocation's loop short: some
+// the longest run needs. PHASE 1 also counts each slot's updates (in `starts`, which PHASE 2
+// overwrites for every slot that has any) and raises the `repeats` word at a second update of a
+// slot: without one, PHASE 6 applies every update to its own target at once (one per target:
+// the same result, in no particular order) and the sort, PHASE 2 and PHASE 3 return at once —
+// scatters with distinct targets (permutations) cost no sort. A chunk is what keeps every invocation's loop short: some
 // implementations stop a loop after 65535 iterations in all (Mesa's llvmpipe does), and one
 // invocation folding a million updates would also run long enough to trip a watchdog.
 // Without a reduction (REDUCTION 0): the last update of each target wins, in two passes. PHASE
@@ -349,6 +353,7 @@ void main() {
         }
         return;
     }
+    if ((PHASE == 2 || PHASE == 3) && Words(Order(pc.aux_addr).repeats).w[0] == 0u) return;
     if (PHASE == 3) { // i is a slot: fold chunk pc.aux of its run, in C order
         Order o = Order(pc.aux_addr);
         const uint first = Words(o.starts + i * 4ul).w[0], end = Words(o.ends + i * 4ul).w[0];
@@ -383,9 +388,15 @@ void main() {
         if (ELEM != 4) atomicMax(Words(pc.aux_addr + slot * 4ul).w[0], uint(i) + 1u);
         return;
     }
-    if (PHASE == 1) { // the update's (slot, number) pair
+    if (PHASE == 1) { // the update's (slot, number) pair, and its slot's count
         Order o = Order(pc.aux_addr);
         Words(o.keys_out + i * 4ul).w[0] = uint(slot);
         Words(o.vals_out + i * 4ul).w[0] = uint(i);
+        if (atomicAdd(Words(o.starts + slot * 4ul).w[0], 1u) == 1u && SharedWord(o.repeats).w == 0u) atomicOr(SharedWord(o.repeats).w, 1u);
+        return;
+    }
+    if (PHASE == 6) { // no slot repeats: the update alone makes its target
+        if (Words(Order(pc.aux_addr).repeats).w[0] != 0u) return;
+        store_bits(dst, combine(load_bits(dst), load_bits(src)));
     }
 }

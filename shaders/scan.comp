@@ -28,6 +28,7 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer Scratch {
     uint64_t bucket;
     uint64_t blocks;
     uint64_t block_count;
+    uint64_t repeats;    // the Order record's
 };
 
 const uint PER = 16u;
@@ -57,6 +58,10 @@ uint tile_digit(uint key, uint shift) { return (key >> shift) & 255u; }
 void main() {
     Scratch s = Scratch(pc.aux_addr);
     const uint t = gl_LocalInvocationID.x;
+    // every slot had one update: reduce.comp applied them, nothing is sorted (the whole
+    // dispatch returns: no barrier is left waiting). PHASE 5 still runs: it writes the later
+    // chunks' arguments, none when no run was found.
+    if (PHASE != 5 && Words(PHASE >= 3 ? Order(pc.aux_addr).repeats : s.repeats).w[0] == 0u) return;
     if (PHASE == 5) {
         Order o = Order(pc.aux_addr);
         const uint64_t c = invocation();

@@ -158,7 +158,7 @@ TEST_CASE("vulkan: gather-elements through a tile of the input equals the CPU", 
     tally t;
     int expect = 0;
     for (const auto& c : cases)
-        for (const dtype itype : strix::index_dtypes)
+        for (const dtype itype : {dtype::int32, dtype::uint64}) // signed 4-byte and unsigned 8-byte; the others in the random test
             for (const index_mode m : index_modes)
                 for (const bool dense : {true, false}) {
                     INFO(c.what << ": " << type_name(c.type) << " " << str(c.in) << " by " << type_name(itype) << " " << str(c.idx)

@@ -417,6 +417,39 @@ TEST_CASE("vulkan: deterministic reductions fold any number of updates per targe
     CHECK(ctx.validation_messages() == 0);
 }
 
+TEST_CASE("vulkan: deterministic reductions onto distinct targets, and with one target repeated", "[vulkan][scatter]") {
+    // A permutation of the rows per column (every target once: the device applies each update
+    // at once and skips the sort), then the same with one update moved onto another's target
+    // (one slot repeats: the sort and the fold in C order). Bit for bit the CPU's, every
+    // element type and reduction, float values whose sums and products round.
+    using R = strix::scatter_reduction;
+    vk::context ctx;
+    rng_t g(0xd15717ull);
+    const std::int64_t rows = 64, cols = 33;
+    for (const bool repeat : {false, true})
+        for (const dtype type : strix::all_dtypes)
+            for (const R red : {R::add, R::mul, R::min, R::max}) {
+                if (type == dtype::float64 && (red == R::add || red == R::mul) && !ctx.float64()) continue;
+                INFO(type_name(type) << ", reduction " << static_cast<int>(red) << (repeat ? ", one target repeated" : ", distinct targets"));
+                const host_tensor in = random_tensor(g, type, {rows, cols}), upd = random_tensor(g, type, {rows, cols});
+                host_tensor idx(dtype::int64, {rows, cols});
+                auto* ix = reinterpret_cast<std::int64_t*>(idx.data());
+                for (std::int64_t c = 0; c < cols; ++c) {
+                    std::vector<std::int64_t> perm(static_cast<std::size_t>(rows));
+                    std::iota(perm.begin(), perm.end(), 0);
+                    std::shuffle(perm.begin(), perm.end(), g);
+                    for (std::int64_t r = 0; r < rows; ++r) ix[r * cols + c] = perm[static_cast<std::size_t>(r)];
+                }
+                if (repeat) ix[(rows - 1) * cols + 5] = ix[5]; // the last row's update in column 5 onto the first row's target
+                const strix::scatter_desc d{0, index_policy::error, red, true};
+                const host_tensor want = strix::scatter(in.view(), idx.view(), upd.view(), d);
+                host_tensor got(type, {rows, cols});
+                vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), d);
+                CHECK(same_bytes(got, want));
+            }
+    CHECK(ctx.validation_messages() == 0);
+}
+
 TEST_CASE("vulkan: float32 reductions keep subnormal operands and results, as the CPU does", "[vulkan][scatter]") {
     // subnormal updates added to, and multiplied with, normal and subnormal elements: a device
     // that flushed them would give 0, or NaN for infinity times a flushed subnormal

@@ -328,15 +328,17 @@ void encoder::record_updates(const update_job& j) {
         return;
     }
     // deterministic: (slot, update number) pairs, sorted stably by slot, each slot's run
-    // folded in C order, a chunk of at most fold_chunk() updates per dispatch
+    // folded in C order, a chunk of at most fold_chunk() updates per dispatch; where no slot
+    // has two updates (found on the device, by the pass that writes the pairs), each update is
+    // applied to its target at once and the sort and the fold return at once
     if (slots > (std::uint64_t{1} << 32))
         throw error(error_code::unsupported, "strix::vulkan: a deterministic scatter reduction onto more than 2^32 elements (" + j.context + ")");
     const std::uint64_t tiles = (n + 255) / 256, hist = tiles * 256, blocks = (hist + 4095) / 4096;
     const std::uint64_t chunk = ctx_->fold_chunk(), chunks = std::max<std::uint64_t>(1, (n + chunk - 1) / chunk);
-    // words: starts, ends (slots each) and the longest run, zeroed; the chunks' dispatch
-    // arguments; two pair arrays (keys, numbers); the digit counts, their prefix sums and the
-    // prefix sum's block totals
-    const std::uint64_t at_args = slots * 2 + 1, at_pairs = at_args + 3 * chunks, at_hist = at_pairs + 4 * n;
+    // words: starts, ends (slots each), the longest run and the repeats word, zeroed; the
+    // chunks' dispatch arguments; two pair arrays (keys, numbers); the digit counts, their
+    // prefix sums and the prefix sum's block totals
+    const std::uint64_t at_repeats = slots * 2 + 1, at_args = slots * 2 + 2, at_pairs = at_args + 3 * chunks, at_hist = at_pairs + 4 * n;
     const std::uint64_t words = at_hist + 2 * hist + blocks;
     const scratch_block work = scratch(words * 4);
     const range sr{work.address, work.address + work.size};
@@ -349,7 +351,8 @@ void encoder::record_updates(const update_job& j) {
     const auto order = [&](int from, int to, std::int64_t shift) {
         return upload_meta(std::vector<std::int64_t>{keys[from], vals[from], keys[to], vals[to], addr(at_hist), addr(at_hist + hist),
                                                      static_cast<std::int64_t>(tiles), shift, addr(0), addr(slots), addr(slots * 2),
-                                                     addr(at_args), static_cast<std::int64_t>(chunks), static_cast<std::int64_t>(chunk), fx, fy});
+                                                     addr(at_args), static_cast<std::int64_t>(chunks), static_cast<std::int64_t>(chunk), fx, fy,
+                                                     addr(at_repeats)});
     };
     barrier_for({}, sr);
     ctx_->vk().vkCmdFillBuffer(cmd_, work.handle, work.offset, at_args * 4, 0);
@@ -358,12 +361,16 @@ void encoder::record_updates(const update_job& j) {
     barrier_for(reads, sr);
     key.phase = 1;
     p.aux_addr = order(1, 0, 0);
-    dispatch(key, p); // the pairs, in update order
+    dispatch(key, p); // the pairs, in update order, and whether a slot repeats
+    full_barrier();
+    key.phase = 6;
+    dispatch(key, p); // no slot repeats: each update applied to its target
     int sorted = 0;
     const std::uint64_t key_bits = slots > 1 ? static_cast<std::uint64_t>(std::bit_width(slots - 1)) : 0;
     pipeline_key scan{shader::scan, 4, 1, 0, 0, 0};
     push sp{};
-    sp.aux_addr = upload_meta(std::vector<std::int64_t>{addr(at_hist), addr(at_hist + hist), 0, addr(at_hist + 2 * hist), static_cast<std::int64_t>(blocks)});
+    sp.aux_addr = upload_meta(std::vector<std::int64_t>{addr(at_hist), addr(at_hist + hist), 0, addr(at_hist + 2 * hist), static_cast<std::int64_t>(blocks),
+                                                        addr(at_repeats)});
     sp.count = hist;
     for (std::uint64_t shift = 0; shift < key_bits; shift += 8, sorted ^= 1) {
         push tp{};
