@@ -19,6 +19,8 @@
 // ascending.
 // PHASE 5: the indirect dispatch arguments of the fold's chunks 1.. (one invocation per chunk):
 // a chunk runs only when some slot has more updates than the chunks before it folded.
+// PHASE 6 (one invocation): the arguments of the sort's passes, of reduce.comp's PHASE 2 and of
+// its chunk 0: their grids where a slot repeats, no work groups where none does.
 #include "common.glsl"
 
 layout(constant_id = 4) const uint PHASE = 0;
@@ -61,7 +63,18 @@ void main() {
     // every slot had one update: reduce.comp applied them, nothing is sorted (the whole
     // dispatch returns: no barrier is left waiting). PHASE 5 still runs: it writes the later
     // chunks' arguments, none when no run was found.
-    if (PHASE != 5 && Words(PHASE >= 3 ? Order(pc.aux_addr).repeats : s.repeats).w[0] == 0u) return;
+    if (PHASE < 5 && Words(PHASE >= 3 ? Order(pc.aux_addr).repeats : s.repeats).w[0] == 0u) return;
+    if (PHASE == 6) { // one invocation: the dispatch arguments of the passes that run only where a slot repeats
+        if (invocation() != 0ul) return;
+        const bool run = Words(Order(pc.aux_addr).repeats).w[0] != 0u;
+        for (uint k = 0u; k < 4u; ++k) { // pc.src: their grids (x, y) as 64-bit numbers
+            Words a = Words(pc.dst + uint64_t(k) * 12ul);
+            a.w[0] = run ? Words(pc.src).w[4u * k] : 0u;
+            a.w[1] = run ? Words(pc.src).w[4u * k + 2u] : 0u;
+            a.w[2] = 1u;
+        }
+        return;
+    }
     if (PHASE == 5) {
         Order o = Order(pc.aux_addr);
         const uint64_t c = invocation();

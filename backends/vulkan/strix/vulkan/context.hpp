@@ -354,7 +354,9 @@ public:
     /// invocation's loop stays short, since some implementations end a loop after 65535
     /// iterations in all (Mesa's llvmpipe, a CPU device, does) and a long one may trip a GPU's
     /// watchdog.
-    [[nodiscard]] std::uint64_t fold_chunk() const { return info_.type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 4096 : 65536; }
+    [[nodiscard]] std::uint64_t fold_chunk() const {
+        return env_.fold_chunk ? *env_.fold_chunk : info_.type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 4096 : 65536;
+    }
     /// Whether scatter reductions of 8-byte elements may use 64-bit atomics (else they take the
     /// deterministic path).
     [[nodiscard]] bool int64_atomics() const { return int64_atomics_; }

@@ -27,6 +27,7 @@ environment read_environment() {
     if (const char* v = text("STRIX_VULKAN_TILE_KIB")) e.tile_kib = static_cast<std::uint32_t>(std::clamp(std::atoi(v), 4, 32));
     e.unroll = count("STRIX_VULKAN_UNROLL", 4);
     e.chunk_unroll = count("STRIX_VULKAN_CHUNK_UNROLL", 1);
+    if (const char* v = text("STRIX_VULKAN_FOLD_CHUNK")) e.fold_chunk = static_cast<std::uint32_t>(std::clamp(std::atol(v), 16L, 1L << 30));
     if (const char* v = text("STRIX_VULKAN_SPIN_US")) e.spin_us = static_cast<std::uint32_t>(std::clamp(std::atol(v), 0L, 1000000L));
     return e;
 }

@@ -336,9 +336,11 @@ void encoder::record_updates(const update_job& j) {
     const std::uint64_t tiles = (n + 255) / 256, hist = tiles * 256, blocks = (hist + 4095) / 4096;
     const std::uint64_t chunk = ctx_->fold_chunk(), chunks = std::max<std::uint64_t>(1, (n + chunk - 1) / chunk);
     // words: starts, ends (slots each), the longest run and the repeats word, zeroed; the
-    // chunks' dispatch arguments; two pair arrays (keys, numbers); the digit counts, their
-    // prefix sums and the prefix sum's block totals
-    const std::uint64_t at_repeats = slots * 2 + 1, at_args = slots * 2 + 2, at_pairs = at_args + 3 * chunks, at_hist = at_pairs + 4 * n;
+    // chunks' dispatch arguments, then those of the four passes that run only where a slot
+    // repeats (sort tiles, prefix-sum blocks, sorted pairs, slots); two pair arrays (keys,
+    // numbers); the digit counts, their prefix sums and the prefix sum's block totals
+    const std::uint64_t at_repeats = slots * 2 + 1, at_args = slots * 2 + 2, at_skip = at_args + 3 * chunks, at_pairs = at_skip + 12,
+                        at_hist = at_pairs + 4 * n;
     const std::uint64_t words = at_hist + 2 * hist + blocks;
     const scratch_block work = scratch(words * 4);
     const range sr{work.address, work.address + work.size};
@@ -365,6 +367,26 @@ void encoder::record_updates(const update_job& j) {
     full_barrier();
     key.phase = 6;
     dispatch(key, p); // no slot repeats: each update applied to its target
+    // the other passes, dispatched indirectly: no work groups at all where no slot repeats (a
+    // pass whose groups all return at once still costs its launch: 0.1 ms and more for 16M
+    // invocations on the H200)
+    const std::uint64_t grids[4] = {tiles, blocks, (n + 255) / 256, (slots + 255) / 256};
+    std::vector<std::int64_t> sizes;
+    for (const std::uint64_t gs : grids) {
+        const auto [x, y] = grid(gs);
+        sizes.insert(sizes.end(), {x, y});
+    }
+    push kp{};
+    kp.src = upload_meta(sizes);
+    kp.dst = static_cast<std::uint64_t>(addr(at_skip));
+    kp.aux_addr = order(0, 0, 0);
+    kp.count = 1;
+    pipeline_key skip_args{shader::scan, 4, 1, 0, 0, 6};
+    dispatch(skip_args, kp);
+    full_barrier(VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
+    const auto when_repeats = [&](pipeline_key k, const push& q, int which) {
+        dispatch(k, q, 0, work.handle, work.offset + (at_skip + 3 * static_cast<std::uint64_t>(which)) * 4);
+    };
     int sorted = 0;
     const std::uint64_t key_bits = slots > 1 ? static_cast<std::uint64_t>(std::bit_width(slots - 1)) : 0;
     pipeline_key scan{shader::scan, 4, 1, 0, 0, 0};
@@ -378,27 +400,28 @@ void encoder::record_updates(const update_job& j) {
         tp.aux_addr = order(sorted, sorted ^ 1, static_cast<std::int64_t>(shift));
         full_barrier();
         scan.phase = 3;
-        dispatch(scan, tp, tiles); // digit counts per tile
+        when_repeats(scan, tp, 0); // digit counts per tile
         for (std::uint32_t phase = 0; phase < 3; ++phase) {
             full_barrier();
             scan.phase = phase;
-            dispatch(scan, sp, phase == 1 ? 1 : blocks); // their places
+            if (phase == 1) dispatch(scan, sp, 1); // their places
+            else when_repeats(scan, sp, 1);
         }
         full_barrier();
         scan.phase = 4;
-        dispatch(scan, tp, tiles); // each pair to its place
+        when_repeats(scan, tp, 0); // each pair to its place
     }
     p.aux_addr = order(sorted, sorted, 0);
     full_barrier();
     key.phase = 2;
-    dispatch(key, p); // each slot's run
+    when_repeats(key, p, 2); // each slot's run
     full_barrier();
     key.phase = 3;
     push fp = p;
     fp.count = slots;
     fp.aux = 0;
     fp.aux2 = static_cast<std::uint32_t>(chunk);
-    dispatch(key, fp); // chunk 0 of every run, and the longest run
+    when_repeats(key, fp, 3); // chunk 0 of every run, and the longest run
     if (chunks > 1) {
         full_barrier();
         scan.phase = 5;
