@@ -543,8 +543,9 @@ def main():
         upd = torch.ones((lk, dim), dtype=f32, device=DEV)
         x = ins(f32, z["table"])
         out = torch.empty(z["table"], dtype=f32, device=DEV)
-        return Case(2 * rows * dim * 4 + lk * (dim * 4 + 8), rotating(lambda k: out.copy_(x[k]).index_put_((idx[k][:, 0],), upd), 2),
-                    alloc=rotating(lambda k: x[k].index_put((idx[k][:, 0],), upd), 2), alloc_peer="x.index_put((idx[:, 0],), rows)")
+        # two index sets in turn; the 2 GiB table may have a single copy
+        return Case(2 * rows * dim * 4 + lk * (dim * 4 + 8), rotating(lambda k: out.copy_(x[k % len(x)]).index_put_((idx[k][:, 0],), upd), 2),
+                    alloc=rotating(lambda k: x[k % len(x)].index_put((idx[k][:, 0],), upd), 2), alloc_peer="x.index_put((idx[:, 0],), rows)")
     R.run("scatter_nd", f"{z['lookups']} rows into {shape_name(z['table'])}, none", False, scatter_nd_rows,
           "out.copy_(x).index_put_((idx[:, 0],), rows)")
 
