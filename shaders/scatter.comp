@@ -9,6 +9,11 @@
 // already claimed has a duplicate: it writes PHASE 1's work group counts into the indirect
 // dispatch arguments (zero otherwise), and PHASE 1, after every write of PHASE 0, rewrites each
 // target with its winner's update.
+// Rows (pc.fill[0] = G > 1 elements): the host found that the index does not change along the
+// updates' last dimensions, which lie contiguous in the output and start whole rows from its
+// lowest address, so a row has one winner word, not G. PHASE 2, one invocation per row of
+// updates, claims its target row; PHASE 1, one per element, writes the winning rows' elements.
+// A scatter-nd of 8192 rows of 4096 elements then claims 8192 words, not 32M.
 #include "common.glsl"
 
 layout(constant_id = 4) const uint PHASE = 0;
@@ -17,13 +22,16 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer Winners { ui
 void main() {
     const uint64_t i = invocation();
     if (i >= pc.count) return;
+    const uint64_t g = uint64_t(max(pc.fill[0], 1u)); // elements per winner
     uint64_t dst, src;
-    locate_update(i, dst, src);
+    locate_update(PHASE == 2 ? i * g : i, dst, src);
     // the indirect arguments take the first 16 bytes; slots are addressed in 64 bits (outputs may
     // exceed 2^32 elements)
-    Winners slot = Winners(pc.aux_addr + 16ul + (dst - pc.lo) / uint64_t(ELEM) * 4ul);
-    const uint me = uint(i) + 1u;
-    if (PHASE == 0) {
+    Winners slot = Winners(pc.aux_addr + 16ul + (dst - pc.lo) / (g * uint64_t(ELEM)) * 4ul);
+    const uint me = uint(PHASE == 2 ? i : i / g) + 1u;
+    if (PHASE == 2) {
+        atomicMax(slot.w[0], me);
+    } else if (PHASE == 0) {
         const uint seen = atomicMax(slot.w[0], me);
         // the first update to reach a target writes it; any later one means pass 1 runs, which
         // rewrites every target anyway

@@ -194,6 +194,56 @@ TEST_CASE("vulkan: scatter-nd equals the CPU for every reduction, element and in
     CHECK(ctx.validation_messages() == 0);
 }
 
+// Slices that lie contiguous in the output keep one winner per slice, not per element
+// (scatter.comp's rows): checked against the CPU with repeated tuples (the last wins), every
+// index mode, dense and gapped outputs, in and out of place; and the choice itself.
+TEST_CASE("vulkan: scatter-nd of rows keeps one winner per row", "[vulkan][scatter_nd]") {
+    struct row_case {
+        dtype type;
+        shape table, idx; // idx's last size is the tuple length k
+        bool rows;        // takes the row path
+        const char* what;
+    };
+    const row_case cases[] = {
+        {dtype::float32, {300, 40}, {50, 1}, true, "rows of 40 floats"},
+        {dtype::int8, {400, 24}, {60, 1}, true, "rows of 24 bytes"},
+        {dtype::float64, {20, 30, 8}, {40, 2}, true, "two-index tuples, slices of 8"},
+        {dtype::float32, {30, 64}, {10, 2}, false, "tuples of every axis: single elements"},
+    };
+    vk::context ctx;
+    rng_t g(0x5c0d0ull);
+    tally t;
+    for (const auto& c : cases)
+        for (const index_mode m : index_modes)
+            for (const bool gapped : {false, true})
+                for (const bool in_place : {false, true}) {
+                    INFO(c.what << ": " << type_name(c.type) << " " << str(c.table) << " by " << str(c.idx) << ", " << index_text(m)
+                                << (gapped ? ", gapped output" : ", dense") << (in_place ? ", in place" : ""));
+                    const int k = static_cast<int>(c.idx[c.idx.rank - 1]);
+                    shape upd;
+                    for (int i = 0; i + 1 < c.idx.rank; ++i) upd.push_back(c.idx[i]);
+                    for (int i = k; i < c.table.rank; ++i) upd.push_back(c.table[i]);
+                    const strix::scatter_nd_desc d{policy_of(m), strix::scatter_reduction::none, false};
+                    layout l{false};
+                    const strides_t out_strides = spread_strides(c.table, gapped ? 2 : 1);
+                    std::vector<placed> ops{l.place_alone(c.type, c.table, in_place ? out_strides : spread_strides(c.table, 1)),
+                                            l.place_alone(dtype::int64, c.idx, spread_strides(c.idx, 1)),
+                                            l.place_alone(c.type, upd, spread_strides(upd, 1))};
+                    if (!in_place) ops.push_back(l.place_alone(c.type, c.table, out_strides));
+                    arenas mem = random_arenas(g, l);
+                    fill_tuple_view(g, host_view(mem, ops[1]), 0, c.table, m, true);
+                    const std::size_t out = in_place ? 0 : 3;
+                    const int before = t.rows;
+                    differential(
+                        ctx, mem, ops, out, [&](const host_operands& v) { strix::scatter_nd(v[0], v[1], v[2], v[out], d); },
+                        [&](vk::stream& s, const std::vector<vk::device_view>& v) { s.scatter_nd(v[0], v[1], v[2], v[out], d); },
+                        [&](vk::context& cx, const host_operands& v) { vk::scatter_nd(cx, v[0], v[1], v[2], v[out], d); }, t);
+                    CHECK(t.rows - before == (c.rows ? 1 : 0));
+                }
+    CHECK(t.index_errors > 0);
+    CHECK(ctx.validation_messages() == 0);
+}
+
 TEST_CASE("vulkan: without float64 arithmetic, float32 reductions run in float32 and float64 add is refused clearly", "[vulkan][scatter_nd]") {
     using R = strix::scatter_reduction;
     set_env("STRIX_VULKAN_NO_FLOAT64", "1");

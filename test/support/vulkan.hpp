@@ -315,6 +315,7 @@ inline void check_same_outcome(const outcome& got, const outcome& want, const ch
 struct tally {
     int cases = 0, failed_rules = 0, index_errors = 0;
     int tiled = 0; ///< streams that moved through a tile of the input (shaders/tile.comp)
+    int rows = 0;  ///< streams whose scatter kept one winner per row (scatter.comp's PHASE 2)
 };
 
 using cpu_call = std::function<void(const host_operands&)>;
@@ -353,6 +354,7 @@ inline void differential(vk::context& ctx, const arenas& initial, const std::vec
         vk::stream s(ctx);
         og = capture([&] { dev(s, dviews); });
         t.tiled += strix::vulkan::detail::counters_of(s).tiled > 0 ? 1 : 0;
+        t.rows += strix::vulkan::detail::counters_of(s).row_scatters > 0 ? 1 : 0;
         if (!og.threw) {
             og = capture([&] { s.run(); });
             og.at_run = og.threw;

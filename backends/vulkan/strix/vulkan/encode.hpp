@@ -122,6 +122,9 @@ protected:
         std::vector<std::pair<std::uint64_t, std::uint64_t>> reads;
         std::string context;
         std::uint64_t fused_input = 0; ///< claim path: the C-order input whose copy its last pass does (0: none)
+        /// What every target offset an index makes is a multiple of, in bytes (scatter-nd's
+        /// tuples: their axes' strides); 0: the plan's axis_stride
+        std::int64_t index_unit = 0;
     };
 
     /// Hazards as recorder::barrier_for, after copying aside the indices of index checks
@@ -137,6 +140,14 @@ protected:
     /// replaced an atomic whose result each update waited for, then a store, with one atomic
     /// nobody waits for (bench/NOTES.md). context::scatter_claims() turns it off.
     [[nodiscard]] bool claims_scatter(const device_view& output, std::uint64_t n) const;
+
+    /// Elements per winner of a scatter without a reduction (scatter.comp's rows): the trailing
+    /// dimensions of the update plan that the index does not change and that lie contiguous in
+    /// the output, where every row they make starts a whole number of rows from the output's
+    /// lowest address (so rows coincide or are disjoint); 1 elsewhere. A scatter-nd of rows
+    /// then keeps one winner per row, not one per element (8192 rows of 16 KiB into a 2 GiB
+    /// table filled and claimed 2 GiB of winners).
+    [[nodiscard]] static std::uint64_t winner_row(const update_job& j);
 
     /// Whether a view's elements lie in C order without gaps (size-1 dimensions aside).
     static bool c_order(const device_view& v);

@@ -22,6 +22,8 @@ struct counters {
     int tiled = 0;
     /// scatters without a reduction that took the claim path
     int claim_scatters = 0;
+    /// scatters without a reduction that kept one winner per row of elements (scatter.comp's PHASE 2)
+    int row_scatters = 0;
 };
 
 /// Records into `target`, or into the command buffer of the frame it takes from the context

@@ -18,6 +18,8 @@
 #include "strix/vulkan/spirv/code.h"
 #include "strix/cpu/kernels_instance.hpp" // the CPU kernels, for the program (see strix/cpu/kernels.hpp)
 
+#include <numeric> // std::gcd (impl/recording.ipp)
+
 // The backend's functions that its headers declare: compiled here, once per program.
 #include "strix/vulkan/impl/check.ipp"
 #include "strix/vulkan/impl/config.ipp"

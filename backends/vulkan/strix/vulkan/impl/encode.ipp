@@ -175,6 +175,27 @@ bool encoder::claims_scatter(const device_view& output, std::uint64_t n) const {
     return (out.second - out.first) / elem <= 4 * n;
 }
 
+std::uint64_t encoder::winner_row(const update_job& j) {
+    const plan::update_plan& up = j.plan;
+    const auto elem = static_cast<std::int64_t>(size_of(j.output.type));
+    std::int64_t row = 1;
+    int k = up.rank - 1;
+    for (; k >= 0; --k) { // the row: trailing dimensions without an index term, contiguous in the output
+        const auto& d = up.dims[static_cast<std::size_t>(k)];
+        if (d.key != 0 || (d.size > 1 && d.dst != row * elem)) break;
+        row *= d.size;
+    }
+    if (row <= 1) return 1;
+    const std::int64_t unit = row * elem;
+    const auto multiple = [unit](std::int64_t v) { return v % unit == 0; };
+    for (int i = 0; i <= k; ++i)
+        if (!multiple(up.dims[static_cast<std::size_t>(i)].dst)) return 1;
+    const range out = j.output.range();
+    return multiple(j.index_unit != 0 ? j.index_unit : up.axis_stride) && multiple(static_cast<std::int64_t>(j.output.address - out.first))
+               ? static_cast<std::uint64_t>(row)
+               : 1;
+}
+
 bool encoder::c_order(const device_view& v) {
     std::int64_t expect = 1;
     for (int i = v.sizes.rank - 1; i >= 0; --i) {
@@ -288,6 +309,33 @@ void encoder::record_updates(const update_job& j) {
         read_ = reads;
         written_ = {out};
         ++counters_.claim_scatters;
+        return;
+    }
+    if (up.reduction == scatter_reduction::none && winner_row(j) > 1) {
+        // rows of g elements with one winner each: pass 2 claims each row (one invocation per
+        // row), pass 1 writes the winners' elements
+        const std::uint64_t g = winner_row(j), rows = (slots + g - 1) / g;
+        const scratch_block winners = scratch(16 + rows * 4);
+        const range wr{winners.address, winners.address + winners.size};
+        barrier_for({}, wr);
+        ctx_->vk().vkCmdFillBuffer(cmd_, winners.handle, winners.offset, winners.size, 0);
+        transfer_barrier();
+        p.aux_addr = winners.address;
+        p.fill[0] = static_cast<std::uint32_t>(g);
+        pipeline_key key{shader::scatter, elem, rank, index_type, policy, 2};
+        reads.push_back(wr);
+        barrier_for(reads, wr);
+        written_.push_back(wr);
+        push cp = p;
+        cp.count = n / g;
+        dispatch(key, cp);
+        full_barrier();
+        key.phase = 1;
+        barrier_for(reads, out);
+        dispatch(key, p);
+        read_ = reads;
+        written_ = {out};
+        ++counters_.row_scatters;
         return;
     }
     if (up.reduction == scatter_reduction::none) {

@@ -165,8 +165,10 @@ void recording::scatter_nd(const device_view& input, const device_view& indices,
     }
     const range table = record_tuples(indices, axes, d.policy, "scatter-nd", c.context);
     const auto* device_table = reinterpret_cast<const std::byte*>(static_cast<std::uintptr_t>(table.first));
+    std::int64_t unit = 0; // what every tuple's offset is a multiple of (the bias too)
+    for (const std::int64_t st : axes.stride) unit = std::gcd(unit, st < 0 ? -st : st);
     record_updates({strix::detail::lower_scatter_nd(indices.sizes, updates.as_any(), out, d, {}, device_table, axes.bias), output,
-                    d.deterministic, {updates.range(), table}, c.context});
+                    d.deterministic, {updates.range(), table}, c.context, 0, unit});
 }
 
 } // namespace strix::vulkan
