@@ -257,7 +257,7 @@ struct pipeline_key {
     std::uint32_t unroll = 1; ///< move.comp, copy.comp: 16-byte moves per invocation
     std::uint32_t narrow = 0; ///< move.comp: 32-bit arithmetic (every offset of the call fits in an int)
     std::uint32_t fold = 0xffffffffu; ///< move.comp: the pad_mode every padded dimension folds by, computed (0xffffffff: none, tables)
-    std::uint32_t tile = 0; ///< tile.comp: 32-bit words of its shared tile
+    std::uint32_t tile = 4096; ///< tile.comp: 32-bit words of its shared tile (16 KiB, every device's minimum, unless set)
     auto operator<=>(const pipeline_key&) const = default;
 };
 
