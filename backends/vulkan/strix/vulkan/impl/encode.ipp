@@ -311,23 +311,24 @@ void encoder::record_updates(const update_job& j) {
         ++counters_.claim_scatters;
         return;
     }
-    if (up.reduction == scatter_reduction::none && winner_row(j) > 1) {
-        // rows of g elements with one winner each: pass 2 claims each row (one invocation per
-        // row), pass 1 writes the winners' elements
-        const std::uint64_t g = winner_row(j), rows = (slots + g - 1) / g;
+    const std::uint64_t row = up.reduction == scatter_reduction::none ? winner_row(j) : 1;
+    if (row > 1) {
+        // rows of `row` elements with one winner each: pass 2 claims each row (one invocation
+        // per row), pass 1 writes the winners' elements
+        const std::uint64_t rows = (slots + row - 1) / row;
         const scratch_block winners = scratch(16 + rows * 4);
         const range wr{winners.address, winners.address + winners.size};
         barrier_for({}, wr);
         ctx_->vk().vkCmdFillBuffer(cmd_, winners.handle, winners.offset, winners.size, 0);
         transfer_barrier();
         p.aux_addr = winners.address;
-        p.fill[0] = static_cast<std::uint32_t>(g);
+        p.fill[0] = static_cast<std::uint32_t>(row);
         pipeline_key key{shader::scatter, elem, rank, index_type, policy, 2};
         reads.push_back(wr);
         barrier_for(reads, wr);
         written_.push_back(wr);
         push cp = p;
-        cp.count = n / g;
+        cp.count = n / row;
         dispatch(key, cp);
         full_barrier();
         key.phase = 1;
@@ -578,17 +579,15 @@ void encoder::record_move(const plan::move_plan& original, const std::vector<ran
 }
 
 void encoder::record_tiled(const plan::move_plan& p, const detail::tile_layout& t, const std::vector<range>& reads, range write, bool hazards) {
-    const meta_block meta = meta_alloc(static_cast<std::size_t>(p.rank) * dim_words * 8);
-    std::vector<std::int64_t> words;
+    std::vector<std::int64_t> words; // Dim records (all affine)
     for (int i = 0; i < p.rank; ++i) {
         const auto& d = p.dims[static_cast<std::size_t>(i)];
         words.insert(words.end(), {d.size, d.dst, d.src, d.key, 0, d.lo, d.hi});
     }
-    std::memcpy(meta.host, words.data(), words.size() * 8);
     push pc{};
     pc.src = reinterpret_cast<std::uintptr_t>(p.src);
     pc.dst = reinterpret_cast<std::uintptr_t>(p.dst);
-    pc.dims = meta.address;
+    pc.dims = upload_meta(words);
     pc.indices = reinterpret_cast<std::uintptr_t>(p.index);
     pc.count = t.rows;
     pc.flag = frame_->flag.address();
