@@ -74,6 +74,80 @@ void apply_updates_range(const plan::update_plan& p, std::int64_t lo, std::int64
     const std::int64_t an = p.axis_size, ast = p.axis_stride;
     const bool clamp = p.clamp;
     auto target = [&](std::int64_t o, std::int64_t kk) { return o + (table ? table[kk] : read_index<I>(index + kk, an, clamp) * ast); };
+    constexpr auto es = static_cast<std::int64_t>(sizeof(T));
+    auto combine_at = [&](std::byte* to, const std::byte* from) {
+        if constexpr (red == scatter_reduction::none) {
+            std::memcpy(to, from, sizeof(T));
+        } else {
+            T v, a;
+            std::memcpy(&v, from, sizeof(T));
+            std::memcpy(&a, to, sizeof(T));
+            a = combine(a, v, red);
+            std::memcpy(to, &a, sizeof(T));
+        }
+    };
+    // walks the rows (all but the innermost dimension), calling f(update row, output offset, key)
+    auto each_row = [&](auto&& f) {
+        std::int64_t uo = 0, oo = 0, key = 0;
+        std::array<std::int64_t, max_rank> c{};
+        for (std::int64_t k = 0; k < n; k += inner) {
+            f(ub + uo, oo, key);
+            for (int d = r - 2; d >= 0; --d) {
+                const auto& dd = p.dims[static_cast<std::size_t>(d)];
+                auto& cd = c[static_cast<std::size_t>(d)];
+                uo += dd.src;
+                oo += dd.dst;
+                key += dd.key;
+                if (++cd < dd.size) break;
+                uo -= dd.size * dd.src;
+                oo -= dd.size * dd.dst;
+                key -= dd.size * dd.key;
+                cd = 0;
+            }
+        }
+    };
+    if (ks == 0 && os == es && us == es) {
+        // every row goes to one contiguous run of the output (scatter-nd of rows): a copy, or
+        // a combining loop, per row instead of a target per element. Rows that repeat a
+        // target still apply in C order.
+        each_row([&](const std::byte* u, std::int64_t o, std::int64_t kk) {
+            const std::int64_t t = target(o, kk);
+            const std::int64_t a = std::max(t, lo), b = std::min(t + inner * es, hi);
+            if (a >= b) return;
+            if constexpr (red == scatter_reduction::none) {
+                std::memcpy(ob + a, u + (a - t), static_cast<std::size_t>(b - a));
+            } else {
+                for (std::int64_t x = a; x < b; x += es) combine_at(ob + x, u + (x - t));
+            }
+        });
+        return;
+    }
+    if (!table && inner >= 64 && lo <= p.span_lo && hi >= p.span_hi) {
+        // long rows of indices read in place, every target this worker's: each target's line
+        // is fetched for writing `ahead` updates before its update is applied, with no branch
+        // on the target (a single core of an AMD EPYC, 1M float32 updates into 4 MB: 2.35 ms
+        // through the blocks below, against a floor of 1.5-1.7 ms for the bare loop)
+        constexpr std::int64_t ahead = 32;
+        auto rows = [&](auto clamped) {
+            each_row([&](const std::byte* u, std::int64_t o, std::int64_t kk) {
+                // locals, not captures: the output's stores (bytes) may alias anything whose
+                // address escaped, and every captured value would be loaded again per update
+                std::byte* const out = ob + o;
+                const std::byte* const ix = index + kk;
+                const std::int64_t n_row = inner, o_step = os, k_step = ks, u_step = us, axis_n = an, axis_step = ast;
+                auto at = [=](std::int64_t i) { return i * o_step + read_index<I, decltype(clamped)::value>(ix + i * k_step, axis_n) * axis_step; };
+                std::int64_t i = 0;
+                for (; i < n_row - ahead; ++i) {
+                    __builtin_prefetch(out + at(i + ahead), 1);
+                    combine_at(out + at(i), u + i * u_step);
+                }
+                for (; i < n_row; ++i) combine_at(out + at(i), u + i * u_step);
+            });
+        };
+        if (clamp) rows(std::true_type{});
+        else rows(std::false_type{});
+        return;
+    }
     // Targets are random addresses: each block's targets are computed and prefetched one block
     // before they are written, so that many cache misses are in flight instead of one or two.
     constexpr std::int64_t block = 32;
