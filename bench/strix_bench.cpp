@@ -2,10 +2,12 @@
 // measured in the same run. Not a test: it prints timings and never fails on speed.
 //
 //   strix-bench [--backend cpu|vulkan] [--quick] [--json FILE] [--threads N] [--filter TEXT]
-//               [--stream-min BYTES]
+//               [--stream-min BYTES] [--stage auto|always|never]
 //
 // --stream-min sets cpu::options::stream_min_bytes (bytes an operator writes from which runs are
-// streamed past the caches; 0 always, -1 never), to measure where streaming pays on a machine.
+// streamed past the caches; 0 always, -1 never), to measure where streaming pays on a machine;
+// --stage sets cpu::options::stage (partial lines built in a buffer and streamed whole, or stored
+// in place; auto picks by processor).
 // Bytes moved: each input read once, each output written once, indices counted (a gather counts
 // the rows it reads, not the whole table). Times: the median of several repetitions after a
 // warm-up; the CPU's from std::chrono::steady_clock, the device's from timestamp queries around
@@ -149,6 +151,7 @@ struct cpu_backend {
     static constexpr bool is_device = false; ///< the CPU always combines duplicates in order: no separate deterministic mode
     int threads = 1;
     std::int64_t stream_min = strix::cpu::options{}.stream_min_bytes;
+    strix::cpu::options::staging stage = strix::cpu::options::staging::automatic;
     std::string copy_kind = "memcpy";
 
     tensor make(dtype t, const shape& s) { return tensor(t, s); } // zeroed: every page touched
@@ -189,6 +192,7 @@ struct cpu_backend {
         strix::cpu::options opt;
         opt.threads = threads;
         opt.stream_min_bytes = stream_min;
+        opt.stage = stage;
         rec r{opt};
         copier c(*this, static_cast<std::int64_t>(bytes));
         std::vector<double> op_t, copy_t;
@@ -237,12 +241,15 @@ struct cpu_backend {
 
     std::string device() const {
         std::ifstream f("/proc/cpuinfo");
-        std::string line, model = "unknown CPU";
-        while (std::getline(f, line))
-            if (line.rfind("model name", 0) == 0) {
-                model = line.substr(line.find(':') + 2);
-                break;
-            }
+        std::string line, model = "unknown CPU", family, number;
+        auto value = [&] { return line.find(':') + 2 <= line.size() ? line.substr(line.find(':') + 2) : std::string(); };
+        // the first processor's name, family and model (the VMs' names say "AMD EPYC" for every generation)
+        while (std::getline(f, line) && !line.empty()) {
+            if (line.rfind("model name", 0) == 0) model = value();
+            else if (line.rfind("cpu family", 0) == 0) family = value();
+            else if (line.rfind("model\t", 0) == 0) number = value();
+        }
+        if (!family.empty()) model += " (family " + family + ", model " + number + ")";
         return model + ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
     }
 };
@@ -751,7 +758,7 @@ void write_json(const std::string& file, const std::string& device, const std::s
 }
 
 int usage(int rc) {
-    std::fprintf(rc ? stderr : stdout, "usage: strix-bench [--backend cpu|vulkan] [--quick] [--json FILE] [--threads N] [--filter TEXT] [--stream-min BYTES]\n");
+    std::fprintf(rc ? stderr : stdout, "usage: strix-bench [--backend cpu|vulkan] [--quick] [--json FILE] [--threads N] [--filter TEXT] [--stream-min BYTES] [--stage auto|always|never]\n");
     return rc;
 }
 
@@ -762,6 +769,7 @@ int main(int argc, char** argv) {
     config c;
     int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::int64_t stream_min = strix::cpu::options{}.stream_min_bytes;
+    auto stage = strix::cpu::options::staging::automatic;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto value = [&]() -> std::string {
@@ -777,6 +785,17 @@ int main(int argc, char** argv) {
         else if (a == "--threads") threads = std::max(1, std::atoi(value().c_str()));
         else if (a == "--filter") c.filter = value();
         else if (a == "--stream-min") stream_min = std::atoll(value().c_str());
+        else if (a == "--stage") {
+            using S = strix::cpu::options::staging;
+            const std::string v = value();
+            if (v == "auto") stage = S::automatic;
+            else if (v == "always") stage = S::always;
+            else if (v == "never") stage = S::never;
+            else {
+                std::fprintf(stderr, "strix-bench: --stage takes auto, always or never, not %s\n", v.c_str());
+                return usage(2);
+            }
+        }
         else if (a == "--help" || a == "-h") return usage(0);
         else {
             std::fprintf(stderr, "strix-bench: unknown argument %s\n", a.c_str());
@@ -792,6 +811,7 @@ int main(int argc, char** argv) {
             cpu_backend be;
             be.threads = threads;
             be.stream_min = stream_min;
+            be.stage = stage;
             device = be.device();
             copy_kind = be.copy_kind;
             std::printf("backend: cpu, device: %s%s\n", device.c_str(), c.quick ? ", quick" : "");

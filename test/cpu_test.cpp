@@ -264,19 +264,21 @@ TEST_CASE("random: single long rows and short outer dimensions on 2, 3 and 7 thr
     }
 }
 
-TEST_CASE("random: streamed stores on 1 and 3 threads", "[random]") {
+TEST_CASE("random: streamed stores on 1 and 3 threads, partial lines staged and in place", "[random]") {
     using R = strix::scatter_reduction;
+    using staging = strix::cpu::options::staging;
     rng_t seeds(0x7374726d'00000012ULL);
-    for (int threads : {1, 3}) {
+    for (const auto [threads, stage] : {std::pair{1, staging::always}, std::pair{3, staging::always}, std::pair{1, staging::never}, std::pair{3, staging::never}}) {
         run_config streamed;
         streamed.opt.threads = threads;
         streamed.opt.min_bytes_per_thread = 1;
         streamed.opt.stream_min_bytes = 0;
+        streamed.opt.stage = stage;
         streamed.max_size = 48;
         streamed.max_elems = 1 << 16;
         streamed.max_slots = 1 << 18;
         const config_scope scope(streamed);
-        INFO("threads " << threads);
+        INFO("threads " << threads << (stage == staging::always ? ", staged" : ", in place"));
         for (int rep = 0; rep < 15; ++rep)
             for (dtype et : {dtype::int8, dtype::float32, dtype::float64}) {
                 const dtype it = strix::index_dtypes[rep % 4];
@@ -292,20 +294,22 @@ TEST_CASE("random: streamed stores on 1 and 3 threads", "[random]") {
     // rows of 1 to 300 bytes whose outputs start at every offset within a cache line: a constant
     // pad of [3, w] int8 by `lo` in front and 2 behind on the last axis
     rng_t g(0x7374726d'00000013ULL);
-    const strix::cpu::options opt{1, 1, 0};
-    for (std::int64_t w = 1; w <= 300; w += (w < 140 ? 1 : 7))
-        for (std::int64_t lo : {0, 1, 7, 31, 63, 64, 65}) {
-            INFO("width " << w << ", pad " << lo);
-            strided in = make_c_order(dtype::int8, shape{3, w});
-            fill_random(g, in.buf);
-            strix::pad_desc d;
-            d.start = shape{0, lo};
-            d.end = shape{0, 2};
-            d.value = strix::scalar(-5);
-            const std::int8_t fill = -5;
-            const shape o{3, w + lo + 2};
-            check_tensor(strix::pad(in.cview(), d, opt), dtype::int8, o, pad_ref(in.ref(), pad_mode::constant, d.start, reinterpret_cast<const std::byte*>(&fill), o));
-        }
+    for (const staging stage : {staging::always, staging::never}) {
+        for (std::int64_t w = 1; w <= 300; w += (w < 140 ? 1 : 7))
+            for (std::int64_t lo : {0, 1, 7, 31, 63, 64, 65}) {
+                const strix::cpu::options opt{1, 1, 0, stage};
+                INFO("width " << w << ", pad " << lo << (stage == staging::always ? ", staged" : ", in place"));
+                strided in = make_c_order(dtype::int8, shape{3, w});
+                fill_random(g, in.buf);
+                strix::pad_desc d;
+                d.start = shape{0, lo};
+                d.end = shape{0, 2};
+                d.value = strix::scalar(-5);
+                const std::int8_t fill = -5;
+                const shape o{3, w + lo + 2};
+                check_tensor(strix::pad(in.cview(), d, opt), dtype::int8, o, pad_ref(in.ref(), pad_mode::constant, d.start, reinterpret_cast<const std::byte*>(&fill), o));
+            }
+    }
 }
 
 TEST_CASE("random: out-of-range indices name the first bad one whatever the number of threads", "[random]") {

@@ -20,6 +20,9 @@
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
 
 namespace strix::cpu {
 
@@ -42,9 +45,44 @@ struct options {
     /// 0.82-0.96 against 0.75-0.80); on a 16-thread Xeon, pads of 137 MB on one thread 0.81-1.11
     /// against 0.69-0.78, and on 16 threads (4.3 MB each) 0.92-1.11 against 0.82-0.94.
     std::int64_t stream_min_bytes = 16 << 20;
+    /// Whether a streamed operator builds dense output rows that are not whole aligned cache
+    /// lines (pads, element gathers) in a 4 KiB buffer and writes them out as whole streamed
+    /// lines, instead of streaming each row's whole lines and storing its partial ones in
+    /// place. Which is faster depends on the processor (measured, one core, pads of 137 MB,
+    /// bench/NOTES.md): on an AMD EPYC of the Zen 4 generation staging took pads from 0.64-0.79
+    /// of memcpy to 0.90-1.18; on a Zen 5 EPYC it took them from 0.77-0.96 down to 0.47-0.86,
+    /// and a Xeon ran them at 0.96-1.05 unstaged. `automatic` stages on AMD processors of
+    /// family 19h (Zen 3 and 4) only.
+    enum class staging { automatic, always, never };
+    staging stage = staging::automatic;
 };
 
 namespace detail {
+
+/// Whether the processor is an AMD one of family 19h (Zen 3 and Zen 4), where partial cache
+/// lines stored beside streamed ones cost far more than their share (options::stage).
+inline bool amd_family_19h() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    static const bool yes = [] {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
+        // "AuthenticAMD" in ebx, edx, ecx
+        if (b != 0x68747541u || d != 0x69746e65u || c != 0x444d4163u) return false;
+        if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+        const unsigned base = (a >> 8) & 0xfu, ext = (a >> 20) & 0xffu;
+        return (base == 0xfu ? base + ext : base) == 0x19u;
+    }();
+    return yes;
+#else
+    return false;
+#endif
+}
+
+/// Whether a streamed operator run under `opt` stages its partial lines (options::stage).
+inline bool stages(const options& opt) {
+    if (opt.stage == options::staging::automatic) return amd_family_19h();
+    return opt.stage == options::staging::always;
+}
 
 /// How many of `opt`'s threads an operator moving `bytes` bytes in `items` pieces uses.
 template <class = void>
@@ -273,9 +311,10 @@ struct run_state {
 /// A staged walk (run_state::staged) writes into `buf` the output bytes from plan offset
 /// `wbase` on; the bytes from `wlo` to `whi` are not yet written out. Once stage_bytes have
 /// gathered, every whole line goes out with streamed stores and the partial last line moves to
-/// the front of the buffer. On an AMD EPYC a plain store into a line next to streamed ones cost
+/// the front of the buffer. On an AMD EPYC (Zen 4) a plain store into a line next to streamed ones cost
 /// far more than its share: pads whose 1,048-byte rows leave a partial line at either end ran
-/// at 0.65-0.80 of memcpy, where staged they run at about the rate of one long streamed copy.
+/// at 0.65-0.80 of memcpy, where staged they run at about the rate of one long streamed copy
+/// (Zen 4; on Zen 5 staging cost more than it saved, and options::stage leaves it off there).
 struct cursor {
     std::array<std::int64_t, max_rank> c{};
     std::int64_t dst = 0, src = 0, key = 0, col = 0;
@@ -452,7 +491,7 @@ bool dense_output(const plan::move_plan& p) {
 
 /// The run state of collapsed plan `p` (rank >= 1), its walk chosen for its types.
 template <class = void>
-run_state prepare(const plan::move_plan& p, bool stream) {
+run_state prepare(const plan::move_plan& p, bool stream, bool stage) {
     run_state st{&p, {}, {}};
     const int outer = p.rank - 1;
     const auto& in = p.dims[static_cast<std::size_t>(outer)];
@@ -466,7 +505,7 @@ run_state prepare(const plan::move_plan& p, bool stream) {
     st.stream = stream;
     const std::int64_t row = in.size * elem;
     const bool whole_lines = (reinterpret_cast<std::uintptr_t>(p.dst) & 63) == 0 && row % 64 == 0;
-    st.staged = stream && row <= stage_bytes && dense_output(p) && (reinterpret_cast<std::uintptr_t>(p.dst) % p.elem) == 0 &&
+    st.staged = stage && stream && row <= stage_bytes && dense_output(p) && (reinterpret_cast<std::uintptr_t>(p.dst) % p.elem) == 0 &&
                 (!whole_lines || !in.is_affine() || in.key != 0 || st.has_map);
     // prefetching for rows gathered element by element: the span of a contiguous axis (up to
     // 16 KiB) at the next row's source, when the last outer dimension steps the source affinely
@@ -516,7 +555,7 @@ void execute_together(std::span<const plan::move_plan> plans, const options& opt
     if (most == 0) return;
     const bool stream = opt.stream_min_bytes >= 0 && bytes >= opt.stream_min_bytes;
     for (const auto& p : plans)
-        if (p.rank != 0 && p.count() != 0) states.push_back(detail::prepare(p, stream));
+        if (p.rank != 0 && p.count() != 0) states.push_back(detail::prepare(p, stream, detail::stages(opt)));
     const int t = detail::threads_for(opt, bytes, most);
     // at most 2^24 blocks, so that part() cannot overflow
     const std::int64_t blocks = states.size() == 1 ? t : std::max<std::int64_t>(std::min({rows, bytes / 4096, std::int64_t{1} << 24}), t);
