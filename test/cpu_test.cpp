@@ -312,6 +312,39 @@ TEST_CASE("random: streamed stores on 1 and 3 threads, partial lines staged and 
     }
 }
 
+TEST_CASE("the index check: every type's boundaries at every place of a vector step and of the tail", "[indices]") {
+    // strix::detail::indices_in_range checks contiguous indices 2 or 4 per instruction and the
+    // rest one by one; against the definition: [-n, n) signed, [0, n) unsigned
+    constexpr std::int64_t two31 = std::int64_t{1} << 31, two32 = std::int64_t{1} << 32;
+    for (dtype it : strix::index_dtypes) {
+        const bool is_signed = it == dtype::int32 || it == dtype::int64;
+        const bool narrow = it == dtype::int32 || it == dtype::uint32;
+        for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{7}, std::int64_t{1000}, two31 - 1, two31, two31 + 1, two32 - 1, two32,
+                               two32 + 1, std::int64_t{1} << 62}) {
+            // values around each bound and the type's extremes, as the exact integer they mean
+            std::vector<__int128> vals{0, 1, -1, n - 1, n, n + 1, -n - 1, -n, -n + 1, INT32_MIN, INT32_MAX, UINT32_MAX, INT64_MIN, INT64_MAX,
+                                       static_cast<__int128>(UINT64_MAX), static_cast<__int128>(UINT64_MAX) - 1};
+            std::erase_if(vals, [&](__int128 v) {
+                if (narrow) return is_signed ? v < INT32_MIN || v > INT32_MAX : v < 0 || v > UINT32_MAX;
+                return is_signed ? v < INT64_MIN || v > INT64_MAX : v < 0 || v > static_cast<__int128>(UINT64_MAX);
+            });
+            for (const __int128 v : vals) {
+                const bool in = is_signed ? (v >= -n && v < n) : v < n;
+                for (std::int64_t len : {1, 3, 4, 8, 15, 16, 17, 33}) {
+                    for (std::int64_t at = 0; at < len; ++at) {
+                        INFO(type_name(it) << ", n " << n << ", value " << static_cast<long double>(v) << ", " << len << " indices, at " << at);
+                        strided idx = make_c_order(it, shape{len});
+                        // the others in range where anything is (0), else the value itself
+                        for (std::int64_t k = 0; k < len; ++k) store_index(idx.buf.data() + k * idx.es(), it, n > 0 ? 0 : static_cast<std::uint64_t>(v));
+                        store_index(idx.buf.data() + at * idx.es(), it, static_cast<std::uint64_t>(v));
+                        CHECK(strix::detail::indices_in_range(idx.cview(), n) == (in && (n > 0 || len == 0)));
+                    }
+                }
+            }
+        }
+    }
+}
+
 TEST_CASE("random: out-of-range indices name the first bad one whatever the number of threads", "[random]") {
     rng_t g(0x62616469'00000010ULL);
     auto message = [](auto&& f) {
