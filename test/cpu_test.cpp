@@ -321,23 +321,34 @@ TEST_CASE("the index check: every type's boundaries at every place of a vector s
         const bool narrow = it == dtype::int32 || it == dtype::uint32;
         for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{7}, std::int64_t{1000}, two31 - 1, two31, two31 + 1, two32 - 1, two32,
                                two32 + 1, std::int64_t{1} << 62}) {
-            // values around each bound and the type's extremes, as the exact integer they mean
-            std::vector<__int128> vals{0, 1, -1, n - 1, n, n + 1, -n - 1, -n, -n + 1, INT32_MIN, INT32_MAX, UINT32_MAX, INT64_MIN, INT64_MAX,
-                                       static_cast<__int128>(UINT64_MAX), static_cast<__int128>(UINT64_MAX) - 1};
-            std::erase_if(vals, [&](__int128 v) {
-                if (narrow) return is_signed ? v < INT32_MIN || v > INT32_MAX : v < 0 || v > UINT32_MAX;
-                return is_signed ? v < INT64_MIN || v > INT64_MAX : v < 0 || v > static_cast<__int128>(UINT64_MAX);
-            });
-            for (const __int128 v : vals) {
-                const bool in = is_signed ? (v >= -n && v < n) : v < n;
+            // values around each bound and the type's extremes: signed types' as int64, unsigned
+            // types' as uint64 bit patterns
+            std::vector<std::uint64_t> vals;
+            auto add = [&](auto v) {
+                if (is_signed) {
+                    if constexpr (std::is_signed_v<decltype(v)>)
+                        if (!narrow || (v >= INT32_MIN && v <= INT32_MAX)) vals.push_back(static_cast<std::uint64_t>(static_cast<std::int64_t>(v)));
+                } else if constexpr (std::is_unsigned_v<decltype(v)>) {
+                    if (!narrow || v <= UINT32_MAX) vals.push_back(static_cast<std::uint64_t>(v));
+                }
+            };
+            for (std::int64_t v : {std::int64_t{0}, std::int64_t{1}, std::int64_t{-1}, n - 1, n, n + 1, -n - 1, -n, -n + 1, std::int64_t{INT32_MIN},
+                                   std::int64_t{INT32_MAX}, std::int64_t{UINT32_MAX}, INT64_MIN, INT64_MAX})
+                add(v);
+            const auto un = static_cast<std::uint64_t>(n);
+            for (std::uint64_t v : {std::uint64_t{0}, std::uint64_t{1}, un - 1, un, un + 1, std::uint64_t{UINT32_MAX}, std::uint64_t{INT64_MAX},
+                                    std::uint64_t{1} << 63, UINT64_MAX - 1, UINT64_MAX})
+                add(v);
+            for (const std::uint64_t v : vals) {
+                const bool in = is_signed ? (static_cast<std::int64_t>(v) >= -n && static_cast<std::int64_t>(v) < n) : v < un;
                 for (std::int64_t len : {1, 3, 4, 8, 15, 16, 17, 33}) {
                     for (std::int64_t at = 0; at < len; ++at) {
-                        INFO(type_name(it) << ", n " << n << ", value " << static_cast<long double>(v) << ", " << len << " indices, at " << at);
+                        INFO(type_name(it) << ", n " << n << ", value bits " << v << ", " << len << " indices, at " << at);
                         strided idx = make_c_order(it, shape{len});
                         // the others in range where anything is (0), else the value itself
-                        for (std::int64_t k = 0; k < len; ++k) store_index(idx.buf.data() + k * idx.es(), it, n > 0 ? 0 : static_cast<std::uint64_t>(v));
-                        store_index(idx.buf.data() + at * idx.es(), it, static_cast<std::uint64_t>(v));
-                        CHECK(strix::detail::indices_in_range(idx.cview(), n) == (in && (n > 0 || len == 0)));
+                        for (std::int64_t k = 0; k < len; ++k) store_index(idx.buf.data() + k * idx.es(), it, n > 0 ? 0 : v);
+                        store_index(idx.buf.data() + at * idx.es(), it, v);
+                        CHECK(strix::detail::indices_in_range(idx.cview(), n) == in);
                     }
                 }
             }
