@@ -268,7 +268,7 @@ TEST_CASE("random: streamed stores on 1 and 3 threads, partial lines staged and 
     using R = strix::scatter_reduction;
     using staging = strix::cpu::options::staging;
     rng_t seeds(0x7374726d'00000012ULL);
-    for (const auto [threads, stage] : {std::pair{1, staging::always}, std::pair{3, staging::always}, std::pair{1, staging::never}, std::pair{3, staging::never}}) {
+    for (const auto& [threads, stage] : {std::pair{1, staging::always}, std::pair{3, staging::always}, std::pair{1, staging::never}, std::pair{3, staging::never}}) {
         run_config streamed;
         streamed.opt.threads = threads;
         streamed.opt.min_bytes_per_thread = 1;

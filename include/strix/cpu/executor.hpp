@@ -262,7 +262,16 @@ inline void gather_row(std::byte* out, std::int64_t ds, const std::byte* base, s
     base += a * ss;
     ix += a * ks;
     if (ds == static_cast<std::int64_t>(E) && ks == static_cast<std::int64_t>(sizeof(I)) && ss == 0) { // the common layout: pointers step by constants
-        for (std::int64_t i = a; i < b; ++i, out += E, ix += sizeof(I)) std::memcpy(out, base + read_index<I, Clamp>(ix, n) * astride, E);
+        // the indices are fetched 2 KiB ahead, one line at a time: the hardware prefetcher left
+        // the loop waiting on them (gather-elements along the last axis, one core of a Zen 5
+        // EPYC: 0.34-0.37 of memcpy -> 0.43-0.47; 4 and 8 KiB ahead alike, 1 KiB 0.40-0.42)
+        std::int64_t i = a;
+        constexpr std::int64_t per = 64 / static_cast<std::int64_t>(sizeof(I));
+        for (; i + per <= b; i += per) {
+            __builtin_prefetch(ix + 2048);
+            for (std::int64_t j = 0; j < per; ++j, out += E, ix += sizeof(I)) std::memcpy(out, base + read_index<I, Clamp>(ix, n) * astride, E);
+        }
+        for (; i < b; ++i, out += E, ix += sizeof(I)) std::memcpy(out, base + read_index<I, Clamp>(ix, n) * astride, E);
         return;
     }
     for (std::int64_t i = 0; i < b - a; ++i) std::memcpy(out + i * ds, base + i * ss + read_index<I, Clamp>(ix + i * ks, n) * astride, E);
