@@ -50,7 +50,7 @@ struct options {
     /// lines, instead of streaming each row's whole lines and storing its partial ones in
     /// place. Which is faster depends on the processor (measured, one core, pads of 137 MB,
     /// bench/NOTES.md): on an AMD EPYC of the Zen 4 generation staging took pads from 0.64-0.79
-    /// of memcpy to 0.90-1.18; on a Zen 5 EPYC it took them from 0.77-0.96 down to 0.47-0.86,
+    /// of memcpy to 0.90-1.18; on a Zen 5 EPYC it took them from 0.77-0.97 down to 0.37-0.86,
     /// and a Xeon ran them at 0.96-1.05 unstaged. `automatic` stages on AMD processors of
     /// family 19h (Zen 3 and 4) only.
     enum class staging { automatic, always, never };
@@ -562,9 +562,9 @@ void execute_together(std::span<const plan::move_plan> plans, const options& opt
         rows = std::max(rows, p.count() / p.dims[static_cast<std::size_t>(p.rank - 1)].size);
     }
     if (most == 0) return;
-    const bool stream = opt.stream_min_bytes >= 0 && bytes >= opt.stream_min_bytes;
+    const bool stream = opt.stream_min_bytes >= 0 && bytes >= opt.stream_min_bytes, stage = detail::stages(opt);
     for (const auto& p : plans)
-        if (p.rank != 0 && p.count() != 0) states.push_back(detail::prepare(p, stream, detail::stages(opt)));
+        if (p.rank != 0 && p.count() != 0) states.push_back(detail::prepare(p, stream, stage));
     const int t = detail::threads_for(opt, bytes, most);
     // at most 2^24 blocks, so that part() cannot overflow
     const std::int64_t blocks = states.size() == 1 ? t : std::max<std::int64_t>(std::min({rows, bytes / 4096, std::int64_t{1} << 24}), t);

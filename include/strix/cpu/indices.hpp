@@ -16,6 +16,15 @@
 
 namespace strix::detail {
 
+/// Whether index `v` lies outside [-n, n) (signed) or [0, n) (unsigned), with one comparison:
+/// signed indices are moved by n, so that [-n, n) becomes [0, 2n).
+template <class I>
+inline bool index_out_of_range(I v, std::int64_t n) {
+    if constexpr (std::is_signed_v<I>)
+        return static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) + static_cast<std::uint64_t>(n) >= 2 * static_cast<std::uint64_t>(n);
+    else return static_cast<std::uint64_t>(v) >= static_cast<std::uint64_t>(n);
+}
+
 /// Whether every one of the `len` contiguous indices of type I at `p` lies in [-n, n) ([0, n)
 /// unsigned), with no comparison: moved by `shift` (n for signed types), an index x lies in
 /// [0, m) (m = 2n signed, n unsigned) exactly when x - m borrows, and the borrow is the top bit
@@ -24,11 +33,11 @@ namespace strix::detail {
 /// indices at 17 GB/s on a Zen 5 EPYC core, a third of a gather-elements' time.
 template <class I>
 bool contiguous_in_range(const std::byte* p, std::int64_t len, std::int64_t n) {
-    const std::uint64_t shift = std::is_signed_v<I> ? static_cast<std::uint64_t>(n) : 0;
-    const std::uint64_t m = std::is_signed_v<I> ? 2 * static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
     std::int64_t i = 0;
     bool bad = false;
 #if defined(__SSE2__) || defined(_M_X64)
+    const std::uint64_t shift = std::is_signed_v<I> ? static_cast<std::uint64_t>(n) : 0;
+    const std::uint64_t m = std::is_signed_v<I> ? 2 * static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
     if constexpr (sizeof(I) == 4) {
         // every 32-bit index is in range once m passes 2^32 - 1; below, 32-bit lanes suffice
         // (a signed index below -n wraps to at least 2^31 >= m)
@@ -56,7 +65,7 @@ bool contiguous_in_range(const std::byte* p, std::int64_t len, std::int64_t n) {
     for (; i < len; ++i) {
         I v;
         std::memcpy(&v, p + i * static_cast<std::int64_t>(sizeof(I)), sizeof(I));
-        bad |= static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) + shift >= m;
+        bad |= index_out_of_range(v, n);
     }
     return !bad;
 }
@@ -77,11 +86,6 @@ bool indices_in_range(const any_cview& idx, std::int64_t n, const cpu::options& 
             bool b = false;
             for_each_run(idx, count * k / t, count * (k + 1) / t, [&](const std::byte* p, std::int64_t step, std::int64_t len) {
                 // no early exit: a branch-free loop runs at the speed of memory
-                auto out_of_range = [n](I v) {
-                    if constexpr (std::is_signed_v<I>)
-                        return static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) + static_cast<std::uint64_t>(n) >= 2 * static_cast<std::uint64_t>(n);
-                    else return static_cast<std::uint64_t>(v) >= static_cast<std::uint64_t>(n);
-                };
                 bool any = false;
                 if (step == static_cast<std::int64_t>(sizeof(I))) {
                     any = !contiguous_in_range<I>(p, len, n);
@@ -89,7 +93,7 @@ bool indices_in_range(const any_cview& idx, std::int64_t n, const cpu::options& 
                     for (std::int64_t i = 0; i < len; ++i, p += step) {
                         I v;
                         std::memcpy(&v, p, sizeof(I));
-                        any |= out_of_range(v);
+                        any |= index_out_of_range(v, n);
                     }
                 }
                 b |= any;
