@@ -7,17 +7,20 @@
 // holds the element). Any order: integer results and min/max are exact, float add/mul are not
 // reproducible.
 // The deterministic path applies the updates of each target in C order of the updates, exactly
-// as the CPU (the Order record): PHASE 1 writes each update's (target slot, update number)
-// pair, scan.comp sorts the pairs by slot (stably: each slot's numbers stay ascending), PHASE 2
-// finds each slot's run of sorted pairs, and PHASE 3 (one invocation per slot) folds the next
-// chunk of at most pc.aux2 updates of its run, chunk pc.aux: the host records as many chunks as
-// the longest run needs. PHASE 1 also counts each slot's updates (in `starts`, which PHASE 2
-// overwrites for every slot that has any) and raises the `repeats` word at a second update of a
-// slot: without one, PHASE 6 applies every update to its own target at once (one per target:
-// the same result, in no particular order) and the sort, PHASE 2 and PHASE 3 return at once —
-// scatters with distinct targets (permutations) cost no sort. A chunk is what keeps every invocation's loop short: some
-// implementations stop a loop after 65535 iterations in all (Mesa's llvmpipe does), and one
-// invocation folding a million updates would also run long enough to trip a watchdog.
+// as the CPU (the Order record). PHASE 1 sets each update's bit in a bitmap of the slots (an
+// eighth of a byte per slot: a 16M-element output's bitmap sits in the GPU's L2) and raises the
+// `repeats` word where the bit was already set. Without a repeat, PHASE 6 applies every update
+// to its own target at once (one per target: the same result, in no particular order) and
+// every later pass has no work groups (the host dispatches them indirectly) or returns at once
+// — scatters with distinct targets (permutations) cost no sort. With one: PHASE 7 writes each
+// update's (target slot, update number) pair, scan.comp sorts the pairs by slot (stably: each
+// slot's numbers stay ascending), PHASE 2 finds each slot's run of sorted pairs, and PHASE 3
+// (one invocation per slot with a bit) folds the next chunk of at most pc.aux2 updates of its
+// run, chunk pc.aux: the host records as many chunks as the longest run the plan allows needs,
+// and scan.comp's PHASE 5 gives the chunks past the longest run found no work groups. A chunk
+// is what keeps every invocation's loop short: some implementations stop a loop after 65535
+// iterations in all (Mesa's llvmpipe does), and one invocation folding a million updates would
+// also run long enough to trip a watchdog.
 // Without a reduction (REDUCTION 0): the last update of each target wins, in two passes. PHASE
 // 4, one invocation per update, raises its target's claim with one atomicMax whose result it
 // does not need: for 4-byte elements (with 64-bit atomics) a 64-bit claim, (update number + 1)
@@ -356,6 +359,8 @@ void main() {
     if ((PHASE == 2 || PHASE == 3) && Words(Order(pc.aux_addr).repeats).w[0] == 0u) return;
     if (PHASE == 3) { // i is a slot: fold chunk pc.aux of its run, in C order
         Order o = Order(pc.aux_addr);
+        // a slot without updates: its starts and ends were never written
+        if ((Words(o.bits + (i >> 5) * 4ul).w[0] & (1u << uint(i & 31ul))) == 0u) return;
         const uint first = Words(o.starts + i * 4ul).w[0], end = Words(o.ends + i * 4ul).w[0];
         if (pc.aux == 0u && end > first) atomicMax(Words(o.max_run).w[0], end - first);
         const uint64_t from = uint64_t(first) + uint64_t(pc.aux) * uint64_t(pc.aux2);
@@ -388,11 +393,16 @@ void main() {
         if (ELEM != 4) atomicMax(Words(pc.aux_addr + slot * 4ul).w[0], uint(i) + 1u);
         return;
     }
-    if (PHASE == 1) { // the update's (slot, number) pair, and its slot's count
+    if (PHASE == 1) { // the update's bit; a second update of its slot raises `repeats`
+        Order o = Order(pc.aux_addr);
+        const uint bit = 1u << uint(slot & 31ul);
+        if ((atomicOr(Words(o.bits + (slot >> 5) * 4ul).w[0], bit) & bit) != 0u && SharedWord(o.repeats).w == 0u) atomicOr(SharedWord(o.repeats).w, 1u);
+        return;
+    }
+    if (PHASE == 7) { // a slot repeats: the update's (slot, number) pair
         Order o = Order(pc.aux_addr);
         Words(o.keys_out + i * 4ul).w[0] = uint(slot);
         Words(o.vals_out + i * 4ul).w[0] = uint(i);
-        if (atomicAdd(Words(o.starts + slot * 4ul).w[0], 1u) == 1u && SharedWord(o.repeats).w == 0u) atomicOr(SharedWord(o.repeats).w, 1u);
         return;
     }
     if (PHASE == 6) { // no slot repeats: the update alone makes its target

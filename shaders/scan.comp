@@ -67,7 +67,7 @@ void main() {
     if (PHASE == 6) { // one invocation: the dispatch arguments of the passes that run only where a slot repeats
         if (invocation() != 0ul) return;
         const bool run = Words(Order(pc.aux_addr).repeats).w[0] != 0u;
-        for (uint k = 0u; k < 4u; ++k) { // pc.src: their grids (x, y) as 64-bit numbers
+        for (uint k = 0u; k < 5u; ++k) { // pc.src: their grids (x, y) as 64-bit numbers
             Words a = Words(pc.dst + uint64_t(k) * 12ul);
             a.w[0] = run ? Words(pc.src).w[4u * k] : 0u;
             a.w[1] = run ? Words(pc.src).w[4u * k + 2u] : 0u;

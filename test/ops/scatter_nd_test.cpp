@@ -202,13 +202,15 @@ TEST_CASE("vulkan: scatter-nd of rows keeps one winner per row", "[vulkan][scatt
         dtype type;
         shape table, idx; // idx's last size is the tuple length k
         bool rows;        // takes the row path
+        bool wide;        // and writes its rows in 16-byte pieces (whole pieces, aligned, contiguous)
         const char* what;
     };
     const row_case cases[] = {
-        {dtype::float32, {300, 40}, {50, 1}, true, "rows of 40 floats"},
-        {dtype::int8, {400, 24}, {60, 1}, true, "rows of 24 bytes"},
-        {dtype::float64, {20, 30, 8}, {40, 2}, true, "two-index tuples, slices of 8"},
-        {dtype::float32, {30, 64}, {10, 2}, false, "tuples of every axis: single elements"},
+        {dtype::float32, {300, 40}, {50, 1}, true, true, "rows of 40 floats"},
+        {dtype::int8, {400, 24}, {60, 1}, true, false, "rows of 24 bytes"},
+        {dtype::float64, {20, 30, 8}, {40, 2}, true, true, "two-index tuples, slices of 8"},
+        {dtype::float32, {30, 64}, {10, 2}, false, false, "tuples of every axis: single elements"},
+        {dtype::float16, {400, 24}, {70, 1}, true, true, "rows of 24 halves (48 bytes)"},
     };
     vk::context ctx;
     rng_t g(0x5c0d0ull);
@@ -233,12 +235,13 @@ TEST_CASE("vulkan: scatter-nd of rows keeps one winner per row", "[vulkan][scatt
                     arenas mem = random_arenas(g, l);
                     fill_tuple_view(g, host_view(mem, ops[1]), 0, c.table, m, true);
                     const std::size_t out = in_place ? 0 : 3;
-                    const int before = t.rows;
+                    const int before = t.rows, wide_before = t.wide_rows;
                     differential(
                         ctx, mem, ops, out, [&](const host_operands& v) { strix::scatter_nd(v[0], v[1], v[2], v[out], d); },
                         [&](vk::stream& s, const std::vector<vk::device_view>& v) { s.scatter_nd(v[0], v[1], v[2], v[out], d); },
                         [&](vk::context& cx, const host_operands& v) { vk::scatter_nd(cx, v[0], v[1], v[2], v[out], d); }, t);
                     CHECK(t.rows - before == (c.rows ? 1 : 0));
+                    CHECK(t.wide_rows - wide_before == (c.wide ? 1 : 0));
                 }
     CHECK(t.index_errors > 0);
     CHECK(ctx.validation_messages() == 0);

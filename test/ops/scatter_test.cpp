@@ -479,6 +479,47 @@ TEST_CASE("vulkan: deterministic reductions onto distinct targets, and with one 
     CHECK(ctx.validation_messages() == 0);
 }
 
+TEST_CASE("vulkan: deterministic reductions fold runs as long as the indexed dimensions allow", "[vulkan][scatter]") {
+    // The fold records a dispatch per chunk of the longest run a target can have, which only
+    // the dimensions the index decides bound (the others have output terms): 4,500 to 5,000
+    // updates onto each target of a column (or row) here, more than one chunk on a CPU device,
+    // while the other dimensions number 2 or 3. A bound taken from those, or from too few
+    // chunks, leaves the later updates out. Float32 sums of random values: bit for bit the
+    // CPU's C-order fold only when every update is folded, in order.
+    using R = strix::scatter_reduction;
+    vk::context ctx;
+    rng_t g(0xb0b0ull);
+    struct run_case {
+        shape updates, output;
+        int axis; // -1: scatter-nd, tuples of one index over the updates' first dimension
+    };
+    const run_case cases[] = {{{5000, 3}, {4, 3}, 0}, {{3, 5000}, {3, 2}, 1}, {{2, 4500, 2}, {2, 3, 2}, 1}, {{5000, 3}, {6, 3}, -1}};
+    for (const auto& c : cases)
+        for (const bool few : {false, true}) {
+            INFO((c.axis < 0 ? "scatter-nd" : "scatter along axis " + std::to_string(c.axis)) << ", updates " << str(c.updates) << " into "
+                                                                                               << str(c.output) << (few ? ", two targets per line" : ", one"));
+            const host_tensor in = random_tensor(g, dtype::float32, c.output);
+            host_tensor upd(dtype::float32, c.updates);
+            std::uniform_real_distribution<float> real(-4, 4);
+            for (std::int64_t i = 0; i < upd.sizes().count(); ++i) upd.as<float>()[i] = real(g);
+            const std::int64_t axis_size = c.output[c.axis < 0 ? 0 : c.axis];
+            host_tensor idx(dtype::int64, c.axis < 0 ? shape{c.updates[0], 1} : c.updates);
+            for (std::int64_t i = 0; i < idx.sizes().count(); ++i) idx.as<std::int64_t>()[i] = few ? uni(g, 0, 1) : axis_size - 1;
+            host_tensor want(dtype::float32, c.output), got(dtype::float32, c.output);
+            if (c.axis < 0) {
+                const strix::scatter_nd_desc d{index_policy::error, R::add, true};
+                want = strix::scatter_nd(in.view(), idx.view(), upd.view(), d);
+                vk::scatter_nd(ctx, in.view(), idx.view(), upd.view(), got.view(), d);
+            } else {
+                const strix::scatter_desc d{c.axis, index_policy::error, R::add, true};
+                want = strix::scatter(in.view(), idx.view(), upd.view(), d);
+                vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), d);
+            }
+            CHECK(same_bytes(got, want));
+        }
+    CHECK(ctx.validation_messages() == 0);
+}
+
 TEST_CASE("vulkan: float32 reductions keep subnormal operands and results, as the CPU does", "[vulkan][scatter]") {
     // subnormal updates added to, and multiplied with, normal and subnormal elements: a device
     // that flushed them would give 0, or NaN for infinity times a flushed subnormal

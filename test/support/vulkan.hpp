@@ -316,6 +316,7 @@ struct tally {
     int cases = 0, failed_rules = 0, index_errors = 0;
     int tiled = 0; ///< streams that moved through a tile of the input (shaders/tile.comp)
     int rows = 0;  ///< streams whose scatter kept one winner per row (scatter.comp's PHASE 2)
+    int wide_rows = 0; ///< of those, the ones whose row pass moved 16-byte pieces
 };
 
 using cpu_call = std::function<void(const host_operands&)>;
@@ -355,6 +356,7 @@ inline void differential(vk::context& ctx, const arenas& initial, const std::vec
         og = capture([&] { dev(s, dviews); });
         t.tiled += strix::vulkan::detail::counters_of(s).tiled > 0 ? 1 : 0;
         t.rows += strix::vulkan::detail::counters_of(s).row_scatters > 0 ? 1 : 0;
+        t.wide_rows += strix::vulkan::detail::counters_of(s).wide_row_scatters > 0 ? 1 : 0;
         if (!og.threw) {
             og = capture([&] { s.run(); });
             og.at_run = og.threw;

@@ -6,6 +6,7 @@
 
 #include <deque>
 #include <limits>
+#include <optional>
 
 #include "strix/ops/common.hpp" // copy_plan
 #include "strix/plan/indices.hpp"
@@ -148,6 +149,13 @@ protected:
     /// then keeps one winner per row, not one per element (8192 rows of 16 KiB into a 2 GiB
     /// table filled and claimed 2 GiB of winners).
     [[nodiscard]] static std::uint64_t winner_row(const update_job& j);
+
+    /// The update plan of a scatter's row pass (scatter.comp's PHASE 1) in 16-byte pieces: where
+    /// rows of `row` elements span whole pieces and lie contiguous, 16-byte aligned, in the updates
+    /// as in the output (whose first byte is `out_first`), the row's dimensions become one of
+    /// 16-byte elements; nothing elsewhere. 8192 rows of 4096 floats: 8M invocations, not 32M.
+    [[nodiscard]] static std::optional<plan::update_plan> wide_rows(const plan::update_plan& up, std::uint64_t row, std::uint32_t elem,
+                                                                    std::uint64_t out_first);
 
     /// Whether a view's elements lie in C order without gaps (size-1 dimensions aside).
     static bool c_order(const device_view& v);

@@ -24,6 +24,8 @@ struct counters {
     int claim_scatters = 0;
     /// scatters without a reduction that kept one winner per row of elements (scatter.comp's PHASE 2)
     int row_scatters = 0;
+    /// of those, the ones whose row pass moved 16-byte pieces (encoder::wide_rows)
+    int wide_row_scatters = 0;
 };
 
 /// Records into `target`, or into the command buffer of the frame it takes from the context

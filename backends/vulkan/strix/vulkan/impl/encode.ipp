@@ -196,6 +196,27 @@ std::uint64_t encoder::winner_row(const update_job& j) {
                : 1;
 }
 
+std::optional<plan::update_plan> encoder::wide_rows(const plan::update_plan& up, std::uint64_t row, std::uint32_t elem, std::uint64_t out_first) {
+    const std::uint64_t bytes = row * elem;
+    if (elem >= 16 || bytes % 16 != 0 || out_first % 16 != 0 || reinterpret_cast<std::uintptr_t>(up.src) % 16 != 0) return std::nullopt;
+    // the row's dimensions (the trailing ones, `row` elements) contiguous in the updates too;
+    // every other dimension a whole number of 16-byte pieces apart there (in the output, rows
+    // start whole rows from its first byte: winner_row)
+    int k = up.rank;
+    std::int64_t run = 1;
+    while (k > 0 && static_cast<std::uint64_t>(run) < row) {
+        const auto& d = up.dims[static_cast<std::size_t>(--k)];
+        if (d.size > 1 && d.src != run * elem) return std::nullopt;
+        run *= d.size;
+    }
+    for (int i = 0; i < k; ++i)
+        if (up.dims[static_cast<std::size_t>(i)].size > 1 && up.dims[static_cast<std::size_t>(i)].src % 16 != 0) return std::nullopt;
+    plan::update_plan w = up;
+    w.rank = k + 1;
+    w.dims[static_cast<std::size_t>(k)] = {static_cast<std::int64_t>(bytes / 16), 16, 16, 0};
+    return w;
+}
+
 bool encoder::c_order(const device_view& v) {
     std::int64_t expect = 1;
     for (int i = v.sizes.rank - 1; i >= 0; --i) {
@@ -333,7 +354,21 @@ void encoder::record_updates(const update_job& j) {
         full_barrier();
         key.phase = 1;
         barrier_for(reads, out);
-        dispatch(key, p);
+        if (const auto w = wide_rows(up, row, elem, out.first)) { // pass 1 in 16-byte pieces
+            std::vector<std::int64_t> wdims;
+            for (int i = 0; i < w->rank; ++i) {
+                const auto& d = w->dims[static_cast<std::size_t>(i)];
+                wdims.insert(wdims.end(), {d.size, d.dst, d.src, d.key, 0, 0, 0});
+            }
+            push wp = p;
+            wp.dims = upload_meta(wdims);
+            wp.count = n * elem / 16;
+            wp.fill[0] = static_cast<std::uint32_t>(row * elem / 16);
+            dispatch({shader::scatter, 16, static_cast<std::uint32_t>(w->rank), index_type, policy, 1}, wp);
+            ++counters_.wide_row_scatters;
+        } else {
+            dispatch(key, p);
+        }
         read_ = reads;
         written_ = {out};
         ++counters_.row_scatters;
@@ -377,19 +412,27 @@ void encoder::record_updates(const update_job& j) {
         return;
     }
     // deterministic: (slot, update number) pairs, sorted stably by slot, each slot's run
-    // folded in C order, a chunk of at most fold_chunk() updates per dispatch; where no slot
-    // has two updates (found on the device, by the pass that writes the pairs), each update is
-    // applied to its target at once and the sort and the fold return at once
+    // folded in C order, a chunk of at most fold_chunk() updates per dispatch. A bit per slot
+    // finds whether any slot has two updates; where none does, each update is applied to its
+    // target at once and the pairs, the sort and the fold have no work groups at all
     if (slots > (std::uint64_t{1} << 32))
         throw error(error_code::unsupported, "strix::vulkan: a deterministic scatter reduction onto more than 2^32 elements (" + j.context + ")");
     const std::uint64_t tiles = (n + 255) / 256, hist = tiles * 256, blocks = (hist + 4095) / 4096;
-    const std::uint64_t chunk = ctx_->fold_chunk(), chunks = std::max<std::uint64_t>(1, (n + chunk - 1) / chunk);
-    // words: starts, ends (slots each), the longest run and the repeats word, zeroed; the
-    // chunks' dispatch arguments, then those of the four passes that run only where a slot
-    // repeats (sort tiles, prefix-sum blocks, sorted pairs, slots); two pair arrays (keys,
-    // numbers); the digit counts, their prefix sums and the prefix sum's block totals
-    const std::uint64_t at_repeats = slots * 2 + 1, at_args = slots * 2 + 2, at_skip = at_args + 3 * chunks, at_pairs = at_skip + 12,
-                        at_hist = at_pairs + 4 * n;
+    // The longest run any slot can have: updates that differ in a coordinate with an output
+    // term land on different elements (an output never overlaps itself), so only the
+    // dimensions the index decides can pile onto one target — 4,096 of a 4096x4096 column
+    // scatter, not 16M. The fold records a dispatch per chunk of that, not of every update.
+    std::uint64_t run_bound = 1;
+    for (int i = 0; i < up.rank; ++i) // (both factors below 2^32: no overflow)
+        if (const auto& d = up.dims[static_cast<std::size_t>(i)]; d.dst == 0) run_bound = std::min(n, run_bound * std::min(n, static_cast<std::uint64_t>(d.size)));
+    const std::uint64_t chunk = ctx_->fold_chunk(), chunks = std::max<std::uint64_t>(1, (run_bound + chunk - 1) / chunk);
+    // words: starts, ends (slots each; written by the runs pass for every slot with updates,
+    // read only for those), a bit per slot, the longest run and the repeats word (zeroed with
+    // the bits); the chunks' dispatch arguments, then those of the five passes that run only
+    // where a slot repeats (sort tiles, prefix-sum blocks, sorted pairs, slots, the pairs); two
+    // pair arrays (keys, numbers); the digit counts, their prefix sums and their block totals
+    const std::uint64_t at_bits = slots * 2, at_max_run = at_bits + (slots + 31) / 32, at_repeats = at_max_run + 1, at_args = at_max_run + 2,
+                        at_skip = at_args + 3 * chunks, at_pairs = at_skip + 15, at_hist = at_pairs + 4 * n;
     const std::uint64_t words = at_hist + 2 * hist + blocks;
     const scratch_block work = scratch(words * 4);
     const range sr{work.address, work.address + work.size};
@@ -401,25 +444,25 @@ void encoder::record_updates(const update_job& j) {
     // the Order record (shaders/common.glsl) with pair arrays `from` -> `to`, digit at `shift`
     const auto order = [&](int from, int to, std::int64_t shift) {
         return upload_meta(std::vector<std::int64_t>{keys[from], vals[from], keys[to], vals[to], addr(at_hist), addr(at_hist + hist),
-                                                     static_cast<std::int64_t>(tiles), shift, addr(0), addr(slots), addr(slots * 2),
+                                                     static_cast<std::int64_t>(tiles), shift, addr(0), addr(slots), addr(at_max_run),
                                                      addr(at_args), static_cast<std::int64_t>(chunks), static_cast<std::int64_t>(chunk), fx, fy,
-                                                     addr(at_repeats)});
+                                                     addr(at_repeats), addr(at_bits)});
     };
     barrier_for({}, sr);
-    ctx_->vk().vkCmdFillBuffer(cmd_, work.handle, work.offset, at_args * 4, 0);
+    ctx_->vk().vkCmdFillBuffer(cmd_, work.handle, work.offset + at_bits * 4, (at_args - at_bits) * 4, 0);
     transfer_barrier();
     reads.push_back(sr);
     barrier_for(reads, sr);
     key.phase = 1;
     p.aux_addr = order(1, 0, 0);
-    dispatch(key, p); // the pairs, in update order, and whether a slot repeats
+    dispatch(key, p); // each update's bit: whether a slot repeats
     full_barrier();
     key.phase = 6;
     dispatch(key, p); // no slot repeats: each update applied to its target
     // the other passes, dispatched indirectly: no work groups at all where no slot repeats (a
     // pass whose groups all return at once still costs its launch: 0.1 ms and more for 16M
     // invocations on the H200)
-    const std::uint64_t grids[4] = {tiles, blocks, (n + 255) / 256, (slots + 255) / 256};
+    const std::uint64_t grids[5] = {tiles, blocks, (n + 255) / 256, (slots + 255) / 256, (n + 255) / 256};
     std::vector<std::int64_t> sizes;
     for (const std::uint64_t gs : grids) {
         const auto [x, y] = grid(gs);
@@ -436,6 +479,8 @@ void encoder::record_updates(const update_job& j) {
     const auto when_repeats = [&](pipeline_key k, const push& q, int which) {
         dispatch(k, q, 0, work.handle, work.offset + (at_skip + 3 * static_cast<std::uint64_t>(which)) * 4);
     };
+    key.phase = 7;
+    when_repeats(key, p, 4); // the pairs, in update order
     int sorted = 0;
     const std::uint64_t key_bits = slots > 1 ? static_cast<std::uint64_t>(std::bit_width(slots - 1)) : 0;
     pipeline_key scan{shader::scan, 4, 1, 0, 0, 0};
