@@ -64,7 +64,8 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer Order {
     uint64_t gy;
     uint64_t repeats;    // a word PHASE 1 sets when some slot has two updates or more (0: the
                          // updates were applied at once, and the sort and the fold return)
-    uint64_t bits;       // a bit per slot, set by PHASE 1 where the slot has an update
+    uint64_t bits;       // a bit per slot, set by PHASE 1 where the slot has an update,
+    uint64_t slot_shift; // in a word per 2^slot_shift slots (0 or 5)
 };
 // A word read where other invocations' atomics write it (not through a stale cached line).
 layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer SharedWord { uint w; };

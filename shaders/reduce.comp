@@ -7,10 +7,11 @@
 // holds the element). Any order: integer results and min/max are exact, float add/mul are not
 // reproducible.
 // The deterministic path applies the updates of each target in C order of the updates, exactly
-// as the CPU (the Order record). PHASE 1 sets each update's bit in a bitmap of the slots (an
-// eighth of a byte per slot: a 16M-element output's bitmap sits in the GPU's L2) and raises the
-// `repeats` word where the bit was already set. Without a repeat, PHASE 6 applies every update
-// to its own target at once (one per target: the same result, in no particular order) and
+// as the CPU (the Order record). PHASE 1 sets each update's bit in a map of the slots and raises
+// the `repeats` word where the bit was already set: a bit per slot for large outputs (a
+// 16M-element output's map, 2 MiB, then stays in the GPU's L2), a word per slot for smaller
+// ones (context::slot_bits_from). Without a repeat, PHASE 6 applies every update to its own
+// target at once (one per target: the same result, in no particular order) and
 // every later pass has no work groups (the host dispatches them indirectly) or returns at once
 // — scatters with distinct targets (permutations) cost no sort. With one: PHASE 7 writes each
 // update's (target slot, update number) pair, scan.comp sorts the pairs by slot (stably: each
@@ -360,7 +361,7 @@ void main() {
     if (PHASE == 3) { // i is a slot: fold chunk pc.aux of its run, in C order
         Order o = Order(pc.aux_addr);
         // a slot without updates: its starts and ends were never written
-        if ((Words(o.bits + (i >> 5) * 4ul).w[0] & (1u << uint(i & 31ul))) == 0u) return;
+        if ((Words(o.bits + (i >> o.slot_shift) * 4ul).w[0] & (1u << uint(i & ((1ul << o.slot_shift) - 1ul)))) == 0u) return;
         const uint first = Words(o.starts + i * 4ul).w[0], end = Words(o.ends + i * 4ul).w[0];
         if (pc.aux == 0u && end > first) atomicMax(Words(o.max_run).w[0], end - first);
         const uint64_t from = uint64_t(first) + uint64_t(pc.aux) * uint64_t(pc.aux2);
@@ -395,8 +396,10 @@ void main() {
     }
     if (PHASE == 1) { // the update's bit; a second update of its slot raises `repeats`
         Order o = Order(pc.aux_addr);
-        const uint bit = 1u << uint(slot & 31ul);
-        if ((atomicOr(Words(o.bits + (slot >> 5) * 4ul).w[0], bit) & bit) != 0u && SharedWord(o.repeats).w == 0u) atomicOr(SharedWord(o.repeats).w, 1u);
+        const uint64_t per_word = 1ul << o.slot_shift; // 1 or 32 slots
+        const uint bit = 1u << uint(slot & (per_word - 1ul));
+        const bool seen = (atomicOr(Words(o.bits + (slot >> o.slot_shift) * 4ul).w[0], bit) & bit) != 0u;
+        if (seen && SharedWord(o.repeats).w == 0u) atomicOr(SharedWord(o.repeats).w, 1u);
         return;
     }
     if (PHASE == 7) { // a slot repeats: the update's (slot, number) pair

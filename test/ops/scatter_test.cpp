@@ -390,10 +390,13 @@ TEST_CASE("vulkan: deterministic reductions fold any number of updates per targe
     // path without being asked to. (A target's run once stopped after about 4,400 updates on a
     // device whose loops end after 65535 iterations in all.)
     using R = strix::scatter_reduction;
+    // The half without 64-bit atomics also marks the targets with a bit each, not a word.
     const bool no_int64_atomics = GENERATE(false, true);
     if (no_int64_atomics) set_env("STRIX_VULKAN_NO_INT64_ATOMICS", "1");
+    if (no_int64_atomics) set_env("STRIX_VULKAN_SLOT_BITS_FROM", "1");
     vk::context ctx;
     set_env("STRIX_VULKAN_NO_INT64_ATOMICS", nullptr);
+    set_env("STRIX_VULKAN_SLOT_BITS_FROM", nullptr);
     rng_t g(0xd37e4ull);
     const bool reduced = std::getenv("STRIX_TEST_REDUCED") != nullptr;
     for (const std::int64_t n : {1, 4401, 5000, 100000, 1000000})
@@ -450,16 +453,20 @@ TEST_CASE("vulkan: deterministic reductions onto distinct targets, and with one 
     // A permutation of the rows per column (every target once: the device applies each update
     // at once and skips the sort), then the same with one update moved onto another's target
     // (one slot repeats: the sort and the fold in C order). Bit for bit the CPU's, every
-    // element type and reduction, float values whose sums and products round.
+    // element type and reduction, float values whose sums and products round. Targets marked
+    // with a word each, then with a bit each (as outputs of 4M elements and more are).
     using R = strix::scatter_reduction;
+    const bool bits = GENERATE(false, true);
+    if (bits) set_env("STRIX_VULKAN_SLOT_BITS_FROM", "1");
     vk::context ctx;
+    set_env("STRIX_VULKAN_SLOT_BITS_FROM", nullptr);
     rng_t g(0xd15717ull);
     const std::int64_t rows = 64, cols = 33;
     for (const bool repeat : {false, true})
         for (const dtype type : strix::all_dtypes)
             for (const R red : {R::add, R::mul, R::min, R::max}) {
                 if (type == dtype::float64 && (red == R::add || red == R::mul) && !ctx.float64()) continue;
-                INFO(type_name(type) << ", reduction " << static_cast<int>(red) << (repeat ? ", one target repeated" : ", distinct targets"));
+                INFO(type_name(type) << ", reduction " << static_cast<int>(red) << (repeat ? ", one target repeated" : ", distinct targets") << (bits ? ", a bit per target" : ", a word per target"));
                 const host_tensor in = random_tensor(g, type, {rows, cols}), upd = random_tensor(g, type, {rows, cols});
                 host_tensor idx(dtype::int64, {rows, cols});
                 auto* ix = reinterpret_cast<std::int64_t*>(idx.data());
@@ -485,9 +492,13 @@ TEST_CASE("vulkan: deterministic reductions fold runs as long as the indexed dim
     // updates onto each target of a column (or row) here, more than one chunk on a CPU device,
     // while the other dimensions number 2 or 3. A bound taken from those, or from too few
     // chunks, leaves the later updates out. Float32 sums of random values: bit for bit the
-    // CPU's C-order fold only when every update is folded, in order.
+    // CPU's C-order fold only when every update is folded, in order. Targets marked with a word
+    // each, then with a bit each.
     using R = strix::scatter_reduction;
+    const bool bits = GENERATE(false, true);
+    if (bits) set_env("STRIX_VULKAN_SLOT_BITS_FROM", "1");
     vk::context ctx;
+    set_env("STRIX_VULKAN_SLOT_BITS_FROM", nullptr);
     rng_t g(0xb0b0ull);
     struct run_case {
         shape updates, output;
@@ -497,7 +508,8 @@ TEST_CASE("vulkan: deterministic reductions fold runs as long as the indexed dim
     for (const auto& c : cases)
         for (const bool few : {false, true}) {
             INFO((c.axis < 0 ? "scatter-nd" : "scatter along axis " + std::to_string(c.axis)) << ", updates " << str(c.updates) << " into "
-                                                                                               << str(c.output) << (few ? ", two targets per line" : ", one"));
+                                                                                               << str(c.output) << (few ? ", two targets per line" : ", one")
+                                                                                               << (bits ? ", a bit per target" : ", a word per target"));
             const host_tensor in = random_tensor(g, dtype::float32, c.output);
             host_tensor upd(dtype::float32, c.updates);
             std::uniform_real_distribution<float> real(-4, 4);

@@ -18,6 +18,8 @@
 ///   STRIX_VULKAN_CHUNK_UNROLL=n       16-byte output chunks per invocation (1..8; default 1)
 ///   STRIX_VULKAN_FOLD_CHUNK=n         updates of one target a deterministic reduction's fold dispatch takes
 ///                                     (default 65536 on GPUs, 4096 on CPU devices, whose loops stop at 65535 iterations)
+///   STRIX_VULKAN_SLOT_BITS_FROM=n     outputs of n elements and more mark a deterministic reduction's targets
+///                                     with a bit each, smaller ones with a word (default 4M + 1)
 ///   STRIX_VULKAN_SPIN_US=n            microseconds a wait polls before blocking (context_options::spin_wait_us)
 ///   STRIX_VULKAN_HOST_IMPORT=1        transfers copy straight from and to host memory the device imports
 ///                                     (VK_EXT_external_memory_host) instead of through staging
@@ -46,6 +48,7 @@ struct environment {
     std::uint32_t chunk_unroll = 1; ///< more measured slower on the H200 (a pad of 3: 0.219 ms at 1, 0.26 at 4, 0.39 at 8)
     std::optional<std::uint32_t> spin_us;
     std::optional<std::uint32_t> fold_chunk;
+    std::uint64_t slot_bits_from = (std::uint64_t{1} << 22) + 1;
 };
 
 /// Reads every switch now.

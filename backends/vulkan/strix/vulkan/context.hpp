@@ -357,6 +357,11 @@ public:
     [[nodiscard]] std::uint64_t fold_chunk() const {
         return env_.fold_chunk ? *env_.fold_chunk : info_.type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 4096 : 65536;
     }
+    /// Outputs of this many elements and more mark a deterministic reduction's targets with a bit
+    /// each (a 16M-element output's 2 MiB stay in an H200's L2), smaller ones with a word each
+    /// (many updates of one word's 32 targets would queue on its atomics: 1M onto 64K targets
+    /// took 0.366 ms with bits, 0.32 with words). STRIX_VULKAN_SLOT_BITS_FROM sets it (tests).
+    [[nodiscard]] std::uint64_t slot_bits_from() const { return env_.slot_bits_from; }
     /// Whether scatter reductions of 8-byte elements may use 64-bit atomics (else they take the
     /// deterministic path).
     [[nodiscard]] bool int64_atomics() const { return int64_atomics_; }

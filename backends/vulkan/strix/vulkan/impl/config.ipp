@@ -28,6 +28,7 @@ environment read_environment() {
     e.unroll = count("STRIX_VULKAN_UNROLL", 4);
     e.chunk_unroll = count("STRIX_VULKAN_CHUNK_UNROLL", 1);
     if (const char* v = text("STRIX_VULKAN_FOLD_CHUNK")) e.fold_chunk = static_cast<std::uint32_t>(std::clamp(std::atol(v), 16L, 1L << 30));
+    if (const char* v = text("STRIX_VULKAN_SLOT_BITS_FROM")) e.slot_bits_from = static_cast<std::uint64_t>(std::max(std::atoll(v), 0LL));
     if (const char* v = text("STRIX_VULKAN_SPIN_US")) e.spin_us = static_cast<std::uint32_t>(std::clamp(std::atol(v), 0L, 1000000L));
     return e;
 }

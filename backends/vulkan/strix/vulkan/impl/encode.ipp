@@ -427,11 +427,12 @@ void encoder::record_updates(const update_job& j) {
         if (const auto& d = up.dims[static_cast<std::size_t>(i)]; d.dst == 0) run_bound = std::min(n, run_bound * std::min(n, static_cast<std::uint64_t>(d.size)));
     const std::uint64_t chunk = ctx_->fold_chunk(), chunks = std::max<std::uint64_t>(1, (run_bound + chunk - 1) / chunk);
     // words: starts, ends (slots each; written by the runs pass for every slot with updates,
-    // read only for those), a bit per slot, the longest run and the repeats word (zeroed with
-    // the bits); the chunks' dispatch arguments, then those of the five passes that run only
+    // read only for those), a bit per slot (or a word), the longest run and the repeats word
+    // (zeroed with the bits); the chunks' dispatch arguments, then those of the five passes that run only
     // where a slot repeats (sort tiles, prefix-sum blocks, sorted pairs, slots, the pairs); two
     // pair arrays (keys, numbers); the digit counts, their prefix sums and their block totals
-    const std::uint64_t at_bits = slots * 2, at_max_run = at_bits + (slots + 31) / 32, at_repeats = at_max_run + 1, at_args = at_max_run + 2,
+    const std::uint64_t slot_shift = slots >= ctx_->slot_bits_from() ? 5 : 0; // a bit or a word per slot
+    const std::uint64_t at_bits = slots * 2, at_max_run = at_bits + ((slots + (std::uint64_t{1} << slot_shift) - 1) >> slot_shift), at_repeats = at_max_run + 1, at_args = at_max_run + 2,
                         at_skip = at_args + 3 * chunks, at_pairs = at_skip + 15, at_hist = at_pairs + 4 * n;
     const std::uint64_t words = at_hist + 2 * hist + blocks;
     const scratch_block work = scratch(words * 4);
@@ -446,7 +447,7 @@ void encoder::record_updates(const update_job& j) {
         return upload_meta(std::vector<std::int64_t>{keys[from], vals[from], keys[to], vals[to], addr(at_hist), addr(at_hist + hist),
                                                      static_cast<std::int64_t>(tiles), shift, addr(0), addr(slots), addr(at_max_run),
                                                      addr(at_args), static_cast<std::int64_t>(chunks), static_cast<std::int64_t>(chunk), fx, fy,
-                                                     addr(at_repeats), addr(at_bits)});
+                                                     addr(at_repeats), addr(at_bits), static_cast<std::int64_t>(slot_shift)});
     };
     barrier_for({}, sr);
     ctx_->vk().vkCmdFillBuffer(cmd_, work.handle, work.offset + at_bits * 4, (at_args - at_bits) * 4, 0);
