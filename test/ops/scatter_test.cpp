@@ -226,6 +226,15 @@ using namespace strix_test;
 
 namespace {
 
+/// A context whose deterministic reductions mark their targets with a bit each (`bits`: what a
+/// context does for outputs of 4M elements and more) or with a word each; the switch is read
+/// when the context is made.
+struct slot_map_context {
+    explicit slot_map_context(bool bits) : env("STRIX_VULKAN_SLOT_BITS_FROM", bits ? "1" : nullptr) {}
+    env_scope env;
+    vk::context ctx;
+};
+
 /// A scatter: indices as large as the input off the axis (DirectML) or smaller (ONNX), index
 /// values from a small range so that targets repeat, in place or out of place.
 void scatter_case(vk::context& ctx, rng_t& g, dtype type, dtype itype, int rank, index_mode m, bool in_place, tally& t,
@@ -457,9 +466,8 @@ TEST_CASE("vulkan: deterministic reductions onto distinct targets, and with one 
     // with a word each, then with a bit each (as outputs of 4M elements and more are).
     using R = strix::scatter_reduction;
     const bool bits = GENERATE(false, true);
-    if (bits) set_env("STRIX_VULKAN_SLOT_BITS_FROM", "1");
-    vk::context ctx;
-    set_env("STRIX_VULKAN_SLOT_BITS_FROM", nullptr);
+    slot_map_context map(bits);
+    vk::context& ctx = map.ctx;
     rng_t g(0xd15717ull);
     const std::int64_t rows = 64, cols = 33;
     for (const bool repeat : {false, true})
@@ -496,9 +504,8 @@ TEST_CASE("vulkan: deterministic reductions fold runs as long as the indexed dim
     // each, then with a bit each.
     using R = strix::scatter_reduction;
     const bool bits = GENERATE(false, true);
-    if (bits) set_env("STRIX_VULKAN_SLOT_BITS_FROM", "1");
-    vk::context ctx;
-    set_env("STRIX_VULKAN_SLOT_BITS_FROM", nullptr);
+    slot_map_context map(bits);
+    vk::context& ctx = map.ctx;
     rng_t g(0xb0b0ull);
     struct run_case {
         shape updates, output;
