@@ -474,6 +474,8 @@ TEST_CASE("vulkan: deterministic reductions onto distinct targets, and with one 
         for (const dtype type : strix::all_dtypes)
             for (const R red : {R::add, R::mul, R::min, R::max}) {
                 if (type == dtype::float64 && (red == R::add || red == R::mul) && !ctx.float64()) continue;
+                // the map does not depend on the element type: the bit map with three of them
+                if (bits && type != dtype::float32 && type != dtype::float16 && type != dtype::int64) continue;
                 INFO(type_name(type) << ", reduction " << static_cast<int>(red) << (repeat ? ", one target repeated" : ", distinct targets") << (bits ? ", a bit per target" : ", a word per target"));
                 const host_tensor in = random_tensor(g, type, {rows, cols}), upd = random_tensor(g, type, {rows, cols});
                 host_tensor idx(dtype::int64, {rows, cols});
