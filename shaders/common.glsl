@@ -67,6 +67,10 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer Order {
     uint64_t bits;       // a bit per slot, set by PHASE 1 where the slot has an update,
     uint64_t slot_shift; // in a word per 2^slot_shift slots (0 or 5)
 };
+// Where a slot's mark lies in the Order record's map: its word's address, and its bit there
+// (the map holds 1 or 32 slots per word).
+uint64_t slot_word(Order o, uint64_t slot) { return o.bits + (slot >> o.slot_shift) * 4ul; }
+uint slot_bit(Order o, uint64_t slot) { return 1u << uint(slot & ((1ul << o.slot_shift) - 1ul)); }
 // A word read where other invocations' atomics write it (not through a stale cached line).
 layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer SharedWord { uint w; };
 

@@ -361,7 +361,7 @@ void main() {
     if (PHASE == 3) { // i is a slot: fold chunk pc.aux of its run, in C order
         Order o = Order(pc.aux_addr);
         // a slot without updates: its starts and ends were never written
-        if ((Words(o.bits + (i >> o.slot_shift) * 4ul).w[0] & (1u << uint(i & ((1ul << o.slot_shift) - 1ul)))) == 0u) return;
+        if ((Words(slot_word(o, i)).w[0] & slot_bit(o, i)) == 0u) return;
         const uint first = Words(o.starts + i * 4ul).w[0], end = Words(o.ends + i * 4ul).w[0];
         if (pc.aux == 0u && end > first) atomicMax(Words(o.max_run).w[0], end - first);
         const uint64_t from = uint64_t(first) + uint64_t(pc.aux) * uint64_t(pc.aux2);
@@ -396,9 +396,8 @@ void main() {
     }
     if (PHASE == 1) { // the update's bit; a second update of its slot raises `repeats`
         Order o = Order(pc.aux_addr);
-        const uint64_t per_word = 1ul << o.slot_shift; // 1 or 32 slots
-        const uint bit = 1u << uint(slot & (per_word - 1ul));
-        const bool seen = (atomicOr(Words(o.bits + (slot >> o.slot_shift) * 4ul).w[0], bit) & bit) != 0u;
+        const uint bit = slot_bit(o, slot);
+        const bool seen = (atomicOr(Words(slot_word(o, slot)).w[0], bit) & bit) != 0u;
         if (seen && SharedWord(o.repeats).w == 0u) atomicOr(SharedWord(o.repeats).w, 1u);
         return;
     }

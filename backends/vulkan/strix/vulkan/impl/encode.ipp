@@ -276,15 +276,19 @@ void encoder::record_updates(const update_job& j) {
     const auto elem = static_cast<std::uint32_t>(size_of(j.output.type));
     const range out = j.output.range();
     const std::uint64_t slots = (out.second - out.first) / elem;
-    std::vector<std::int64_t> dims; // Dim records over the updates (size, dst, src, key, 0, 0, 0)
-    for (int i = 0; i < up.rank; ++i) {
-        const auto& d = up.dims[static_cast<std::size_t>(i)];
-        dims.insert(dims.end(), {d.size, d.dst, d.src, d.key, 0, 0, 0});
-    }
+    // an update plan's Dim records, uploaded (size, dst, src, key, 0, 0, 0 each)
+    const auto upload_dims = [this](const plan::update_plan& q) {
+        std::vector<std::int64_t> dims;
+        for (int i = 0; i < q.rank; ++i) {
+            const auto& d = q.dims[static_cast<std::size_t>(i)];
+            dims.insert(dims.end(), {d.size, d.dst, d.src, d.key, 0, 0, 0});
+        }
+        return upload_meta(dims);
+    };
     push p{};
     p.src = reinterpret_cast<std::uintptr_t>(up.src);
     p.dst = reinterpret_cast<std::uintptr_t>(up.dst);
-    p.dims = upload_meta(dims);
+    p.dims = upload_dims(up);
     p.indices = reinterpret_cast<std::uintptr_t>(up.index);
     p.count = n;
     p.flag = frame_->flag.address();
@@ -355,13 +359,8 @@ void encoder::record_updates(const update_job& j) {
         key.phase = 1;
         barrier_for(reads, out);
         if (const auto w = wide_rows(up, row, elem, out.first)) { // pass 1 in 16-byte pieces
-            std::vector<std::int64_t> wdims;
-            for (int i = 0; i < w->rank; ++i) {
-                const auto& d = w->dims[static_cast<std::size_t>(i)];
-                wdims.insert(wdims.end(), {d.size, d.dst, d.src, d.key, 0, 0, 0});
-            }
             push wp = p;
-            wp.dims = upload_meta(wdims);
+            wp.dims = upload_dims(*w);
             wp.count = n * elem / 16;
             wp.fill[0] = static_cast<std::uint32_t>(row * elem / 16);
             dispatch({shader::scatter, 16, static_cast<std::uint32_t>(w->rank), index_type, policy, 1}, wp);
@@ -412,8 +411,8 @@ void encoder::record_updates(const update_job& j) {
         return;
     }
     // deterministic: (slot, update number) pairs, sorted stably by slot, each slot's run
-    // folded in C order, a chunk of at most fold_chunk() updates per dispatch. A bit per slot
-    // finds whether any slot has two updates; where none does, each update is applied to its
+    // folded in C order, a chunk of at most fold_chunk() updates per dispatch. A map of the
+    // slots (a bit or a word each) finds whether any slot has two updates; where none does, each update is applied to its
     // target at once and the pairs, the sort and the fold have no work groups at all
     if (slots > (std::uint64_t{1} << 32))
         throw error(error_code::unsupported, "strix::vulkan: a deterministic scatter reduction onto more than 2^32 elements (" + j.context + ")");
