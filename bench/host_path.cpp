@@ -4,7 +4,7 @@
 //
 //   host_path [--pad-shape N,C,H,W] [--calls N] [--json FILE] [--transfer-mib N]
 //             [--copy-threads N] [--copy-grain-kib N] [--staging-mib N] [--staging-depth N]
-//             [--staging-plain 0|1]
+//             [--staging-plain 0|1] [--staging-pipelined 0|1]
 //
 // Rows:
 //   floor       one reused command buffer and fence: vkCmdFillBuffer of 4 KiB, submit, wait;
@@ -23,13 +23,21 @@
 //               driver gives it), the same transfers importing the host memory (where the
 //               device can), and from and to a memory::host tensor (the context's pinned
 //               memory); GB/s, and the peak host memory the transfers added
+//   contention  the two halves of a staged upload run at once, each timed while the other
+//               keeps going: the host's copy into the staging pieces while the device copies
+//               pinned memory to the device (one submission of several whole copies, checked
+//               to outlast the host's copy), and the plain copy while the host copies into
+//               staging in a loop on another thread. A staged upload cannot beat the slower
+//               of the two.
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #if !defined(_WIN32)
@@ -159,15 +167,17 @@ int main(int argc, char** argv) {
         else if (a == "--staging-mib") vk::detail::staging_piece = static_cast<std::uint64_t>(std::atoll(argv[i + 1])) << 20;
         else if (a == "--staging-depth") vk::detail::staging_depth = std::atoi(argv[i + 1]);
         else if (a == "--staging-plain") vk::detail::staging_streamed = std::atoi(argv[i + 1]) == 0;
+        else if (a == "--staging-pipelined") vk::detail::staging_pipelined = std::atoi(argv[i + 1]) != 0;
     }
     const auto t_ctx = clock_type::now();
     vk::context ctx;
     const double ctx_s = seconds_since(t_ctx);
     std::printf("device: %s (%s)\n", ctx.device().name.c_str(), vk::type_name(ctx.device().type));
     std::printf("context made in %.1f ms\n", ctx_s * 1e3);
-    std::printf("transfers: %d staging pieces of %llu MiB, %s stores, up to %u copy threads of %llu KiB or more\n", vk::detail::staging_depth,
+    std::printf("transfers: %d staging pieces of %llu MiB, %s stores, up to %u copy threads of %llu KiB or more, %s\n", vk::detail::staging_depth,
                 static_cast<unsigned long long>(vk::detail::staging_piece >> 20), vk::detail::staging_streamed ? "non-temporal" : "plain",
-                vk::detail::copy_threads, static_cast<unsigned long long>(vk::detail::copy_grain >> 10));
+                vk::detail::copy_threads, static_cast<unsigned long long>(vk::detail::copy_grain >> 10),
+                vk::detail::staging_pipelined ? "uploads as one job of grains" : "uploads piece by piece");
     std::vector<row> rows;
 
     // round trip and floor, alternating blocks so that both see the same clocks
@@ -325,6 +335,49 @@ int main(int argc, char** argv) {
                 host_only.push_back(seconds_since(t0));
             }
         }
+        // each half of the upload timed while the other runs
+        std::vector<double> host_busy, plain_busy;
+        int outlasted = 0;
+        {
+            const std::uint64_t piece = vk::detail::staging_piece;
+            const int depth = std::max(2, vk::detail::staging_depth);
+            std::vector<std::byte> ring(static_cast<std::size_t>(depth) * piece);
+            const auto copy_all = [&] {
+                int h = 0;
+                for (std::uint64_t at = 0; at < bytes; at += piece, h = (h + 1) % depth)
+                    vk::detail::host_copy(ring.data() + static_cast<std::uint64_t>(h) * piece, host.data() + at, std::min(piece, bytes - at),
+                                          vk::detail::staging_streamed);
+            };
+            const auto& v = ctx.vk();
+            for (int i = 0; i < 5; ++i) {
+                // the device copies the pinned buffer four times over (about four of the host's
+                // copies) while the host copies once
+                auto f = ctx.acquire_frame();
+                auto bi = vk::make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+                bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+                vk::check(v.vkBeginCommandBuffer(f->cmd, &bi), "vkBeginCommandBuffer");
+                const VkBufferCopy region{0, 0, bytes};
+                for (int k = 0; k < 4; ++k) v.vkCmdCopyBuffer(f->cmd, staged.handle(), dev.storage().handle(), 1, &region);
+                vk::check(v.vkEndCommandBuffer(f->cmd), "vkEndCommandBuffer");
+                ctx.submit(f->cmd, f->fence);
+                std::this_thread::sleep_for(std::chrono::milliseconds(2)); // the copy under way
+                const auto t0 = clock_type::now();
+                copy_all();
+                host_busy.push_back(seconds_since(t0));
+                if (v.vkGetFenceStatus(ctx.handle(), f->fence) == VK_NOT_READY) ++outlasted;
+                ctx.wait(f->fence);
+                ctx.release_frame(std::move(f));
+                // the plain copy while the host copies into staging on another thread
+                std::atomic<bool> stop{false};
+                std::thread load([&] {
+                    while (!stop.load(std::memory_order_relaxed)) copy_all();
+                });
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                plain_busy.push_back(plain_copy_times(ctx, staged, dev.storage(), bytes, 1)[0]);
+                stop = true;
+                load.join();
+            }
+        }
         const std::string mib = std::to_string(transfer_mib) + " MiB";
         const char* how = dev.storage().mapped() ? "straight into mapped device memory"
                           : ctx.host_import()     ? "host memory imported"
@@ -341,7 +394,10 @@ int main(int argc, char** argv) {
         rows.push_back(summarize("host side alone: " + mib + " copied into the staging pieces in turn", host_only));
         rows.push_back(summarize("upload " + mib + " from a memory::host tensor's host_view() (pinned)", pinned_up));
         rows.push_back(summarize("download " + mib + " into a memory::host tensor's host_view() (pinned)", pinned_down));
-        for (std::size_t k = rows.size() - 9; k < rows.size(); ++k) rates.emplace_back(rows[k].name, static_cast<double>(bytes) / (rows[k].median_us * 1e-6) / 1e9);
+        rows.push_back(summarize("host side while the device copies pinned memory: " + mib + " into the staging pieces", host_busy));
+        rows.push_back(summarize("plain vkCmdCopyBuffer host-visible -> device while the host copies into staging, " + mib, plain_busy));
+        std::printf("contention: the device's copies outlasted the host's in %d of 5 runs\n", outlasted);
+        for (std::size_t k = rows.size() - 11; k < rows.size(); ++k) rates.emplace_back(rows[k].name, static_cast<double>(bytes) / (rows[k].median_us * 1e-6) / 1e9);
     }
 
     for (const auto& r : rows) std::printf("%-64s median %10.1f us   first %10.1f us\n", r.name.c_str(), r.median_us, r.first_us);
@@ -349,12 +405,17 @@ int main(int argc, char** argv) {
         std::printf("round trip / fill floor: %.2fx, / dispatch floor: %.2fx, / fill floor with the same polling wait: %.2fx (waits poll for %u us)\n",
                     rows[2].median_us / rows[0].median_us, rows[2].median_us / rows[1].median_us, rows[2].median_us / rows[3].median_us, ctx.spin_wait_us());
     for (const auto& [name, gbps] : rates) std::printf("%-64s %8.2f GB/s\n", name.c_str(), gbps);
-    if (rates.size() == 9)
+    if (rates.size() == 11)
         std::printf("upload / plain copy: %.2f, download / plain copy: %.2f (the other path: %.2f, %.2f; host side alone / plain upload: %.2f; "
                     "pinned: %.2f, %.2f); peak host memory added by the transfers: %.1f MiB\n",
                     rates[0].second / rates[1].second, rates[2].second / rates[3].second, rates[4].second / rates[1].second, rates[5].second / rates[3].second,
                     rates[6].second / rates[1].second, rates[7].second / rates[1].second, rates[8].second / rates[3].second,
                     static_cast<double>(added_peak) / (1 << 20));
+    if (rates.size() == 11)
+        std::printf("with the other half running: host side / plain upload %.2f, plain upload %.2f of itself alone; "
+                    "the staged upload / the slower of the two: %.2f\n",
+                    rates[9].second / rates[1].second, rates[10].second / rates[1].second,
+                    rates[0].second / std::min(rates[9].second, rates[10].second));
     if (json) {
         if (std::FILE* f = std::fopen(json, "w")) {
             std::fprintf(f, "{\"device\": \"%s\", \"context_ms\": %.3f, \"transfer_peak_added_bytes\": %llu, \"rows\": [\n", ctx.device().name.c_str(), ctx_s * 1e3,

@@ -1789,6 +1789,56 @@ TEST_CASE("vulkan: transfers from and to the context's own host memory go by one
     CHECK(ctx.validation_messages() == 0);
 }
 
+TEST_CASE("vulkan: a dense upload through staging runs as one job: grains of every piece, each piece's copy submitted by its last thread", "[vulkan]") {
+    vk::context ctx;
+    rng_t g(0x91be1ull);
+    const struct restore {
+        int depth = vk::detail::staging_depth;
+        unsigned threads = vk::detail::copy_threads;
+        std::uint64_t grain = vk::detail::copy_grain;
+        bool pipelined = vk::detail::staging_pipelined;
+        ~restore() {
+            vk::detail::staging_depth = depth;
+            vk::detail::copy_threads = threads;
+            vk::detail::copy_grain = grain;
+            vk::detail::staging_pipelined = pipelined;
+        }
+    } keep;
+    vk::detail::staging_pipelined = true;
+    // 1 MiB and an odd tail: pieces that go round small rings many times, grains that do not
+    // divide a piece, more threads than the machine has cores and than a piece has grains
+    constexpr std::uint64_t bytes = (1ull << 20) + 777;
+    std::vector<std::byte> data(bytes);
+    for (auto& b : data) b = static_cast<std::byte>(g() & 0xff);
+    const any_cview view(data.data(), dtype::uint8, shape{static_cast<std::int64_t>(bytes)});
+    struct setup {
+        int depth;
+        unsigned threads;
+        std::uint64_t grain, limit;
+    };
+    for (const setup c : {setup{2, 8, 4096, 65536}, setup{3, 3, 1000, 10000}, setup{2, 16, 64, 4096}, setup{4, 2, 1 << 20, 100000}, setup{2, 5, 512, 3333}}) {
+        INFO("ring of " << c.depth << ", " << c.threads << " threads, grains of " << c.grain << ", pieces of " << c.limit);
+        vk::detail::staging_depth = c.depth;
+        vk::detail::copy_threads = c.threads;
+        vk::detail::copy_grain = c.grain;
+        const vk::detail::transfer_options opt{.limit = c.limit, .staged = true, .import = false};
+        vk::device_tensor t(ctx, dtype::uint8, view.sizes());
+        vk::detail::upload_into(ctx, t.storage(), 0, view, opt);
+        // and at an offset into a larger buffer: the bytes before it untouched
+        vk::device_tensor wide(ctx, dtype::uint8, shape{static_cast<std::int64_t>(bytes + 100)});
+        vk::detail::upload_into(ctx, wide.storage(), 0, any_cview(data.data(), dtype::uint8, shape{100}), opt);
+        vk::detail::upload_into(ctx, wide.storage(), 100, view, opt);
+        vk::detail::copy_threads = keep.threads;
+        host_tensor got(dtype::uint8, view.sizes()), got_wide(dtype::uint8, wide.sizes());
+        vk::download(ctx, t, got.view());
+        vk::download(ctx, wide, got_wide.view());
+        CHECK(std::memcmp(got.data(), data.data(), bytes) == 0);
+        CHECK(std::memcmp(got_wide.data(), data.data(), 100) == 0);
+        CHECK(std::memcmp(got_wide.data() + 100, data.data(), bytes) == 0);
+    }
+    CHECK(ctx.validation_messages() == 0);
+}
+
 TEST_CASE("vulkan: dense transfers copy straight from and to imported host memory, or through staging", "[vulkan]") {
     vk::context ctx;
     INFO(ctx.device().name << (ctx.can_import_host() ? " imports host memory" : " cannot import host memory"));

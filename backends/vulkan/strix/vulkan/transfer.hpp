@@ -58,6 +58,13 @@ inline bool staging_streamed = false;
 inline unsigned copy_threads = std::min(12u, std::max(1u, cpu::detail::hardware_threads()));
 /// Bytes each of those threads copies at least (an 8 MiB piece on 12 threads).
 inline std::uint64_t copy_grain = 512ull << 10;
+/// Whether a dense upload through staging runs as one job on the pool, its threads taking
+/// copy_grain-sized grains of every piece in turn and the thread that finishes a piece
+/// submitting its device copy (true), or piece by piece, each copied by all threads and then
+/// submitted while they wait (false: the threads meet and part again for every piece). On an
+/// H200's 16-core Xeon host, 1 GiB from pageable memory, four runs in turns: 0.91-0.92 of a
+/// plain copy against 0.69-0.89 piece by piece (bench/NOTES.md, 2026-11-26).
+inline bool staging_pipelined = true;
 
 /// memcpy on up to copy_threads threads of the CPU operators' pool (copy_grain bytes each at
 /// least); with `stream`, from 1 MiB up, whole cache lines are written with non-temporal
@@ -172,6 +179,10 @@ public:
     staging_ring& operator=(const staging_ring&) = delete;
     ~staging_ring();
     [[nodiscard]] int size() const { return static_cast<int>(slots_.size()); }
+    /// Whether pieces may be imported instead of staged.
+    [[nodiscard]] bool imports() const { return import_; }
+    /// The fence that the copy last submitted from slot `h` signals.
+    [[nodiscard]] VkFence fence(int h) const { return slots_[static_cast<std::size_t>(h)].f->fence; }
     /// Slot `h`'s staging memory (made by the first transfer that needs it, then kept by the frame).
     [[nodiscard]] std::byte* host(int h);
     /// Imports [p, p + bytes) for slot `h`'s next copy; false when the transfer does not import,

@@ -1,3 +1,5 @@
+#include <thread>
+
 namespace strix::vulkan::detail {
 
 void host_copy(std::byte* dst, const std::byte* src, std::uint64_t bytes, bool stream) {
@@ -104,6 +106,82 @@ void staging_ring::copy(int h, const buffer& dev, std::uint64_t offset, std::uin
     s.pending = true;
 }
 
+/// A dense upload of `total` bytes from `from` through the ring `st` as one job on the pool.
+/// Pieces of `limit` bytes go round the ring's slots; each piece is cut into grains that the
+/// threads take in order, so that a thread done with one piece goes on to the next instead of
+/// waiting for the others. Before writing a slot's staging a thread makes sure the slot's last
+/// copy is done (it waits for the fence once the copy is submitted); the thread that finishes a
+/// piece's last grain submits its copy. Returns false where one thread would do (the caller
+/// then goes piece by piece).
+bool upload_pipelined(context& ctx, staging_ring& st, const buffer& dev, std::uint64_t offset, const std::byte* from, std::uint64_t total,
+                      std::uint64_t limit) {
+    const std::uint64_t grain = std::min(limit, std::max<std::uint64_t>(64, copy_grain));
+    const std::uint64_t pieces = (total + limit - 1) / limit;
+    const std::uint64_t per_piece = (limit + grain - 1) / grain;
+    const std::uint64_t last = total - (pieces - 1) * limit; // bytes of the last piece
+    const std::uint64_t grains = (pieces - 1) * per_piece + (last + grain - 1) / grain;
+    const int threads = static_cast<int>(std::min<std::uint64_t>(std::max(1u, copy_threads), grains));
+    if (threads <= 1) return false;
+    const int depth = st.size();
+    const auto piece_bytes = [&](std::uint64_t p) { return p + 1 == pieces ? last : limit; };
+    const auto piece_grains = [&](std::uint64_t p) { return (piece_bytes(p) + grain - 1) / grain; };
+    struct slot_state {
+        std::atomic<std::uint64_t> remaining{0}; ///< grains of the slot's current piece not yet copied
+        std::atomic<std::uint64_t> submitted{0}; ///< pieces submitted from the slot
+        std::atomic<std::uint64_t> freed{0};     ///< of those, how many are known to be done
+    };
+    std::vector<slot_state> slots(static_cast<std::size_t>(depth));
+    std::vector<std::byte*> staging(static_cast<std::size_t>(depth), nullptr);
+    for (std::uint64_t p = 0; p < std::min<std::uint64_t>(pieces, static_cast<std::uint64_t>(depth)); ++p) {
+        slots[p].remaining.store(piece_grains(p), std::memory_order_relaxed);
+        staging[p] = st.host(static_cast<int>(p)); // made here, not by the threads
+    }
+    std::atomic<std::uint64_t> next{0};
+    std::atomic<bool> failed{false};
+    // slot h may take the piece of its round k once the copy of round k - 1 is done
+    const auto wait_for_slot = [&](int h, std::uint64_t k) {
+        slot_state& s = slots[static_cast<std::size_t>(h)];
+        while (s.freed.load(std::memory_order_acquire) < k) {
+            if (failed.load(std::memory_order_relaxed)) return false;
+            if (s.submitted.load(std::memory_order_acquire) >= k) {
+                ctx.wait(st.fence(h));
+                std::uint64_t seen = s.freed.load(std::memory_order_relaxed);
+                while (seen < k && !s.freed.compare_exchange_weak(seen, k, std::memory_order_release)) {}
+            } else {
+                std::this_thread::yield();
+            }
+        }
+        return true;
+    };
+    const auto task = [&](int) {
+        try {
+            for (std::uint64_t g; (g = next.fetch_add(1, std::memory_order_relaxed)) < grains && !failed.load(std::memory_order_relaxed);) {
+                const std::uint64_t p = g / per_piece, j = g % per_piece;
+                const int h = static_cast<int>(p % static_cast<std::uint64_t>(depth));
+                const std::uint64_t k = p / static_cast<std::uint64_t>(depth);
+                if (!wait_for_slot(h, k)) return;
+                const std::uint64_t at = j * grain, n = std::min(grain, piece_bytes(p) - at);
+                cpu::detail::copy_run(staging[static_cast<std::size_t>(h)] + at, from + p * limit + at, static_cast<std::size_t>(n), staging_streamed);
+                if (staging_streamed) cpu::detail::stream_fence();
+                slot_state& s = slots[static_cast<std::size_t>(h)];
+                if (s.remaining.fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+                // the piece's last grain: its copy goes now. Every thread that copied into this
+                // slot for it is past its wait, and none waits on the slot's fence until the
+                // submission below is published, so the fence may be reset.
+                st.settle(h);
+                if (p + static_cast<std::uint64_t>(depth) < pieces) s.remaining.store(piece_grains(p + static_cast<std::uint64_t>(depth)), std::memory_order_relaxed);
+                st.copy(h, dev, offset + p * limit, piece_bytes(p), true);
+                s.submitted.store(k + 1, std::memory_order_release);
+            }
+        } catch (...) {
+            failed.store(true, std::memory_order_relaxed);
+            throw;
+        }
+    };
+    cpu::detail::thread_pool::instance().run(threads, task);
+    return true;
+}
+
 void upload_into(context& ctx, const buffer& dev, std::uint64_t offset, const any_cview& host, const transfer_options& o) {
     if (host.count() == 0) return;
     if (dev.mapped() && !o.staged) {
@@ -118,6 +196,10 @@ void upload_into(context& ctx, const buffer& dev, std::uint64_t offset, const an
     const std::uint64_t limit = std::min(o.limit, staging_piece);
     if (dense(host)) {
         const auto* from = static_cast<const std::byte*>(host.data());
+        if (staging_pipelined && !st.imports() && upload_pipelined(ctx, st, dev, offset, from, total, limit)) {
+            for (int k = 0; k < st.size(); ++k) st.settle(k);
+            return;
+        }
         for_each_span(from, total, limit, [&](std::uint64_t at, std::uint64_t n) {
             st.settle(h);
             if (!st.import(h, from + at, n)) host_copy(st.host(h), from + at, n, staging_streamed);
