@@ -141,6 +141,40 @@ void apply_updates_range(const plan::update_plan& p, std::int64_t lo, std::int64
                 // update: the hardware prefetcher lost them among the random targets (column
                 // permutations of [1024, 4096] without a reduction, one core of a Zen 5 EPYC:
                 // 14.7-15.1 -> 11.6-11.7 ms; 1M unique targets and the adds unchanged)
+                if constexpr (red != scatter_reduction::none) {
+                    if (k_step == static_cast<std::int64_t>(sizeof(I)) && u_step == es) {
+                        // a reduction over contiguous indices and updates: a load, the
+                        // combination and a store per update. Each target is computed once,
+                        // `ahead` updates before its own, fetched and kept in a ring, and the
+                        // pointers step by constants (1M float32 adds onto 64K targets, one
+                        // Zen 5 core: 1.76-1.79 -> 1.33-1.34 ms; column permutations of [1024,
+                        // 4096] 25.1-26.1 -> 20.3-23.4 ms). Without a reduction, a store per
+                        // update and nothing else, the ring lost (11.8 -> 14.4 ms on the
+                        // column permutations): the store buffer holds the misses in flight
+                        // there, and the ring's stores take its entries.
+                        std::byte* ring[ahead];
+                        for (std::int64_t j = 0; j < ahead; ++j) {
+                            ring[j] = out + at(j);
+                            __builtin_prefetch(ring[j], 1);
+                        }
+                        const std::byte* x = ix + ahead * static_cast<std::int64_t>(sizeof(I));
+                        const std::byte* v = u;
+                        std::byte* o = out + ahead * o_step;
+                        for (; i < n_row - ahead; ++i, x += sizeof(I), v += es, o += o_step) {
+                            if ((i & 7) == 0) {
+                                __builtin_prefetch(x + 2048);
+                                __builtin_prefetch(v + 1024);
+                            }
+                            std::byte* const t = ring[i % ahead];
+                            std::byte* const next = o + read_index<I, decltype(clamped)::value>(x, axis_n) * axis_step;
+                            ring[i % ahead] = next;
+                            __builtin_prefetch(next, 1);
+                            combine_at(t, v);
+                        }
+                        for (; i < n_row; ++i, v += es) combine_at(ring[i % ahead], v);
+                        return;
+                    }
+                }
                 for (; i < n_row - ahead; ++i) {
                     if ((i & 7) == 0) {
                         __builtin_prefetch(ix + i * k_step + 2048);
