@@ -4,7 +4,11 @@
 //
 //   host_path [--pad-shape N,C,H,W] [--calls N] [--json FILE] [--transfer-mib N]
 //             [--copy-threads N] [--copy-grain-kib N] [--staging-mib N] [--staging-depth N]
-//             [--staging-plain 0|1] [--staging-pipelined 0|1]
+//             [--staging-plain 0|1] [--staging-pipelined 0|1] [--first-transfer 1]
+//
+// --first-transfer 1 takes the first upload of a program apart instead (each part in a fresh
+// context: the first and second upload, the first after the device tensor was written once,
+// and making and first writing the staging ring) and prints nothing else.
 //
 // Rows:
 //   floor       one reused command buffer and fence: vkCmdFillBuffer of 4 KiB, submit, wait;
@@ -156,6 +160,7 @@ int main(int argc, char** argv) {
     int calls = 300;
     std::int64_t transfer_mib = 1024;
     const char* json = nullptr;
+    bool first_transfer = false;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         if (a == "--pad-shape") pad_shape = parse_shape(argv[i + 1]);
@@ -168,6 +173,47 @@ int main(int argc, char** argv) {
         else if (a == "--staging-depth") vk::detail::staging_depth = std::atoi(argv[i + 1]);
         else if (a == "--staging-plain") vk::detail::staging_streamed = std::atoi(argv[i + 1]) == 0;
         else if (a == "--staging-pipelined") vk::detail::staging_pipelined = std::atoi(argv[i + 1]) != 0;
+        else if (a == "--first-transfer") first_transfer = std::atoi(argv[i + 1]) != 0;
+    }
+    if (first_transfer) {
+        // what the first upload of a program pays, taken apart: each part in a fresh context
+        const std::int64_t n = transfer_mib * (1 << 20) / 4;
+        strix::host_tensor host(dtype::float32, strix::shape{n});
+        std::memset(host.data(), 1, host.bytes());
+        const auto ms = [](clock_type::time_point t0) { return seconds_since(t0) * 1e3; };
+        for (int round = 0; round < 3; ++round) {
+            {
+                vk::context c;
+                const vk::device_tensor dev(c, dtype::float32, strix::shape{n});
+                auto t0 = clock_type::now();
+                vk::detail::upload_into(c, dev.storage(), 0, host.view());
+                const double first = ms(t0);
+                t0 = clock_type::now();
+                vk::detail::upload_into(c, dev.storage(), 0, host.view());
+                std::printf("fresh context and tensor: first upload %.1f ms, second %.1f ms\n", first, ms(t0));
+            }
+            {
+                vk::context c;
+                const vk::device_tensor dev(c, dtype::float32, strix::shape{n});
+                auto t0 = clock_type::now();
+                vk::detail::one_shot(c, [&](VkCommandBuffer cmd) { c.vk().vkCmdFillBuffer(cmd, dev.storage().handle(), 0, VK_WHOLE_SIZE, 0); });
+                const double fill = ms(t0);
+                t0 = clock_type::now();
+                vk::detail::upload_into(c, dev.storage(), 0, host.view());
+                std::printf("fresh context, the tensor filled first (%.1f ms): first upload %.1f ms\n", fill, ms(t0));
+            }
+            {
+                vk::context c;
+                auto t0 = clock_type::now();
+                std::vector<vk::buffer> ring;
+                for (int k = 0; k < vk::detail::staging_depth; ++k) ring.push_back(c.create_buffer(vk::detail::staging_piece, vk::memory::host));
+                const double made = ms(t0);
+                t0 = clock_type::now();
+                for (auto& b : ring) std::memset(b.mapped(), 0, b.size());
+                std::printf("fresh context: %d staging buffers made in %.1f ms, first written in %.1f ms\n", vk::detail::staging_depth, made, ms(t0));
+            }
+        }
+        return 0;
     }
     const auto t_ctx = clock_type::now();
     vk::context ctx;
