@@ -196,16 +196,13 @@ void upload_into(context& ctx, const buffer& dev, std::uint64_t offset, const an
     const std::uint64_t limit = std::min(o.limit, staging_piece);
     if (dense(host)) {
         const auto* from = static_cast<const std::byte*>(host.data());
-        if (staging_pipelined && !st.imports() && upload_pipelined(ctx, st, dev, offset, from, total, limit)) {
-            for (int k = 0; k < st.size(); ++k) st.settle(k);
-            return;
-        }
-        for_each_span(from, total, limit, [&](std::uint64_t at, std::uint64_t n) {
-            st.settle(h);
-            if (!st.import(h, from + at, n)) host_copy(st.host(h), from + at, n, staging_streamed);
-            st.copy(h, dev, offset + at, n, true);
-            next();
-        });
+        if (!staging_pipelined || st.imports() || !upload_pipelined(ctx, st, dev, offset, from, total, limit))
+            for_each_span(from, total, limit, [&](std::uint64_t at, std::uint64_t n) {
+                st.settle(h);
+                if (!st.import(h, from + at, n)) host_copy(st.host(h), from + at, n, staging_streamed);
+                st.copy(h, dev, offset + at, n, true);
+                next();
+            });
     } else {
         for_each_piece(host, limit, [&](const any_cview& piece, std::uint64_t at) {
             st.settle(h);
