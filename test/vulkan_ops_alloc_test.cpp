@@ -235,3 +235,70 @@ TEST_CASE("vulkan: allocating calls refuse what the CPU's refuse, with the CPU's
     }
     CHECK(ctx.validation_messages() == 0);
 }
+
+TEST_CASE("vulkan: typed calls run on the device what the CPU's typed calls run", "[vulkan]") {
+    vk::context ctx;
+    rng_t g(0x7e9dull);
+    using strix::extents;
+    using strix::tensor_view;
+    const host_tensor x = random_tensor(g, dtype::float32, {3, 4});
+    const tensor_view<const float, extents<3, 4>> in(x.as<float>());
+    const host_tensor i2 = random_indices(g, dtype::int64, {2}, 0, 2);
+    const tensor_view<const std::int64_t, extents<2>> idx2(i2.as<std::int64_t>());
+    // one CPU output and one device output per case, compared byte for byte
+    auto both = [&](dtype type, const shape& s, auto&& run) {
+        host_tensor cpu(type, s), dev(type, s);
+        run(cpu, dev);
+        same_tensor(cpu, dev);
+    };
+    both(dtype::float32, {2, 4}, [&](host_tensor& c, host_tensor& d) {
+        strix::gather<strix::gather_desc{0}>(in, idx2, tensor_view<float, extents<2, 4>>(c.as<float>()));
+        vk::gather<strix::gather_desc{0}>(ctx, in, idx2, tensor_view<float, extents<2, 4>>(d.as<float>()));
+    });
+    const host_tensor i34 = random_indices(g, dtype::int32, {3, 4}, 0, 3);
+    const tensor_view<const std::int32_t, extents<3, 4>> idx34(i34.as<std::int32_t>());
+    both(dtype::float32, {3, 4}, [&](host_tensor& c, host_tensor& d) {
+        strix::gather_elements<strix::gather_elements_desc{1}>(in, idx34, tensor_view<float, extents<3, 4>>(c.as<float>()));
+        vk::gather_elements<strix::gather_elements_desc{1}>(ctx, in, idx34, tensor_view<float, extents<3, 4>>(d.as<float>()));
+    });
+    const host_tensor t = random_indices(g, dtype::int64, {5, 1}, 0, 2);
+    // a dynamic count of tuples (their length static): the rest is checked at run time, as on the CPU
+    using tuple_extents = extents<strix::dynamic_extent, 1>;
+    const tensor_view<const std::int64_t, tuple_extents> tuples(t.as<std::int64_t>(), tuple_extents(5));
+    both(dtype::float32, {5, 4}, [&](host_tensor& c, host_tensor& d) {
+        using out_t = tensor_view<float, strix::dextents<2>>;
+        strix::gather_nd<strix::gather_nd_desc{}>(in, tuples, out_t(c.as<float>(), strix::dextents<2>(5, 4)));
+        vk::gather_nd<strix::gather_nd_desc{}>(ctx, in, tuples, out_t(d.as<float>(), strix::dextents<2>(5, 4)));
+    });
+    both(dtype::float32, {6, 4}, [&](host_tensor& c, host_tensor& d) {
+        strix::join<strix::join_desc{0}>(tensor_view<float, extents<6, 4>>(c.as<float>()), in, in);
+        vk::join<strix::join_desc{0}>(ctx, tensor_view<float, extents<6, 4>>(d.as<float>()), in, in);
+    });
+    both(dtype::float32, {3, 4}, [&](host_tensor& c, host_tensor& d) { // split into [3,1] ++ [3,3], laid out one after the other
+        strix::split<strix::split_desc{1}>(in, tensor_view<float, extents<3, 1>>(c.as<float>()), tensor_view<float, extents<3, 3>>(c.as<float>() + 3));
+        vk::split<strix::split_desc{1}>(ctx, in, tensor_view<float, extents<3, 1>>(d.as<float>()), tensor_view<float, extents<3, 3>>(d.as<float>() + 3));
+    });
+    constexpr strix::pad_desc reflect{strix::pad_mode::reflect, {1, 2}, {2, 1}};
+    both(dtype::float32, {6, 7}, [&](host_tensor& c, host_tensor& d) {
+        strix::pad<reflect>(in, tensor_view<float, extents<6, 7>>(c.as<float>()));
+        vk::pad<reflect>(ctx, in, tensor_view<float, extents<6, 7>>(d.as<float>()));
+    });
+    const host_tensor u = random_tensor(g, dtype::float32, {3, 4});
+    const tensor_view<const float, extents<3, 4>> upd(u.as<float>());
+    constexpr strix::scatter_desc add{1, strix::index_policy::error, strix::scatter_reduction::add};
+    both(dtype::float32, {3, 4}, [&](host_tensor& c, host_tensor& d) {
+        strix::scatter<add>(in, idx34, upd, tensor_view<float, extents<3, 4>>(c.as<float>()));
+        vk::scatter<add>(ctx, in, idx34, upd, tensor_view<float, extents<3, 4>>(d.as<float>()));
+    });
+    const host_tensor u54 = random_tensor(g, dtype::float32, {5, 4});
+    const tensor_view<const float, extents<5, 4>> upd54(u54.as<float>());
+    both(dtype::float32, {3, 4}, [&](host_tensor& c, host_tensor& d) {
+        strix::scatter_nd<strix::scatter_nd_desc{}>(in, tuples, upd54, tensor_view<float, extents<3, 4>>(c.as<float>()));
+        vk::scatter_nd<strix::scatter_nd_desc{}>(ctx, in, tuples, upd54, tensor_view<float, extents<3, 4>>(d.as<float>()));
+    });
+    // a dynamic shape mistake: the CPU's error, code and message
+    host_tensor wrong(dtype::float32, {4, 4});
+    const tensor_view<float, strix::dextents<2>> wrong_out(wrong.as<float>(), strix::dextents<2>(4, 4));
+    same_error([&] { strix::gather<strix::gather_desc{0}>(in, idx2, wrong_out); }, [&] { vk::gather<strix::gather_desc{0}>(ctx, in, idx2, wrong_out); });
+    CHECK(ctx.validation_messages() == 0);
+}

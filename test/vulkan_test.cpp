@@ -669,8 +669,11 @@ TEST_CASE("vulkan: stream::copy runs contiguous views as the 16-byte copy shader
     // the rules: same shape and type, no overlap
     vk::stream bad(ctx);
     const vk::device_tensor other(ctx, dtype::float32, {6, 40});
-    CHECK_THROWS_WITH(bad.copy(dx.view(), other.view()), Catch::Contains("strix::copy") && Catch::Contains("[6,40] float16") &&
-                                                              Catch::Contains("[6,40] float32"));
+    CHECK_THROWS_WITH(bad.copy(dx.view(), other.view()), Catch::Contains("strix::copy: the output must have the input's element type") &&
+                                                              Catch::Contains("[6,40] float16") && Catch::Contains("[6,40] float32"));
+    const vk::device_tensor wrong_shape(ctx, dtype::float16, {40, 6});
+    CHECK_THROWS_WITH(bad.copy(dx.view(), wrong_shape.view()), Catch::Contains("strix::copy: the output must have the input's shape") &&
+                                                                   Catch::Contains("input [6,40] float16, output [40,6] float16"));
     vk::device_view shifted = dx.view();
     shifted.address += 2;
     shifted.sizes = {6, 39};

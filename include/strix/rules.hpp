@@ -75,6 +75,7 @@ namespace strix {
     X(gather_nd_empty_axis, "gather-nd: cannot index an axis of size 0")                                            \
     X(gather_nd_dtype, "gather-nd: the output must have the input's element type")                                 \
     X(gather_nd_output_shape, "gather-nd: the output's shape is not the inferred shape")                            \
+    X(gather_nd_static_tuple, "gather-nd: a typed call needs the indices' last extent (the tuple length) to be static") \
     X(split_input_rank, "split: the input must have at least one dimension")                                        \
     X(split_axis_range, "split: the axis must lie in [-rank, rank) of the input")                                   \
     X(split_no_outputs, "split: there must be at least one output")                                                 \
@@ -90,7 +91,9 @@ namespace strix {
     X(scatter_nd_index_type, "scatter-nd: the indices must be int32, int64, uint32 or uint64")                      \
     X(scatter_nd_empty_axis, "scatter-nd: cannot scatter into an axis of size 0")                                   \
     X(scatter_nd_dtype, "scatter-nd: the updates and the output must have the input's element type")              \
-    X(scatter_nd_output_shape, "scatter-nd: the output must have the input's shape")
+    X(scatter_nd_output_shape, "scatter-nd: the output must have the input's shape")                                \
+    X(copy_dtype, "copy: the output must have the input's element type")                                            \
+    X(copy_shape, "copy: the output must have the input's shape")
 
 /// One code per rule; `ok` when none broke.
 enum class rule : std::uint8_t {
@@ -134,10 +137,13 @@ struct verdict {
     [[nodiscard]] constexpr bool ok() const { return code == rule::ok; }
 };
 
-/// A verdict plus the inferred output shape (valid when the verdict is ok).
+/// A verdict plus the inferred output shape (valid when the verdict is ok) and, for operators
+/// with an axis whose rule normalises it, that axis made non-negative (-1 otherwise), so that
+/// nothing after the rule normalises it again.
 struct inferred {
     verdict v{};
     shape out{};
+    int axis = -1;
 };
 
 /// Fails to compile, with the rule's sentence, when `V` is not ok: write `static_enforce<v>();`.

@@ -65,20 +65,52 @@ void check_disjoint(std::string_view op, const any_view& out, std::string_view r
                                               std::string(role) + " " + to_string(in.sizes()) + " in memory (their address ranges intersect)");
 }
 
+/// Every check of a copy: the views, one element type and one shape (its two rules), no overlap.
+template <class = void>
+void check_copy(const any_cview& input, const any_view& output) {
+    check_view("copy", "input", input, false);
+    check_view("copy", "output", output, true);
+    const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"output", output.sizes(), output.type()}};
+    if (output.type() != input.type()) enforce({rule::copy_dtype, 1}, ops);
+    if (output.sizes() != input.sizes()) enforce({rule::copy_shape, 1}, ops);
+    check_disjoint("copy", output, "input", input);
+}
+
+/// What an operator's checks found, for the steps after them (each check runs once per call:
+/// an allocating call checks before it allocates and then only lowers and runs).
+struct checked {
+    std::string context; ///< the operands' description, for index messages (the output included)
+    shape out{};         ///< the output's shape (an allocating call makes it)
+    int axis = 0;        ///< the operator's axis made non-negative (where it has one)
+    bool in_place = false; ///< scatter: the output is the input itself
+};
+
 /// The checks every gathering operator (an input, indices, an output) shares: the views, then
-/// `rules(operands)` — the operator's own shape and type rules — then aliasing. Returns the
-/// operands' description, for index messages.
-template <class Rules>
-std::string check_gathering(std::string_view op, const any_cview& input, const any_cview& indices, const any_view& output, Rules&& rules) {
-    const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()},
-                                {"output", output.sizes(), output.type()}};
+/// `rules(operands, output type)` — the operator's shape and type rules, returning its inferred
+/// output — then that the output has that shape (`mismatch` when not), then `later(operands)`
+/// — the rules on the indexed axes — and aliasing. With no `output` (an allocating call) the
+/// output is the one the call will make (C order, the input's element type): the rules see the
+/// input and indices alone, and what follows them sees that output as if it were given.
+template <class Rules, class Later>
+checked check_gathering(std::string_view op, const any_cview& input, const any_cview& indices, const any_view* output, rule mismatch,
+                        Rules&& rules, Later&& later) {
+    operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()},
+                          {"output", output ? output->sizes() : shape{}, output ? output->type() : input.type()}};
     check_view(op, "input", input, false);
     check_view(op, "indices", indices, false);
-    check_view(op, "output", output, true);
-    rules(std::span<const operand_info>(ops));
-    check_disjoint(op, output, "input", input);
-    check_disjoint(op, output, "indices", indices);
-    return describe(ops);
+    if (output) check_view(op, "output", *output, true);
+    const std::span<const operand_info> all(ops);
+    checked c;
+    c.out = rules(output ? all : all.first(2), ops[2].type.value());
+    if (!output) ops[2].sizes = c.out;
+    if (c.out != ops[2].sizes) enforce({mismatch, 2}, all);
+    later(all);
+    if (output) {
+        check_disjoint(op, *output, "input", input);
+        check_disjoint(op, *output, "indices", indices);
+    }
+    c.context = describe(all);
+    return c;
 }
 
 /// A copy plan over `dst`'s shape: sizes from `dst`, strides from both (pad then folds the

@@ -175,18 +175,35 @@ plan::move_plan lower_gather(const any_cview& input, const any_cview& indices, c
 }
 
 /// Every run-time check of a gather (views, rules, types, output shape, aliasing, and indices
-/// into an axis of size 0, even where the output has no element to read them for). Returns the
-/// operands' description for index messages.
+/// into an axis of size 0, even where the output has no element to read them for); no `output`:
+/// of the one an allocating call makes (see check_gathering).
 template <class = void>
-std::string check_gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d) {
-    const std::string context = check_gathering("gather", input, indices, output, [&](std::span<const operand_info> ops) {
-        const inferred r = gather_rule(input.sizes(), indices.sizes(), d);
-        enforce(r.v, ops);
-        enforce(gather_type_rule(input.type(), indices.type(), output.type()), ops);
-        if (r.out != output.sizes()) enforce({rule::gather_output_shape, 2}, ops);
-        enforce(gather_axis_rule(input.sizes(), indices.sizes(), d), ops);
-    });
-    return context;
+checked check_gather(const any_cview& input, const any_cview& indices, const any_view* output, const gather_desc& d) {
+    return check_gathering(
+        "gather", input, indices, output, rule::gather_output_shape,
+        [&](std::span<const operand_info> ops, dtype out_type) {
+            const inferred r = gather_rule(input.sizes(), indices.sizes(), d);
+            enforce(r.v, ops);
+            enforce(gather_type_rule(input.type(), indices.type(), out_type), ops);
+            return r.out;
+        },
+        [&](std::span<const operand_info> ops) { enforce(gather_axis_rule(input.sizes(), indices.sizes(), d), ops); });
+}
+
+/// Runs a checked gather (`c` from check_gather) on the CPU.
+template <class = void>
+void run_gather(const checked& c, const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d,
+                const cpu::options& opt) {
+    // The executor reads and resolves each index where it lies: building a table of resolved
+    // offsets first cost a pass that writes as many bytes as it reads (and a fresh allocation).
+    const plan::move_plan p = lower_gather(input, indices, output, d, c.context, index_reading::device);
+    // every index is checked, also where the output is empty and the plan reads none of them
+    // (numpy.take refuses those too)
+    const int axis = normalize_axis(d.axis, input.rank());
+    if (d.policy == index_policy::error && !indices_in_range(indices, input.size(axis), opt))
+        resolve_indices(gather_index_view(indices, d), input.size(axis), 1, d.policy, "gather", axis,
+                        c.context); // finds the first bad index in C order and throws
+    cpu::execute(p, opt);
 }
 
 } // namespace detail
@@ -198,35 +215,23 @@ std::string check_gather(const any_cview& input, const any_cview& indices, const
 template <class = void>
 void gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d = {},
                    const cpu::options& opt = {}) {
-    const std::string context = detail::check_gather(input, indices, output, d);
-    // The executor reads and resolves each index where it lies: building a table of resolved
-    // offsets first cost a pass that writes as many bytes as it reads (and a fresh allocation).
-    const plan::move_plan p = detail::lower_gather(input, indices, output, d, context, detail::index_reading::device);
-    // every index is checked, also where the output is empty and the plan reads none of them
-    // (numpy.take refuses those too)
-    const int axis = detail::normalize_axis(d.axis, input.rank());
-    if (d.policy == index_policy::error && !detail::indices_in_range(indices, input.size(axis), opt))
-        detail::resolve_indices(detail::gather_index_view(indices, d), input.size(axis), 1, d.policy, "gather", axis,
-                                context); // finds the first bad index in C order and throws
-    cpu::execute(p, opt);
+    detail::run_gather(detail::check_gather(input, indices, &output, d), input, indices, output, d, opt);
 }
 
 /// Gathers into a new C-order host tensor of the inferred shape.
 template <class = void>
 host_tensor gather(const any_cview& input, const any_cview& indices, const gather_desc& d = {}, const cpu::options& opt = {}) {
-    const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()}};
-    const inferred r = gather_rule(input.sizes(), indices.sizes(), d);
-    enforce(r.v, ops);
-    enforce(gather_type_rule(input.type(), indices.type(), input.type()), ops);
-    host_tensor out(input.type(), r.out);
-    gather(input, indices, out.view(), d, opt);
+    const detail::checked c = detail::check_gather(input, indices, nullptr, d);
+    host_tensor out(input.type(), c.out);
+    detail::run_gather(c, input, indices, out.view(), d, opt);
     return out;
 }
 
-/// Gathers between typed views; with static extents the shapes and types are checked at compile
-/// time (a mismatch is a compile error naming the rule).
+namespace detail {
+/// The compile-time checks of a typed gather (its rules on static extents and element
+/// types), shared by the CPU's typed call and the Vulkan backend's.
 template <gather_desc D, typed_view In, typed_view Idx, typed_view Out>
-void gather(const In& input, const Idx& indices, const Out& output, const cpu::options& opt = {}) {
+void gather_typed_rules() {
     constexpr verdict tv = gather_type_rule(dtype_of<typename In::element_type>, dtype_of<typename Idx::element_type>,
                                             dtype_of<typename Out::element_type>);
     static_enforce<tv>();
@@ -241,6 +246,14 @@ void gather(const In& input, const Idx& indices, const Out& output, const cpu::o
         static_enforce<verdict{rank <= max_rank ? rule::ok : rule::gather_output_rank, 1}>();
         static_enforce<verdict{(rank > max_rank || rank == Out::rank) ? rule::ok : rule::gather_output_shape, 2}>();
     }
+}
+} // namespace detail
+
+/// Gathers between typed views; with static extents the shapes and types are checked at compile
+/// time (a mismatch is a compile error naming the rule).
+template <gather_desc D, typed_view In, typed_view Idx, typed_view Out>
+void gather(const In& input, const Idx& indices, const Out& output, const cpu::options& opt = {}) {
+    detail::gather_typed_rules<D, In, Idx, Out>();
     gather(input.erased(), indices.erased(), output.erased_mut(), D, opt);
 }
 

@@ -105,17 +105,29 @@ plan::move_plan lower_gather_elements(const any_cview& input, const any_cview& i
     return p;
 }
 
-/// Every run-time check of a gather-elements. Returns the operands' description.
+/// Every run-time check of a gather-elements; no `output`: of the one an allocating call makes.
 template <class = void>
-std::string check_gather_elements(const any_cview& input, const any_cview& indices, const any_view& output,
-                                         const gather_elements_desc& d) {
-    return check_gathering("gather-elements", input, indices, output, [&](std::span<const operand_info> ops) {
-        const inferred r = gather_elements_rule(input.sizes(), indices.sizes(), d);
-        enforce(r.v, ops);
-        enforce(gather_elements_type_rule(input.type(), indices.type(), output.type()), ops);
-        if (r.out != output.sizes()) enforce({rule::gather_elements_output_shape, 2}, ops);
-        enforce(gather_elements_axis_rule(input.sizes(), indices.sizes(), d), ops);
-    });
+checked check_gather_elements(const any_cview& input, const any_cview& indices, const any_view* output, const gather_elements_desc& d) {
+    return check_gathering(
+        "gather-elements", input, indices, output, rule::gather_elements_output_shape,
+        [&](std::span<const operand_info> ops, dtype out_type) {
+            const inferred r = gather_elements_rule(input.sizes(), indices.sizes(), d);
+            enforce(r.v, ops);
+            enforce(gather_elements_type_rule(input.type(), indices.type(), out_type), ops);
+            return r.out;
+        },
+        [&](std::span<const operand_info> ops) { enforce(gather_elements_axis_rule(input.sizes(), indices.sizes(), d), ops); });
+}
+
+/// Runs a checked gather-elements on the CPU.
+template <class = void>
+void run_gather_elements(const checked& c, const any_cview& input, const any_cview& indices, const any_view& output,
+                         const gather_elements_desc& d, const cpu::options& opt) {
+    // The executor reads and resolves each index where it lies (see gather)
+    const plan::move_plan p = lower_gather_elements(input, indices, output, d, c.context, index_reading::device);
+    if (p.rank > 0 && d.policy == index_policy::error && !indices_in_range(indices, p.axis_size, opt))
+        lower_gather_elements(input, indices, output, d, c.context); // finds the first bad index in C order and throws
+    cpu::execute(p, opt);
 }
 
 } // namespace detail
@@ -126,30 +138,24 @@ std::string check_gather_elements(const any_cview& input, const any_cview& indic
 template <class = void>
 void gather_elements(const any_cview& input, const any_cview& indices, const any_view& output, const gather_elements_desc& d = {},
                             const cpu::options& opt = {}) {
-    const std::string context = detail::check_gather_elements(input, indices, output, d);
-    // The executor reads and resolves each index where it lies (see gather)
-    const plan::move_plan p = detail::lower_gather_elements(input, indices, output, d, context, detail::index_reading::device);
-    if (p.rank > 0 && d.policy == index_policy::error && !detail::indices_in_range(indices, p.axis_size, opt))
-        detail::lower_gather_elements(input, indices, output, d, context); // finds the first bad index in C order and throws
-    cpu::execute(p, opt);
+    detail::run_gather_elements(detail::check_gather_elements(input, indices, &output, d), input, indices, output, d, opt);
 }
 
 /// Gathers elements into a new C-order host tensor of the indices' shape.
 template <class = void>
 host_tensor gather_elements(const any_cview& input, const any_cview& indices, const gather_elements_desc& d = {},
                                    const cpu::options& opt = {}) {
-    const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()}};
-    enforce(gather_elements_rule(input.sizes(), indices.sizes(), d).v, ops);
-    enforce(gather_elements_type_rule(input.type(), indices.type(), input.type()), ops);
-    host_tensor out(input.type(), indices.sizes());
-    gather_elements(input, indices, out.view(), d, opt);
+    const detail::checked c = detail::check_gather_elements(input, indices, nullptr, d);
+    host_tensor out(input.type(), c.out);
+    detail::run_gather_elements(c, input, indices, out.view(), d, opt);
     return out;
 }
 
-/// Gathers elements between typed views; with static extents the shapes and types are checked at
-/// compile time.
+namespace detail {
+/// The compile-time checks of a typed gather-elements (its rules on static extents and element
+/// types), shared by the CPU's typed call and the Vulkan backend's.
 template <gather_elements_desc D, typed_view In, typed_view Idx, typed_view Out>
-void gather_elements(const In& input, const Idx& indices, const Out& output, const cpu::options& opt = {}) {
+void gather_elements_typed_rules() {
     constexpr verdict tv = gather_elements_type_rule(dtype_of<typename In::element_type>, dtype_of<typename Idx::element_type>,
                                                      dtype_of<typename Out::element_type>);
     static_enforce<tv>();
@@ -163,6 +169,14 @@ void gather_elements(const In& input, const Idx& indices, const Out& output, con
         static_enforce<verdict{In::rank == Idx::rank ? rule::ok : rule::gather_elements_rank, 1}>();
         static_enforce<verdict{Idx::rank == Out::rank ? rule::ok : rule::gather_elements_output_shape, 2}>();
     }
+}
+} // namespace detail
+
+/// Gathers elements between typed views; with static extents the shapes and types are checked at
+/// compile time.
+template <gather_elements_desc D, typed_view In, typed_view Idx, typed_view Out>
+void gather_elements(const In& input, const Idx& indices, const Out& output, const cpu::options& opt = {}) {
+    detail::gather_elements_typed_rules<D, In, Idx, Out>();
     gather_elements(input.erased(), indices.erased(), output.erased_mut(), D, opt);
 }
 

@@ -81,8 +81,7 @@ constexpr auto gather_nd_extents(const In& input, const Idx& indices) {
         static_enforce<r.v>();
         if constexpr (r.v.ok()) return static_extents<r.out>{};
     } else {
-        static_assert(Idx::rank >= 1 && Idx::static_extent(Idx::rank - 1) != dynamic_extent,
-                      "strix::gather-nd: a typed call needs the indices' last extent (the tuple length) to be static");
+        static_enforce<verdict{(Idx::rank >= 1 && Idx::static_extent(Idx::rank - 1) != dynamic_extent) ? rule::ok : rule::gather_nd_static_tuple, 1}>();
         constexpr int rank = detail::gather_nd_rank<In::rank, Idx::rank, Idx::static_extent(Idx::rank - 1), D.batch_dimensions>;
         static_enforce<verdict{rank <= max_rank ? rule::ok : rule::gather_nd_output_rank, 1}>();
         if constexpr (rank <= max_rank && rank >= 0) {
@@ -143,17 +142,32 @@ plan::move_plan lower_gather_nd(const any_cview& input, const shape& indices, co
     return p;
 }
 
-/// Every run-time check of a gather-nd. Returns the operands' description.
+/// Every run-time check of a gather-nd; no `output`: of the one an allocating call makes.
 template <class = void>
-std::string check_gather_nd(const any_cview& input, const any_cview& indices, const any_view& output, const gather_nd_desc& d) {
-    const std::string context = check_gathering("gather-nd", input, indices, output, [&](std::span<const operand_info> ops) {
-        const inferred r = gather_nd_rule(input.sizes(), indices.sizes(), d);
-        enforce(r.v, ops, ", batch dimensions " + std::to_string(d.batch_dimensions));
-        enforce(gather_nd_type_rule(input.type(), indices.type(), output.type()), ops);
-        if (r.out != output.sizes()) enforce({rule::gather_nd_output_shape, 2}, ops);
-        enforce(gather_nd_axis_rule(input.sizes(), indices.sizes(), d), ops);
-    });
-    return context;
+checked check_gather_nd(const any_cview& input, const any_cview& indices, const any_view* output, const gather_nd_desc& d) {
+    return check_gathering(
+        "gather-nd", input, indices, output, rule::gather_nd_output_shape,
+        [&](std::span<const operand_info> ops, dtype out_type) {
+            const inferred r = gather_nd_rule(input.sizes(), indices.sizes(), d);
+            enforce(r.v, ops, ", batch dimensions " + std::to_string(d.batch_dimensions));
+            enforce(gather_nd_type_rule(input.type(), indices.type(), out_type), ops);
+            return r.out;
+        },
+        [&](std::span<const operand_info> ops) { enforce(gather_nd_axis_rule(input.sizes(), indices.sizes(), d), ops); });
+}
+
+/// Runs a checked gather-nd on the CPU.
+template <class = void>
+void run_gather_nd(const checked& c, const any_cview& input, const any_cview& indices, const any_view& output, const gather_nd_desc& d,
+                   const cpu::options& opt) {
+    const int q = indices.rank();
+    const auto axes = tuple_axes_of(input, d.batch_dimensions, indices.size(q - 1));
+    // the tuples are resolved (and, under index_policy::error, checked) even when the output is
+    // empty: a slice of no elements at a row that does not exist is still an error
+    auto table = output.count() || d.policy == index_policy::error
+                     ? resolve_tuples(indices, axes.n, axes.stride, d.policy, "gather-nd", axes.first, c.context)
+                     : std::vector<std::int64_t>{};
+    cpu::execute(lower_gather_nd(input, indices.sizes(), output, d, std::move(table)), opt);
 }
 
 } // namespace detail
@@ -165,33 +179,23 @@ std::string check_gather_nd(const any_cview& input, const any_cview& indices, co
 template <class = void>
 void gather_nd(const any_cview& input, const any_cview& indices, const any_view& output, const gather_nd_desc& d = {},
                       const cpu::options& opt = {}) {
-    const std::string context = detail::check_gather_nd(input, indices, output, d);
-    const int q = indices.rank();
-    const auto axes = detail::tuple_axes_of(input, d.batch_dimensions, indices.size(q - 1));
-    // the tuples are resolved (and, under index_policy::error, checked) even when the output is
-    // empty: a slice of no elements at a row that does not exist is still an error
-    auto table = output.count() || d.policy == index_policy::error
-                     ? detail::resolve_tuples(indices, axes.n, axes.stride, d.policy, "gather-nd", axes.first, context)
-                     : std::vector<std::int64_t>{};
-    cpu::execute(detail::lower_gather_nd(input, indices.sizes(), output, d, std::move(table)), opt);
+    detail::run_gather_nd(detail::check_gather_nd(input, indices, &output, d), input, indices, output, d, opt);
 }
 
 /// Gathers into a new C-order host tensor of the inferred shape.
 template <class = void>
 host_tensor gather_nd(const any_cview& input, const any_cview& indices, const gather_nd_desc& d = {}, const cpu::options& opt = {}) {
-    const operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()}};
-    const inferred r = gather_nd_rule(input.sizes(), indices.sizes(), d);
-    enforce(r.v, ops, ", batch dimensions " + std::to_string(d.batch_dimensions));
-    enforce(gather_nd_type_rule(input.type(), indices.type(), input.type()), ops);
-    host_tensor out(input.type(), r.out);
-    gather_nd(input, indices, out.view(), d, opt);
+    const detail::checked c = detail::check_gather_nd(input, indices, nullptr, d);
+    host_tensor out(input.type(), c.out);
+    detail::run_gather_nd(c, input, indices, out.view(), d, opt);
     return out;
 }
 
-/// Gathers between typed views; with static extents the shapes and types are checked at compile
-/// time (the indices' last extent must be static).
+namespace detail {
+/// The compile-time checks of a typed gather-nd (its rules on static extents and element
+/// types), shared by the CPU's typed call and the Vulkan backend's.
 template <gather_nd_desc D, typed_view In, typed_view Idx, typed_view Out>
-void gather_nd(const In& input, const Idx& indices, const Out& output, const cpu::options& opt = {}) {
+void gather_nd_typed_rules() {
     constexpr verdict tv = gather_nd_type_rule(dtype_of<typename In::element_type>, dtype_of<typename Idx::element_type>,
                                                dtype_of<typename Out::element_type>);
     static_enforce<tv>();
@@ -202,11 +206,18 @@ void gather_nd(const In& input, const Idx& indices, const Out& output, const cpu
         constexpr inferred r = gather_nd_rule(in_ext{}.to_shape(), idx_ext{}.to_shape(), D);
         static_output_check<r, rule::gather_nd_output_shape, 2, out_ext>();
     } else {
-        static_assert(Idx::rank >= 1 && idx_ext::static_extent(Idx::rank - 1) != dynamic_extent,
-                      "strix::gather-nd: a typed call needs the indices' last extent (the tuple length) to be static");
+        static_enforce<verdict{(Idx::rank >= 1 && idx_ext::static_extent(Idx::rank - 1) != dynamic_extent) ? rule::ok : rule::gather_nd_static_tuple, 1}>();
         constexpr int rank = detail::gather_nd_rank<In::rank, Idx::rank, idx_ext::static_extent(Idx::rank - 1), D.batch_dimensions>;
         static_enforce<verdict{rank == Out::rank ? rule::ok : rule::gather_nd_output_shape, 2}>();
     }
+}
+} // namespace detail
+
+/// Gathers between typed views; with static extents the shapes and types are checked at compile
+/// time (the indices' last extent must be static).
+template <gather_nd_desc D, typed_view In, typed_view Idx, typed_view Out>
+void gather_nd(const In& input, const Idx& indices, const Out& output, const cpu::options& opt = {}) {
+    detail::gather_nd_typed_rules<D, In, Idx, Out>();
     gather_nd(input.erased(), indices.erased(), output.erased_mut(), D, opt);
 }
 

@@ -104,24 +104,30 @@ constexpr auto join_extents(const In&... inputs) {
 
 namespace detail {
 
-/// Every run-time check of a join (views, rules, types, output shape, aliasing).
+/// Every run-time check of a join (views, rules, types, output shape, aliasing); no `output`:
+/// the inputs alone, for an allocating call (which makes the output in the first input's type).
 template <class = void>
-void check_join(std::span<const any_cview> inputs, const any_view& output, const join_desc& d) {
+checked check_join(std::span<const any_cview> inputs, const any_view* output, const join_desc& d) {
     const auto roles = join_roles(inputs.size());
-    const auto ops = join_operands(roles, inputs, &output);
+    auto ops = join_operands(roles, inputs, output);
     std::vector<shape> shapes;
     for (std::size_t k = 0; k < inputs.size(); ++k) {
         check_view("join", roles[k], inputs[k], false);
         shapes.push_back(inputs[k].sizes());
     }
-    check_view("join", "output", output, true);
+    if (output) check_view("join", "output", *output, true);
     const inferred r = join_rule(shapes, d);
-    enforce(r.v, ops);
+    enforce(r.v, ops); // at least one input from here on
+    if (!output) ops.push_back({roles.back(), r.out, inputs[0].type()}); // the one the call makes, as the rules after this see it
     for (std::size_t k = 0; k < inputs.size(); ++k)
         if (inputs[k].type() != inputs[0].type()) enforce({rule::join_dtype, static_cast<int>(k)}, ops);
-    if (output.type() != inputs[0].type()) enforce({rule::join_dtype, static_cast<int>(inputs.size())}, ops);
-    if (r.out != output.sizes()) enforce({rule::join_output_shape, static_cast<int>(inputs.size())}, ops);
-    for (std::size_t k = 0; k < inputs.size(); ++k) check_disjoint("join", output, roles[k], inputs[k]);
+    checked c;
+    c.out = r.out;
+    if (!output) return c;
+    if (output->type() != inputs[0].type()) enforce({rule::join_dtype, static_cast<int>(inputs.size())}, ops);
+    if (r.out != output->sizes()) enforce({rule::join_output_shape, static_cast<int>(inputs.size())}, ops);
+    for (std::size_t k = 0; k < inputs.size(); ++k) check_disjoint("join", *output, roles[k], inputs[k]);
+    return c;
 }
 
 /// One collapsed copy plan per input, each into its slice of the output.
@@ -148,37 +154,41 @@ std::vector<plan::move_plan> lower_join(std::span<const any_cview> inputs, const
 /// operand, axis and shapes when a rule breaks or the output overlaps itself or an input.
 template <class = void>
 void join(std::span<const any_cview> inputs, const any_view& output, const join_desc& d = {}, const cpu::options& opt = {}) {
-    detail::check_join(inputs, output, d);
+    detail::check_join(inputs, &output, d);
     cpu::execute_together(detail::lower_join(inputs, output, d), opt);
 }
 
 /// Joins into a new C-order host tensor.
 template <class = void>
 host_tensor join(std::span<const any_cview> inputs, const join_desc& d = {}, const cpu::options& opt = {}) {
-    std::vector<shape> shapes;
-    for (const auto& v : inputs) shapes.push_back(v.sizes());
-    const inferred r = join_rule(shapes, d);
-    const auto roles = detail::join_roles(inputs.size());
-    enforce(r.v, detail::join_operands(roles, inputs, nullptr));
-    host_tensor out(inputs[0].type(), r.out);
-    join(inputs, out.view(), d, opt);
+    const detail::checked c = detail::check_join(inputs, nullptr, d); // at least one input from here on
+    host_tensor out(inputs[0].type(), c.out);
+    cpu::execute_together(detail::lower_join(inputs, out.view(), d), opt);
     return out;
 }
+
+namespace detail {
+/// The compile-time checks of a typed join (its rules on static extents and element types),
+/// shared by the CPU's typed call and the Vulkan backend's.
+template <join_desc D, typed_view Out, typed_view... In>
+void join_typed_rules() {
+    static_enforce<verdict{(sizeof...(In) > 0) ? rule::ok : rule::join_no_inputs}>();
+    static_enforce<verdict{((dtype_of<typename In::element_type> == dtype_of<typename Out::element_type>) && ...) ? rule::ok : rule::join_dtype}>();
+    using out_ext = typename Out::extents_type;
+    if constexpr (sizeof...(In) > 0 && (In::extents_type::is_static && ...)) {
+        constexpr inferred r = static_join_rule<D, typename In::extents_type...>();
+        static_output_check<r, rule::join_output_shape, static_cast<int>(sizeof...(In)), out_ext>(); // the rule that broke, and nothing after it
+    } else if constexpr (sizeof...(In) > 0) {
+        static_enforce<verdict{((In::rank == Out::rank) && ...) ? rule::ok : rule::join_rank}>();
+    }
+}
+} // namespace detail
 
 /// Joins typed views: `join<D>(output, a, b, ...)`. With static extents the shapes are checked
 /// at compile time.
 template <join_desc D, typed_view Out, typed_view... In>
 void join(const Out& output, const In&... inputs) {
-    static_assert(sizeof...(In) > 0, "strix::join: there must be at least one input");
-    static_assert(((dtype_of<typename In::element_type> == dtype_of<typename Out::element_type>) && ...),
-                  "strix::join: every input and the output must have one element type");
-    using out_ext = typename Out::extents_type;
-    if constexpr (sizeof...(In) > 0 && (In::extents_type::is_static && ...)) {
-        constexpr inferred r = detail::static_join_rule<D, typename In::extents_type...>();
-        static_output_check<r, rule::join_output_shape, static_cast<int>(sizeof...(In)), out_ext>(); // the rule that broke, and nothing after it
-    } else if constexpr (sizeof...(In) > 0) {
-        static_enforce<verdict{((In::rank == Out::rank) && ...) ? rule::ok : rule::join_rank}>();
-    }
+    detail::join_typed_rules<D, Out, In...>();
     if constexpr (sizeof...(In) > 0) {
         const any_cview views[] = {inputs.erased()...};
         join(views, output.erased_mut(), D);

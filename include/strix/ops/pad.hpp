@@ -114,7 +114,7 @@ plan::move_plan lower_pad(const any_cview& full_input, const any_view& output, c
 /// Every run-time check of a pad (views, rules, the fill value, output shape and aliasing when
 /// an output is given).
 template <class = void>
-void check_pad(const any_cview& input, const any_view* output, const pad_desc& d) {
+checked check_pad(const any_cview& input, const any_view* output, const pad_desc& d) {
     check_view("pad", "input", input, false);
     if (output) check_view("pad", "output", *output, true);
     std::vector<operand_info> ops = {{"input", input.sizes(), input.type()}};
@@ -127,6 +127,9 @@ void check_pad(const any_cview& input, const any_view* output, const pad_desc& d
         if (output->sizes() != r.out) enforce({rule::pad_output_shape, 1}, ops);
         check_disjoint("pad", *output, "input", input);
     }
+    checked c;
+    c.out = r.out;
+    return c;
 }
 
 } // namespace detail
@@ -143,17 +146,17 @@ void pad(const any_cview& input, const any_view& output, const pad_desc& d, cons
 /// Pads into a new C-order host tensor.
 template <class = void>
 host_tensor pad(const any_cview& input, const pad_desc& d, const cpu::options& opt = {}) {
-    detail::check_pad(input, nullptr, d);
-    host_tensor out(input.type(), pad_rule(input.sizes(), d).out);
-    pad(input, out.view(), d, opt);
+    host_tensor out(input.type(), detail::check_pad(input, nullptr, d).out);
+    cpu::execute(detail::lower_pad(input, out.view(), d), opt);
     return out;
 }
 
-/// Pads between typed views; with static extents the shapes are checked at compile time.
+namespace detail {
+/// The compile-time checks of a typed pad (its rules on static extents and element
+/// types), shared by the CPU's typed call and the Vulkan backend's.
 template <pad_desc D, typed_view In, typed_view Out>
-void pad(const In& input, const Out& output, const cpu::options& opt = {}) {
-    static_assert(dtype_of<typename In::element_type> == dtype_of<typename Out::element_type>,
-                  "strix::pad: the output must have the input's element type");
+void pad_typed_rules() {
+    static_enforce<verdict{dtype_of<typename In::element_type> == dtype_of<typename Out::element_type> ? rule::ok : rule::pad_dtype, 1}>();
     using in_ext = typename In::extents_type;
     using out_ext = typename Out::extents_type;
     if constexpr (in_ext::is_static) {
@@ -162,6 +165,13 @@ void pad(const In& input, const Out& output, const cpu::options& opt = {}) {
     } else {
         static_enforce<verdict{In::rank == Out::rank ? rule::ok : rule::pad_output_shape, 1}>();
     }
+}
+} // namespace detail
+
+/// Pads between typed views; with static extents the shapes are checked at compile time.
+template <pad_desc D, typed_view In, typed_view Out>
+void pad(const In& input, const Out& output, const cpu::options& opt = {}) {
+    detail::pad_typed_rules<D, In, Out>();
     pad(input.erased(), output.erased_mut(), D, opt);
 }
 

@@ -54,13 +54,13 @@ constexpr inferred scatter_rule(const shape& input, const shape& indices, const 
         }
     }
     res.out = input;
+    res.axis = axis;
     return res;
 }
 
-/// The rule on scatter's indexed axis (of shapes that pass scatter_rule): an empty axis takes no
-/// index.
-constexpr verdict scatter_axis_rule(const shape& input, const shape& indices, const scatter_desc& d) {
-    const int axis = detail::normalize_axis(d.axis, input.rank);
+/// The rule on scatter's indexed axis (of shapes that pass scatter_rule; `axis` is the one it
+/// inferred): an empty axis takes no index.
+constexpr verdict scatter_axis_rule(const shape& input, const shape& indices, int axis) {
     if (input[axis] == 0 && detail::has_elements(indices)) return {rule::scatter_empty_axis, -1, axis};
     return {};
 }
@@ -99,17 +99,10 @@ bool same_view(const any_cview& a, const any_view& b) {
     return true;
 }
 
-/// What scatter's checks found: whether it runs in place, and the operands' description.
-struct scatter_checked {
-    bool in_place = false;
-    std::string context;
-    int axis = 0; ///< scatter's axis, made non-negative (scatter-nd: 0)
-};
-
 /// The checks scatter and scatter-nd share: the views, then `rules(operands)` — the operator's
 /// own shape and type rules — then whether it runs in place, and aliasing.
 template <class Rules>
-scatter_checked check_scattering(std::string_view op, const any_cview& input, const any_cview& indices, const any_cview& updates,
+checked check_scattering(std::string_view op, const any_cview& input, const any_cview& indices, const any_cview& updates,
                                  const any_view& output, Rules&& rules) {
     const operand_info ops[] = {{"input", input.sizes(), input.type()},
                                 {"indices", indices.sizes(), indices.type()},
@@ -120,7 +113,10 @@ scatter_checked check_scattering(std::string_view op, const any_cview& input, co
     check_view(op, "updates", updates, false);
     check_view(op, "output", output, true);
     rules(std::span<const operand_info>(ops));
-    scatter_checked c{same_view(input, output), describe(ops), 0};
+    checked c;
+    c.context = describe(ops);
+    c.out = output.sizes();
+    c.in_place = same_view(input, output);
     if (!c.in_place) check_disjoint(op, output, "input", input);
     check_disjoint(op, output, "indices", indices);
     check_disjoint(op, output, "updates", updates);
@@ -129,16 +125,18 @@ scatter_checked check_scattering(std::string_view op, const any_cview& input, co
 
 /// Every run-time check of a scatter (views, rules, types, output shape, aliasing).
 template <class = void>
-scatter_checked check_scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+checked check_scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
                                      const scatter_desc& d) {
-    scatter_checked c = check_scattering("scatter", input, indices, updates, output, [&](std::span<const operand_info> ops) {
+    int axis = 0;
+    checked c = check_scattering("scatter", input, indices, updates, output, [&](std::span<const operand_info> ops) {
         const inferred r = scatter_rule(input.sizes(), indices.sizes(), updates.sizes(), d);
         enforce(r.v, ops);
         enforce(scatter_type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
         if (output.sizes() != r.out) enforce({rule::scatter_output_shape, 3}, ops);
-        enforce(scatter_axis_rule(input.sizes(), indices.sizes(), d), ops);
+        enforce(scatter_axis_rule(input.sizes(), indices.sizes(), r.axis), ops);
+        axis = r.axis;
     });
-    c.axis = normalize_axis(d.axis, input.rank()); // the rules saw that it is in range
+    c.axis = axis;
     return c;
 }
 
@@ -218,9 +216,11 @@ host_tensor scatter(const any_cview& input, const any_cview& indices, const any_
     return out;
 }
 
-/// Scatters between typed views; with static extents the shapes are checked at compile time.
+namespace detail {
+/// The compile-time checks of a typed scatter (its rules on static extents and element
+/// types), shared by the CPU's typed call and the Vulkan backend's.
 template <scatter_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
-void scatter(const In& input, const Idx& indices, const Upd& updates, const Out& output, const cpu::options& opt = {}) {
+void scatter_typed_rules() {
     constexpr verdict tv = scatter_type_rule(dtype_of<typename In::element_type>, dtype_of<typename Idx::element_type>,
                                              dtype_of<typename Upd::element_type>, dtype_of<typename Out::element_type>);
     static_enforce<tv>();
@@ -235,6 +235,13 @@ void scatter(const In& input, const Idx& indices, const Upd& updates, const Out&
         static_enforce<verdict{In::rank == Idx::rank && In::rank == Upd::rank ? rule::ok : rule::scatter_rank, 1}>();
         static_enforce<verdict{In::rank == Out::rank ? rule::ok : rule::scatter_output_shape, 3}>();
     }
+}
+} // namespace detail
+
+/// Scatters between typed views; with static extents the shapes are checked at compile time.
+template <scatter_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
+void scatter(const In& input, const Idx& indices, const Upd& updates, const Out& output, const cpu::options& opt = {}) {
+    detail::scatter_typed_rules<D, In, Idx, Upd, Out>();
     scatter(input.erased(), indices.erased(), updates.erased(), output.erased_mut(), D, opt);
 }
 

@@ -60,9 +60,9 @@ namespace detail {
 
 /// Every run-time check of a scatter-nd (views, rules, types, output shape, aliasing).
 template <class = void>
-scatter_checked check_scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+checked check_scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
                                         const scatter_nd_desc& d) {
-    const scatter_checked c = check_scattering("scatter-nd", input, indices, updates, output, [&](std::span<const operand_info> ops) {
+    const checked c = check_scattering("scatter-nd", input, indices, updates, output, [&](std::span<const operand_info> ops) {
         const inferred r = scatter_nd_rule(input.sizes(), indices.sizes(), updates.sizes(), d);
         enforce(r.v, ops);
         enforce(scatter_nd_type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
@@ -153,9 +153,11 @@ host_tensor scatter_nd(const any_cview& input, const any_cview& indices, const a
     return out;
 }
 
-/// Scatters between typed views; with static extents the shapes are checked at compile time.
+namespace detail {
+/// The compile-time checks of a typed scatter-nd (its rules on static extents and element
+/// types), shared by the CPU's typed call and the Vulkan backend's.
 template <scatter_nd_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
-void scatter_nd(const In& input, const Idx& indices, const Upd& updates, const Out& output, const cpu::options& opt = {}) {
+void scatter_nd_typed_rules() {
     constexpr verdict tv = scatter_nd_type_rule(dtype_of<typename In::element_type>, dtype_of<typename Idx::element_type>,
                                                 dtype_of<typename Upd::element_type>, dtype_of<typename Out::element_type>);
     static_enforce<tv>();
@@ -169,6 +171,13 @@ void scatter_nd(const In& input, const Idx& indices, const Upd& updates, const O
     } else {
         static_enforce<verdict{In::rank == Out::rank ? rule::ok : rule::scatter_nd_output_shape, 3}>();
     }
+}
+} // namespace detail
+
+/// Scatters between typed views; with static extents the shapes are checked at compile time.
+template <scatter_nd_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
+void scatter_nd(const In& input, const Idx& indices, const Upd& updates, const Out& output, const cpu::options& opt = {}) {
+    detail::scatter_nd_typed_rules<D, In, Idx, Upd, Out>();
     scatter_nd(input.erased(), indices.erased(), updates.erased(), output.erased_mut(), D, opt);
 }
 

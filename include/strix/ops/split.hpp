@@ -89,7 +89,7 @@ std::vector<shape> checked_split_shapes(const shape& input, std::optional<dtype>
 
 /// Every run-time check of a split into `outputs` (views, rules, types, aliasing).
 template <class = void>
-void check_split(const any_cview& input, std::span<const any_view> outputs, const split_desc& d) {
+checked check_split(const any_cview& input, std::span<const any_view> outputs, const split_desc& d) {
     const auto roles = split_roles(outputs.size());
     std::vector<shape> shapes;
     std::vector<dtype> types;
@@ -106,6 +106,7 @@ void check_split(const any_cview& input, std::span<const any_view> outputs, cons
         check_disjoint("split", outputs[k], "input", input);
         for (std::size_t j = 0; j < k; ++j) check_disjoint("split", outputs[k], roles[j + 1], outputs[j]);
     }
+    return {};
 }
 
 /// One collapsed copy plan per output, each from its slice of the input.
@@ -166,7 +167,7 @@ std::vector<host_tensor> split(const any_cview& input, std::span<const std::int6
     std::vector<any_view> views;
     for (const auto& s : shapes) out.emplace_back(input.type(), s);
     for (auto& t : out) views.push_back(t.view());
-    split(input, views, d, opt);
+    cpu::execute_together(detail::lower_split(input, views, d), opt); // new outputs of the checked shapes: nothing more to check
     return out;
 }
 
@@ -179,18 +180,26 @@ constexpr verdict static_split_rule() {
 }
 } // namespace detail
 
+namespace detail {
+/// The compile-time checks of a typed split (its rules on static extents and element types),
+/// shared by the CPU's typed call and the Vulkan backend's.
+template <split_desc D, typed_view In, typed_view... Out>
+void split_typed_rules() {
+    static_enforce<verdict{(sizeof...(Out) > 0) ? rule::ok : rule::split_no_outputs}>();
+    static_enforce<verdict{((dtype_of<typename In::element_type> == dtype_of<typename Out::element_type>) && ...) ? rule::ok : rule::split_dtype}>();
+    if constexpr (sizeof...(Out) > 0 && In::extents_type::is_static && (Out::extents_type::is_static && ...)) {
+        static_enforce<static_split_rule<D, typename In::extents_type, typename Out::extents_type...>()>();
+    } else if constexpr (sizeof...(Out) > 0) {
+        static_enforce<verdict{((In::rank == Out::rank) && ...) ? rule::ok : rule::split_rank, 1}>();
+    }
+}
+} // namespace detail
+
 /// Splits between typed views: `split<D>(input, out0, out1, ...)`. With static extents the
 /// shapes are checked at compile time.
 template <split_desc D, typed_view In, typed_view... Out>
 void split(const In& input, const Out&... outputs) {
-    static_assert(sizeof...(Out) > 0, "strix::split: there must be at least one output");
-    static_assert(((dtype_of<typename In::element_type> == dtype_of<typename Out::element_type>) && ...),
-                  "strix::split: every output must have the input's element type");
-    if constexpr (sizeof...(Out) > 0 && In::extents_type::is_static && (Out::extents_type::is_static && ...)) {
-        static_enforce<detail::static_split_rule<D, typename In::extents_type, typename Out::extents_type...>()>();
-    } else if constexpr (sizeof...(Out) > 0) {
-        static_enforce<verdict{((In::rank == Out::rank) && ...) ? rule::ok : rule::split_rank, 1}>();
-    }
+    detail::split_typed_rules<D, In, Out...>();
     if constexpr (sizeof...(Out) > 0) {
         const any_view views[] = {outputs.erased_mut()...};
         split(input.erased(), views, D);

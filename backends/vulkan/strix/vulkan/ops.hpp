@@ -35,40 +35,9 @@ void split(context& ctx, const any_cview& input, std::span<const any_view> outpu
 void scatter_nd(context& ctx, const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
                        const scatter_nd_desc& d = {});
 
-namespace detail {
-
-/// New zeroed C-order host tensors of `type` and `shapes`, handed to `run` as views for it to
-/// write: the allocating calls' common part, once their checks have given the outputs' shapes.
-template <class Run>
-std::vector<host_tensor> into_new(dtype type, std::span<const shape> shapes, Run&& run) {
-    std::vector<host_tensor> out;
-    std::vector<any_view> views;
-    out.reserve(shapes.size());
-    for (const auto& s : shapes) out.emplace_back(type, s);
-    for (auto& t : out) views.push_back(t.view());
-    run(std::span<const any_view>(views));
-    return out;
-}
-
-/// One output of `type` and shape `s`; see into_new above.
-template <class Run>
-host_tensor into_new(dtype type, const shape& s, Run&& run) {
-    host_tensor out(type, s);
-    run(out.view());
-    return out;
-}
-
-/// What the CPU's allocating gather, gather-elements and gather-nd check before they allocate:
-/// the shape rule's verdict in `r` (with `extra` after the operands), then `types`, over the
-/// input and the indices alone. Returns the inferred output shape.
-shape checked_output(const inferred& r, const verdict& types, const any_cview& input, const any_cview& indices,
-                            std::string_view extra = {});
-
-} // namespace detail
-
-// Allocating calls. Each checks what the CPU's allocating call checks before it allocates (so a
-// mistake gets the CPU's message), takes the output shape from the operator's rule, and runs the
-// call above on new host tensors.
+// Allocating calls. Each runs the CPU's allocating call's checks before it allocates (so a
+// mistake gets the CPU's message), takes the output shape they infer, and runs as the calls
+// above do, on new host tensors.
 
 /// Gathers into a new host tensor of the inferred shape; see strix::gather.
 host_tensor gather(context& ctx, const any_cview& input, const any_cview& indices, const gather_desc& d = {});
@@ -97,5 +66,72 @@ host_tensor scatter(context& ctx, const any_cview& input, const any_cview& indic
 /// see strix::scatter_nd. The output has the input's shape (scatter_nd_output_shape).
 host_tensor scatter_nd(context& ctx, const any_cview& input, const any_cview& indices, const any_cview& updates,
                               const scatter_nd_desc& d = {});
+
+// Typed calls: the CPU's typed calls with the context first. The same compile-time checks (a
+// shape or type mistake between static extents does not compile, with the rule's sentence),
+// then the calls above on the views' erased forms.
+
+/// Gathers between typed views on the device; see the typed strix::gather.
+template <gather_desc D, typed_view In, typed_view Idx, typed_view Out>
+void gather(context& ctx, const In& input, const Idx& indices, const Out& output) {
+    strix::detail::gather_typed_rules<D, In, Idx, Out>();
+    vulkan::gather(ctx, input.erased(), indices.erased(), output.erased_mut(), D);
+}
+
+/// Gathers elements between typed views on the device; see the typed strix::gather_elements.
+template <gather_elements_desc D, typed_view In, typed_view Idx, typed_view Out>
+void gather_elements(context& ctx, const In& input, const Idx& indices, const Out& output) {
+    strix::detail::gather_elements_typed_rules<D, In, Idx, Out>();
+    vulkan::gather_elements(ctx, input.erased(), indices.erased(), output.erased_mut(), D);
+}
+
+/// Gathers index tuples between typed views on the device; see the typed strix::gather_nd.
+template <gather_nd_desc D, typed_view In, typed_view Idx, typed_view Out>
+void gather_nd(context& ctx, const In& input, const Idx& indices, const Out& output) {
+    strix::detail::gather_nd_typed_rules<D, In, Idx, Out>();
+    vulkan::gather_nd(ctx, input.erased(), indices.erased(), output.erased_mut(), D);
+}
+
+/// Joins typed views on the device: `join<D>(ctx, output, a, b, ...)`; see the typed strix::join.
+template <join_desc D, typed_view Out, typed_view... In>
+void join(context& ctx, const Out& output, const In&... inputs) {
+    strix::detail::join_typed_rules<D, Out, In...>();
+    if constexpr (sizeof...(In) > 0) {
+        const any_cview views[] = {inputs.erased()...};
+        vulkan::join(ctx, views, output.erased_mut(), D);
+    }
+}
+
+/// Splits between typed views on the device: `split<D>(ctx, input, out0, out1, ...)`; see the
+/// typed strix::split.
+template <split_desc D, typed_view In, typed_view... Out>
+void split(context& ctx, const In& input, const Out&... outputs) {
+    strix::detail::split_typed_rules<D, In, Out...>();
+    if constexpr (sizeof...(Out) > 0) {
+        const any_view views[] = {outputs.erased_mut()...};
+        vulkan::split(ctx, input.erased(), views, D);
+    }
+}
+
+/// Pads between typed views on the device; see the typed strix::pad.
+template <pad_desc D, typed_view In, typed_view Out>
+void pad(context& ctx, const In& input, const Out& output) {
+    strix::detail::pad_typed_rules<D, In, Out>();
+    vulkan::pad(ctx, input.erased(), output.erased_mut(), D);
+}
+
+/// Scatters between typed views on the device; see the typed strix::scatter.
+template <scatter_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
+void scatter(context& ctx, const In& input, const Idx& indices, const Upd& updates, const Out& output) {
+    strix::detail::scatter_typed_rules<D, In, Idx, Upd, Out>();
+    vulkan::scatter(ctx, input.erased(), indices.erased(), updates.erased(), output.erased_mut(), D);
+}
+
+/// Scatters index tuples between typed views on the device; see the typed strix::scatter_nd.
+template <scatter_nd_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
+void scatter_nd(context& ctx, const In& input, const Idx& indices, const Upd& updates, const Out& output) {
+    strix::detail::scatter_nd_typed_rules<D, In, Idx, Upd, Out>();
+    vulkan::scatter_nd(ctx, input.erased(), indices.erased(), updates.erased(), output.erased_mut(), D);
+}
 
 } // namespace strix::vulkan

@@ -4,6 +4,7 @@
 /// encodes those into dispatches.
 
 #include <exception>
+#include <optional>
 #include <span>
 
 #include "strix/ops/gather.hpp"
@@ -17,6 +18,14 @@
 #include "strix/vulkan/encode.hpp"
 
 namespace strix::vulkan {
+
+class recording;
+namespace detail {
+/// Makes the next operator `r` records take `c` as its checks instead of running them: the
+/// convenience calls check the caller's host views once (the CPU's checks, before anything is
+/// uploaded) and record on device copies of them that hold by construction.
+void give_checks(recording& r, strix::detail::checked c);
+} // namespace detail
 
 /// What stream and command_recorder share: recording operators. Not made directly.
 class recording : public detail::encoder {
@@ -57,6 +66,17 @@ public:
                     const scatter_nd_desc& d = {});
 protected:
     using encoder::encoder;
+
+    /// An operator's checks: `check()`, or the ones given for it (give_checks), taken once.
+    template <class Check>
+    strix::detail::checked checks(Check&& check) {
+        if (!given_) return check();
+        strix::detail::checked c = std::move(*given_);
+        given_.reset();
+        return c;
+    }
+    std::optional<strix::detail::checked> given_;
+    friend void detail::give_checks(recording& r, strix::detail::checked c);
 
     /// Notes the buffers an operator uses, for replays to find destroyed ones.
     void uses(std::span<const device_view> views) {

@@ -3,8 +3,9 @@ namespace strix::vulkan {
 void recording::gather(const device_view& input, const device_view& indices, const device_view& output, const gather_desc& d) {
     ensure_recording();
     const auto noted = note_call({input, indices, output}, [d](recording& r, std::span<const device_view> v) { r.gather(v[0], v[1], v[2], d); });
-    const std::string context = strix::detail::check_gather(input.as_any(), indices.as_any(), output.as_any(), d);
-    const auto p = strix::detail::lower_gather(input.as_any(), indices.as_any(), output.as_any(), d, context, strix::detail::index_reading::device);
+    const any_view out = output.as_any();
+    const std::string context = checks([&] { return strix::detail::check_gather(input.as_any(), indices.as_any(), &out, d); }).context;
+    const auto p = strix::detail::lower_gather(input.as_any(), indices.as_any(), out, d, context, strix::detail::index_reading::device);
     const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
     // the indices that matter: for the DirectML form, the last K dimensions
     device_view idx = indices;
@@ -34,8 +35,9 @@ void recording::join(std::span<const device_view> inputs, const device_view& out
     const auto noted = note_call(std::move(all), [d](recording& r, std::span<const device_view> v) { r.join(v.first(v.size() - 1), v.back(), d); });
     std::vector<any_cview> views;
     for (const auto& v : inputs) views.push_back(v.as_any());
-    strix::detail::check_join(views, output.as_any(), d);
-    const auto plans = strix::detail::lower_join(views, output.as_any(), d);
+    const any_view out = output.as_any();
+    (void)checks([&] { return strix::detail::check_join(views, &out, d); });
+    const auto plans = strix::detail::lower_join(views, out, d);
     // one hazard check for the whole join: the inputs' slices of the output are disjoint
     std::vector<range> reads;
     for (const auto& v : inputs) reads.push_back(v.range());
@@ -47,15 +49,17 @@ void recording::pad(const device_view& input, const device_view& output, const p
     ensure_recording();
     const auto noted = note_call({input, output}, [d](recording& r, std::span<const device_view> v) { r.pad(v[0], v[1], d); });
     const any_view out = output.as_any();
-    strix::detail::check_pad(input.as_any(), &out, d);
+    (void)checks([&] { return strix::detail::check_pad(input.as_any(), &out, d); });
     record_move(strix::detail::lower_pad(input.as_any(), out, d), {input.range()}, output.range());
 }
 
 void recording::gather_elements(const device_view& input, const device_view& indices, const device_view& output, const gather_elements_desc& d) {
     ensure_recording();
     const auto noted = note_call({input, indices, output}, [d](recording& r, std::span<const device_view> v) { r.gather_elements(v[0], v[1], v[2], d); });
-    const std::string context = strix::detail::check_gather_elements(input.as_any(), indices.as_any(), output.as_any(), d);
-    const auto p = strix::detail::lower_gather_elements(input.as_any(), indices.as_any(), output.as_any(), d, context,
+    const any_view out = output.as_any();
+    const std::string context =
+        checks([&] { return strix::detail::check_gather_elements(input.as_any(), indices.as_any(), &out, d); }).context;
+    const auto p = strix::detail::lower_gather_elements(input.as_any(), indices.as_any(), out, d, context,
                                                         strix::detail::index_reading::device);
     if (p.rank == 0 || p.count() == 0) return;
     const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
@@ -69,14 +73,15 @@ void recording::gather_elements(const device_view& input, const device_view& ind
 void recording::gather_nd(const device_view& input, const device_view& indices, const device_view& output, const gather_nd_desc& d) {
     ensure_recording();
     const auto noted = note_call({input, indices, output}, [d](recording& r, std::span<const device_view> v) { r.gather_nd(v[0], v[1], v[2], d); });
-    const std::string context = strix::detail::check_gather_nd(input.as_any(), indices.as_any(), output.as_any(), d);
+    const any_view out = output.as_any();
+    const std::string context = checks([&] { return strix::detail::check_gather_nd(input.as_any(), indices.as_any(), &out, d); }).context;
     const auto axes = strix::detail::tuple_axes_of(input.as_any(), d.batch_dimensions, indices.sizes[indices.sizes.rank - 1]);
     if (output.sizes.count() == 0) { // nothing to move, but the tuples are checked all the same
         if (d.policy == index_policy::error && indices.sizes.count() > 0) record_tuples(indices, axes, d.policy, "gather-nd", context, false);
         return;
     }
     const range table = record_tuples(indices, axes, d.policy, "gather-nd", context);
-    const auto p = strix::detail::lower_gather_nd(input.as_any(), indices.sizes, output.as_any(), d, {},
+    const auto p = strix::detail::lower_gather_nd(input.as_any(), indices.sizes, out, d, {},
                                                   reinterpret_cast<const std::byte*>(static_cast<std::uintptr_t>(table.first)), axes.bias);
     record_move(p, {input.range(), table}, output.range());
 }
@@ -88,7 +93,7 @@ void recording::split(const device_view& input, std::span<const device_view> out
     const auto noted = note_call(std::move(all), [d](recording& r, std::span<const device_view> v) { r.split(v[0], v.subspan(1), d); });
     std::vector<any_view> views;
     for (const auto& v : outputs) views.push_back(v.as_any());
-    strix::detail::check_split(input.as_any(), views, d);
+    (void)checks([&] { return strix::detail::check_split(input.as_any(), views, d); });
     const auto plans = strix::detail::lower_split(input.as_any(), views, d);
     for (std::size_t k = 0; k < plans.size(); ++k) record_move(plans[k], {input.range()}, outputs[k].range());
 }
@@ -97,13 +102,10 @@ void recording::copy(const device_view& input, const device_view& output) {
     ensure_recording();
     const auto noted = note_call({input, output}, [](recording& r, std::span<const device_view> v) { r.copy(v[0], v[1]); });
     const any_view out = output.as_any();
-    strix::detail::check_view("copy", "input", input.as_any(), false);
-    strix::detail::check_view("copy", "output", out, true);
-    if (input.type != output.type || input.sizes != output.sizes)
-        throw error(error_code::rule_violation, "strix::copy: the input " + to_string(input.sizes) + " " + std::string(name(input.type)) +
-                                                    " and the output " + to_string(output.sizes) + " " + std::string(name(output.type)) +
-                                                    " differ in shape or type");
-    strix::detail::check_disjoint("copy", out, "input", input.as_any());
+    (void)checks([&] {
+        strix::detail::check_copy(input.as_any(), out);
+        return strix::detail::checked{};
+    });
     if (output.sizes.count() == 0) return;
     auto p = strix::detail::copy_plan(input.as_any(), out);
     plan::collapse(p);
@@ -134,7 +136,7 @@ void recording::scatter(const device_view& input, const device_view& indices, co
     ensure_recording();
     const auto noted = note_call({input, indices, updates, output}, [d](recording& r, std::span<const device_view> v) { r.scatter(v[0], v[1], v[2], v[3], d); });
     const any_view out = output.as_any();
-    const auto c = strix::detail::check_scatter(input.as_any(), indices.as_any(), updates.as_any(), out, d);
+    const auto c = checks([&] { return strix::detail::check_scatter(input.as_any(), indices.as_any(), updates.as_any(), out, d); });
     const int axis = c.axis;
     const auto n = static_cast<std::uint64_t>(updates.sizes.count());
     // the claim path's last pass writes every element of a C-order output, so it also does
@@ -156,7 +158,7 @@ void recording::scatter_nd(const device_view& input, const device_view& indices,
     ensure_recording();
     const auto noted = note_call({input, indices, updates, output}, [d](recording& r, std::span<const device_view> v) { r.scatter_nd(v[0], v[1], v[2], v[3], d); });
     const any_view out = output.as_any();
-    const auto c = strix::detail::check_scatter_nd(input.as_any(), indices.as_any(), updates.as_any(), out, d);
+    const auto c = checks([&] { return strix::detail::check_scatter_nd(input.as_any(), indices.as_any(), updates.as_any(), out, d); });
     copy_unless_in_place(c.in_place, input, output);
     const auto axes = strix::detail::tuple_axes_of(out, 0, indices.sizes[indices.sizes.rank - 1]);
     if (updates.sizes.count() == 0) { // nothing to update, but the tuples are checked all the same
