@@ -13,11 +13,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -26,6 +24,7 @@
 
 #include "strix/vulkan/check.hpp"
 #include "strix/vulkan/config.hpp"
+#include "strix/vulkan/owned.hpp"
 #include "strix/vulkan/spirv/variants.h"
 
 namespace strix::vulkan {
@@ -170,28 +169,24 @@ public:
     /// `mapped`: where the buffer's memory is mapped (nullptr when it is not), `size` bytes of it.
     std::uint64_t add(const std::byte* mapped = nullptr, std::uint64_t size = 0, VkBuffer handle = VK_NULL_HANDLE);
     void erase(std::uint64_t id, const std::byte* mapped = nullptr) noexcept;
-    /// The first of `ids` that is not alive, or 0.
-    template <class Range>
-    std::uint64_t first_dead(const Range& ids) const {
-        std::lock_guard lock(mutex_);
-        for (const std::uint64_t id : ids)
-            if (id != 0 && !ids_.count(id)) return id;
-        return 0;
-    }
+    /// The first of `ids` that is not alive (0 stands for none), or 0.
+    std::uint64_t first_dead(std::span<const std::uint64_t> ids) const;
     /// The live buffer whose mapping holds all of [p, p + bytes), and p's offset in it; a null
     /// handle when none does.
     std::pair<VkBuffer, std::uint64_t> find_mapped(const void* p, std::uint64_t bytes) const;
 
+    live_set();
+    ~live_set();
+    live_set(const live_set&) = delete;
+    live_set& operator=(const live_set&) = delete;
+
 private:
-    struct mapping {
-        std::uint64_t size;
-        VkBuffer handle;
-    };
+    struct state; // the ids and the mappings, in ordered containers (defined with the backend)
     mutable std::mutex mutex_;
-    std::set<std::uint64_t> ids_;
-    std::map<std::uintptr_t, mapping> mapped_;
+    owned<state> s_;
     std::uint64_t last_ = 0;
 };
+
 
 } // namespace detail
 
@@ -261,6 +256,24 @@ struct pipeline_key {
     auto operator<=>(const pipeline_key&) const = default;
 };
 
+namespace detail {
+/// Pipelines by key, in key order (a sorted vector: looked up on every dispatch, added to
+/// rarely, never removed one by one).
+class pipeline_table {
+public:
+    /// The pipeline made for `key`, or a null handle.
+    [[nodiscard]] VkPipeline find(const pipeline_key& key) const;
+    /// Keeps `p` for `key` (which must not be there yet).
+    void add(const pipeline_key& key, VkPipeline p);
+    [[nodiscard]] std::size_t size() const { return entries_.size(); }
+    /// Every pipeline kept, for destroying them.
+    [[nodiscard]] std::vector<VkPipeline> all() const;
+
+private:
+    std::vector<std::pair<pipeline_key, VkPipeline>> entries_;
+};
+} // namespace detail
+
 /// What one stream records and runs with, made once and kept by its context for the next
 /// stream: a command pool and buffer, a fence, two timestamp slots, the out-of-range flag word,
 /// upload chunks for plan metadata and device scratch buffers, and the pipelines this frame has
@@ -276,7 +289,7 @@ struct frame {
     std::vector<buffer> meta;      ///< upload chunks for metadata, filled in order
     std::vector<buffer> scratch;   ///< device scratch, each used whole by one request per stream
     std::vector<bool> scratch_used;
-    std::map<pipeline_key, VkPipeline> pipelines;
+    detail::pipeline_table pipelines;
     buffer staging;                ///< host staging of upload and download (made by the first, then kept)
 };
 
@@ -451,11 +464,11 @@ public:
 
     /// A frame for a new stream: one a finished stream gave back, else a new one (thread-safe).
     /// Its command pool is reset, its fence unsignalled, its scratch free.
-    std::unique_ptr<frame> acquire_frame();
+    detail::owned<frame> acquire_frame();
 
     /// Takes back the frame of a stream whose work has finished (or was never submitted):
     /// resets it for the next stream and keeps it, with at most frame_scratch_bytes of scratch.
-    void release_frame(std::unique_ptr<frame> f) noexcept;
+    void release_frame(detail::owned<frame> f) noexcept;
 
     /// Frames made so far: as many as streams were ever alive at once, since a stream takes the
     /// frame an earlier one gave back.
@@ -526,9 +539,9 @@ private:
     std::array<VkShaderModule, spirv::variant_count> modules_{}; // per variant, made on first use
     std::uint32_t features_ = 0;                                  // spirv::feature bits the paths allow
     std::array<std::size_t, spirv::shader_count> variant_{};      // per shader, its variant in spirv::variants
-    std::map<pipeline_key, VkPipeline> pipelines_;
+    detail::pipeline_table pipelines_;
     mutable std::mutex mutex_;
-    std::vector<std::unique_ptr<frame>> frames_; // streams' frames, free for the next stream
+    std::vector<detail::owned<frame>> frames_; // streams' frames, free for the next stream
     std::mutex frames_mutex_;
     std::atomic<std::size_t> frames_made_{0};
     bool small_storage_ = false;

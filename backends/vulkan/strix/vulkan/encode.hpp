@@ -4,7 +4,6 @@
 /// without a reduction (record_updates) — and keep the index checks of the `error` policy,
 /// whose failures report_index_errors names as the CPU would.
 
-#include <deque>
 #include <limits>
 #include <optional>
 
@@ -112,7 +111,7 @@ protected:
     struct index_check {
         device_view indices;
         detail::callback<void(const any_cview&)> report;
-        std::unique_ptr<device_tensor> snapshot{}; // the indices as they were, when a later op overwrote them
+        detail::owned<device_tensor> snapshot{}; // the indices as they were, when a later op overwrote them
     };
     /// What the update passes of scatter and scatter-nd need (see record_updates): the update
     /// plan, on device addresses, and the views and hazards around it.
@@ -162,7 +161,7 @@ protected:
 
     template <class F>
     void check_indices_later(const device_view& indices, F&& report) {
-        checks_.push_back(index_check{indices, std::forward<F>(report), nullptr});
+        checks_.push_back(index_check{indices, std::forward<F>(report), {}});
     }
 
     void copy_unless_in_place(bool in_place, const device_view& input, const device_view& output);
@@ -206,7 +205,7 @@ protected:
     /// view back and throws the CPU's error for the first bad index; nothing when it did not.
     void report_index_errors();
 
-    std::deque<index_check> checks_;
+    std::vector<index_check> checks_;
 
     friend host_tensor download_view(context& ctx, const device_view& v);
 };

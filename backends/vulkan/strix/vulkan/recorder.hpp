@@ -140,7 +140,7 @@ protected:
     void dispatch(pipeline_key key, const push& p, std::uint64_t groups = 0, VkBuffer indirect = VK_NULL_HANDLE, VkDeviceSize indirect_offset = 0);
 
     context* ctx_;
-    std::unique_ptr<frame> frame_; // the command buffer, fence, flag, metadata and scratch
+    detail::owned<frame> frame_; // the command buffer, fence, flag, metadata and scratch
     VkCommandBuffer cmd_ = VK_NULL_HANDLE;
     std::size_t meta_chunk_ = 0, meta_used_ = 0; // the metadata chunk being filled, and how far
     std::vector<range> written_, read_;

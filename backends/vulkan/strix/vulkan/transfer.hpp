@@ -19,7 +19,7 @@ void one_shot(context& ctx, F&& record) {
     const auto& vk = ctx.vk();
     struct guard {
         context& c;
-        std::unique_ptr<frame> f;
+        detail::owned<frame> f;
         bool submitted = false;
         ~guard() {
             if (submitted) c.vk().vkWaitForFences(c.handle(), 1, &f->fence, VK_TRUE, UINT64_MAX);
@@ -196,7 +196,7 @@ public:
 
 private:
     struct slot {
-        std::unique_ptr<frame> f;
+        detail::owned<frame> f;
         buffer imported;
         std::uint64_t imported_at = 0;
         bool pending = false;

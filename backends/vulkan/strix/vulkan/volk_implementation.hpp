@@ -18,7 +18,9 @@
 #include "strix/vulkan/spirv/code.h"
 #include "strix/cpu/kernels_instance.hpp" // the CPU kernels, for the program (see strix/cpu/kernels.hpp)
 
+#include <map>     // impl/context.ipp
 #include <numeric> // std::gcd (impl/recording.ipp)
+#include <set>     // impl/context.ipp
 
 // The backend's functions that its headers declare: compiled here, once per program.
 #include "strix/vulkan/impl/check.ipp"

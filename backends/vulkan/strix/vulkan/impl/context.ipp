@@ -212,28 +212,63 @@ std::uint32_t choose_device(const std::vector<device_info>& devices, std::option
 
 namespace strix::vulkan::detail {
 
+struct live_set::state {
+    struct mapping {
+        std::uint64_t size;
+        VkBuffer handle;
+    };
+    std::set<std::uint64_t> ids;
+    std::map<std::uintptr_t, mapping> mapped;
+};
+
+live_set::live_set() : s_(make_owned<state>()) {}
+live_set::~live_set() = default;
+
 std::uint64_t live_set::add(const std::byte* mapped, std::uint64_t size, VkBuffer handle) {
     std::lock_guard lock(mutex_);
-    ids_.insert(++last_);
-    if (mapped) mapped_[reinterpret_cast<std::uintptr_t>(mapped)] = {size, handle};
+    s_->ids.insert(++last_);
+    if (mapped) s_->mapped[reinterpret_cast<std::uintptr_t>(mapped)] = {size, handle};
     return last_;
 }
 
 void live_set::erase(std::uint64_t id, const std::byte* mapped) noexcept {
     std::lock_guard lock(mutex_);
-    ids_.erase(id);
-    if (mapped) mapped_.erase(reinterpret_cast<std::uintptr_t>(mapped));
+    s_->ids.erase(id);
+    if (mapped) s_->mapped.erase(reinterpret_cast<std::uintptr_t>(mapped));
+}
+
+std::uint64_t live_set::first_dead(std::span<const std::uint64_t> ids) const {
+    std::lock_guard lock(mutex_);
+    for (const std::uint64_t id : ids)
+        if (id != 0 && !s_->ids.count(id)) return id;
+    return 0;
 }
 
 std::pair<VkBuffer, std::uint64_t> live_set::find_mapped(const void* p, std::uint64_t bytes) const {
     const auto at = reinterpret_cast<std::uintptr_t>(p);
     std::lock_guard lock(mutex_);
-    auto it = mapped_.upper_bound(at);
-    if (it == mapped_.begin()) return {VK_NULL_HANDLE, 0};
+    auto it = s_->mapped.upper_bound(at);
+    if (it == s_->mapped.begin()) return {VK_NULL_HANDLE, 0};
     --it;
     const std::uint64_t off = at - it->first;
     if (off > it->second.size || bytes > it->second.size - off) return {VK_NULL_HANDLE, 0};
     return {it->second.handle, off};
+}
+
+VkPipeline pipeline_table::find(const pipeline_key& key) const {
+    const auto it = std::lower_bound(entries_.begin(), entries_.end(), key, [](const auto& e, const pipeline_key& k) { return e.first < k; });
+    return it != entries_.end() && it->first == key ? it->second : VK_NULL_HANDLE;
+}
+
+void pipeline_table::add(const pipeline_key& key, VkPipeline p) {
+    const auto it = std::lower_bound(entries_.begin(), entries_.end(), key, [](const auto& e, const pipeline_key& k) { return e.first < k; });
+    entries_.insert(it, {key, p});
+}
+
+std::vector<VkPipeline> pipeline_table::all() const {
+    std::vector<VkPipeline> r;
+    for (const auto& e : entries_) r.push_back(e.second);
+    return r;
 }
 
 } // namespace strix::vulkan::detail
@@ -405,7 +440,7 @@ context::~context() {
     else table_.vkQueueWaitIdle(queue_);
     for (auto& f : frames_) destroy(*f);
     frames_.clear();
-    for (auto& [k, p] : pipelines_) table_.vkDestroyPipeline(device_, p, nullptr);
+    for (const VkPipeline p : pipelines_.all()) table_.vkDestroyPipeline(device_, p, nullptr);
     for (auto m : modules_)
         if (m) table_.vkDestroyShaderModule(device_, m, nullptr);
     table_.vkDestroyPipelineLayout(device_, layout_, nullptr);
@@ -524,7 +559,7 @@ buffer context::import_host(const void* p, std::uint64_t bytes, std::uint64_t* o
 
 VkPipeline context::pipeline(const pipeline_key& key) {
     std::lock_guard lock(mutex_);
-    if (auto it = pipelines_.find(key); it != pipelines_.end()) return it->second;
+    if (const VkPipeline p = pipelines_.find(key)) return p;
     // the module: the shader's variant for this device's paths (chosen by choose_paths)
     const std::size_t m = variant_[static_cast<std::size_t>(key.which)];
     if (!modules_[m]) {
@@ -550,7 +585,7 @@ VkPipeline context::pipeline(const pipeline_key& key) {
     cci.layout = layout_;
     VkPipeline p = VK_NULL_HANDLE;
     check(table_.vkCreateComputePipelines(device_, cache_, 1, &cci, nullptr, &p), "vkCreateComputePipelines");
-    pipelines_[key] = p;
+    pipelines_.add(key, p);
     return p;
 }
 
@@ -562,7 +597,7 @@ void context::save_pipeline_cache(const std::string& path) const {
     if (!detail::write_file(path, data.data(), n)) throw error(error_code::io, "strix::vulkan: cannot write the pipeline cache to " + path);
 }
 
-std::unique_ptr<frame> context::acquire_frame() {
+detail::owned<frame> context::acquire_frame() {
     {
         std::lock_guard lock(frames_mutex_);
         if (!frames_.empty()) {
@@ -571,7 +606,7 @@ std::unique_ptr<frame> context::acquire_frame() {
             return f;
         }
     }
-    auto f = std::make_unique<frame>();
+    auto f = detail::make_owned<frame>();
     frames_made_.fetch_add(1, std::memory_order_relaxed);
     try {
         auto pci = make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
@@ -599,7 +634,7 @@ std::unique_ptr<frame> context::acquire_frame() {
     return f;
 }
 
-void context::release_frame(std::unique_ptr<frame> f) noexcept {
+void context::release_frame(detail::owned<frame> f) noexcept {
     if (!f) return;
     if (table_.vkResetCommandPool(device_, f->pool, 0) != VK_SUCCESS || table_.vkResetFences(device_, 1, &f->fence) != VK_SUCCESS) {
         destroy(*f); // a frame that cannot be reset is not reused
@@ -621,9 +656,9 @@ void context::release_frame(std::unique_ptr<frame> f) noexcept {
 }
 
 VkPipeline context::pipeline(frame& f, const pipeline_key& key) {
-    if (auto it = f.pipelines.find(key); it != f.pipelines.end()) return it->second;
+    if (const VkPipeline p = f.pipelines.find(key)) return p;
     const VkPipeline p = pipeline(key);
-    f.pipelines.emplace(key, p);
+    f.pipelines.add(key, p);
     return p;
 }
 

@@ -536,7 +536,7 @@ void encoder::record_updates(const update_job& j) {
 void encoder::snapshot_indices_before(range write) {
     for (auto& c : checks_) {
         if (c.snapshot || !meets({c.indices.range()}, write)) continue;
-        c.snapshot = std::make_unique<device_tensor>(*ctx_, c.indices.type, c.indices.sizes);
+        c.snapshot = detail::make_owned<device_tensor>(*ctx_, c.indices.type, c.indices.sizes);
         const device_view copy = c.snapshot->view();
         auto p = strix::detail::copy_plan(c.indices.as_any(), copy.as_any());
         plan::collapse(p);
