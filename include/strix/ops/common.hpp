@@ -81,7 +81,7 @@ void check_copy(const any_cview& input, const any_view& output) {
 struct checked {
     std::string context; ///< the operands' description, for index messages (the output included)
     shape out{};         ///< the output's shape (an allocating call makes it)
-    int axis = 0;        ///< the operator's axis made non-negative (where it has one)
+    int axis = 0;        ///< scatter's axis made non-negative (the other operators leave it 0)
     bool in_place = false; ///< scatter: the output is the input itself
 };
 

@@ -43,11 +43,10 @@ void on_device(context& ctx, std::span<const any_cview> inputs, std::span<const 
 
 /// on_device into one new C-order host tensor of `type` and the checked output shape.
 template <class Record>
-host_tensor on_device_new(context& ctx, std::span<const any_cview> inputs, dtype type, strix::detail::checked c, bool in_place,
-                          Record&& record) {
+host_tensor on_device_new(context& ctx, std::span<const any_cview> inputs, dtype type, strix::detail::checked c, Record&& record) {
     host_tensor out(type, c.out);
     const any_view o = out.view();
-    on_device(ctx, inputs, {&o, 1}, in_place, std::move(c), std::forward<Record>(record));
+    on_device(ctx, inputs, {&o, 1}, false, std::move(c), std::forward<Record>(record));
     return out;
 }
 
@@ -126,23 +125,23 @@ void scatter_nd(context& ctx, const any_cview& input, const any_cview& indices, 
 
 host_tensor gather(context& ctx, const any_cview& input, const any_cview& indices, const gather_desc& d) {
     const any_cview ins[] = {input, indices};
-    return detail::on_device_new(ctx, ins, input.type(), chk::check_gather(input, indices, nullptr, d), false, detail::gather_on(d));
+    return detail::on_device_new(ctx, ins, input.type(), chk::check_gather(input, indices, nullptr, d), detail::gather_on(d));
 }
 
 host_tensor gather_elements(context& ctx, const any_cview& input, const any_cview& indices, const gather_elements_desc& d) {
     const any_cview ins[] = {input, indices};
-    return detail::on_device_new(ctx, ins, input.type(), chk::check_gather_elements(input, indices, nullptr, d), false,
+    return detail::on_device_new(ctx, ins, input.type(), chk::check_gather_elements(input, indices, nullptr, d),
                                  detail::gather_elements_on(d));
 }
 
 host_tensor gather_nd(context& ctx, const any_cview& input, const any_cview& indices, const gather_nd_desc& d) {
     const any_cview ins[] = {input, indices};
-    return detail::on_device_new(ctx, ins, input.type(), chk::check_gather_nd(input, indices, nullptr, d), false, detail::gather_nd_on(d));
+    return detail::on_device_new(ctx, ins, input.type(), chk::check_gather_nd(input, indices, nullptr, d), detail::gather_nd_on(d));
 }
 
 host_tensor join(context& ctx, std::span<const any_cview> inputs, const join_desc& d) {
     chk::checked c = chk::check_join(inputs, nullptr, d); // at least one input from here on
-    return detail::on_device_new(ctx, inputs, inputs[0].type(), std::move(c), false, detail::join_on(d));
+    return detail::on_device_new(ctx, inputs, inputs[0].type(), std::move(c), detail::join_on(d));
 }
 
 std::vector<host_tensor> split(context& ctx, const any_cview& input, std::span<const std::int64_t> sizes, const split_desc& d) {
@@ -157,7 +156,7 @@ std::vector<host_tensor> split(context& ctx, const any_cview& input, std::span<c
 }
 
 host_tensor pad(context& ctx, const any_cview& input, const pad_desc& d) {
-    return detail::on_device_new(ctx, {&input, 1}, input.type(), chk::check_pad(input, nullptr, d), false, detail::pad_on(d));
+    return detail::on_device_new(ctx, {&input, 1}, input.type(), chk::check_pad(input, nullptr, d), detail::pad_on(d));
 }
 
 // a scatter's output has the input's shape (scatter_output_shape): the call above checks it all
