@@ -3,8 +3,9 @@
 # bench/results (needs python3-matplotlib: `bash scripts/deps.sh bench`). Usage:
 #   bash bench/make_results.sh [GPU-RUN-PREFIX] [CPU-RUN-PREFIX] [CPU-PEERS-RUN-PREFIX] [EPYC-RUN-PREFIX]
 # defaults: the 2026-11-22 runs on the lent NVIDIA H200 (and its 16-thread host) and on a
-# 2-core machine of CI's kind, the 2026-11-25 session on that machine with PyTorch (CPU)
-# beside NumPy, and the 2026-11-26 session on a 2-core AMD EPYC (Zen 5) machine of CI's kind.
+# 2-core machine of CI's kind, the 2026-11-26 session with PyTorch (CPU) beside NumPy on a
+# 2-core Intel Xeon of CI's kind (after the pads' prefetch; the 2026-11-25 sessions there ran
+# on a loaded machine), and the 2026-11-26 session on a 2-core AMD EPYC (Zen 5) of CI's kind.
 # A prefix P names P-vulkan.json, P-torch.json (GPU) or P-host-cpu16.json, P-host-cpu1.json,
 # P-host-numpy.json; the CI-kind files are P-cpu2.json, P-cpu1.json, P-numpy.json and, where
 # they exist, P-torch-cpu2.json, P-torch-cpu1.json.
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 r=bench/results
 gpu=${1:-$r/2026-11-22-h200}
 ci=${2:-$r/2026-11-22-ci-2core}
-peers=${3:-$r/2026-11-25-ci-2core-s3}
+peers=${3:-$r/2026-11-26-xeon-2core-prefetch}
 epyc=${4:-$r/2026-11-26-epyc-zen5-2core}
 # PyTorch (CPU) runs of a prefix, where it has them
 torch_cpu() { [ -f "$1-torch-cpu2.json" ] && echo --torch-cpu "$1-torch-cpu2.json"; [ -f "$1-torch-cpu1.json" ] && echo --torch-cpu1 "$1-torch-cpu1.json"; true; }
@@ -38,8 +39,8 @@ h200 = h200.replace("### GPU: strix (Vulkan) beside PyTorch (CUDA)", "### GPU, N
 ci = ci.replace("### CPU: strix beside NumPy", "### CPU, a 2-core machine of CI's kind (quick sizes): strix beside NumPy")
 ci = ci.replace("`sweep-cpu.png`", "`ci-2core/sweep-cpu.png`")
 peers = peers.replace("### CPU: strix beside NumPy and PyTorch",
-                      "### CPU, the same 2-core machine, 2026-11-25, loaded by other builds (quick sizes): strix beside NumPy and PyTorch")
-peers = peers.replace("### CPU: strix beside NumPy", "### CPU, the same 2-core machine, 2026-11-25, loaded by other builds (quick sizes): strix beside NumPy")
+                      "### CPU, a 2-core Intel Xeon (family 6, model 207) machine of CI's kind, 2026-11-26, pads with their partial lines prefetched (quick sizes): strix beside NumPy and PyTorch")
+peers = peers.replace("### CPU: strix beside NumPy", "### CPU, a 2-core Intel Xeon (family 6, model 207) machine of CI's kind, 2026-11-26 (quick sizes): strix beside NumPy")
 peers = peers.replace("`sweep-cpu.png`", "`ci-2core-peers/sweep-cpu.png`")
 epyc = epyc.replace("### CPU: strix beside NumPy and PyTorch",
                     "### CPU, a 2-core AMD EPYC (Zen 5) machine of CI's kind, 2026-11-26 (quick sizes): strix beside NumPy and PyTorch")
