@@ -313,8 +313,9 @@ TEST_CASE("random: streamed stores on 1 and 3 threads, partial lines staged and 
 }
 
 TEST_CASE("the index check: every type's boundaries at every place of a vector step and of the tail", "[indices]") {
-    // strix::detail::indices_in_range checks contiguous indices 2 or 4 per instruction and the
-    // rest one by one; against the definition: [-n, n) signed, [0, n) unsigned
+    // strix::detail::indices_in_range checks contiguous indices a line at a time with SSE2 (2 or
+    // 4 per instruction) or, where the processor has it, AVX2 (4 or 8), and the rest one by one;
+    // each way against the definition: [-n, n) signed, [0, n) unsigned
     constexpr std::int64_t two31 = std::int64_t{1} << 31, two32 = std::int64_t{1} << 32;
     for (dtype it : strix::index_dtypes) {
         const bool is_signed = it == dtype::int32 || it == dtype::int64;
@@ -341,7 +342,7 @@ TEST_CASE("the index check: every type's boundaries at every place of a vector s
                 add(v);
             for (const std::uint64_t v : vals) {
                 const bool in = is_signed ? (static_cast<std::int64_t>(v) >= -n && static_cast<std::int64_t>(v) < n) : v < un;
-                for (std::int64_t len : {1, 3, 4, 8, 15, 16, 17, 33}) {
+                for (std::int64_t len : {1, 3, 4, 8, 15, 16, 17, 33, 47}) {
                     for (std::int64_t at = 0; at < len; ++at) {
                         INFO(type_name(it) << ", n " << n << ", value bits " << v << ", " << len << " indices, at " << at);
                         strided idx = make_c_order(it, shape{len});
@@ -349,6 +350,13 @@ TEST_CASE("the index check: every type's boundaries at every place of a vector s
                         for (std::int64_t k = 0; k < len; ++k) store_index(idx.buf.data() + k * idx.es(), it, n > 0 ? 0 : v);
                         store_index(idx.buf.data() + at * idx.es(), it, v);
                         CHECK(strix::detail::indices_in_range(idx.cview(), n) == in);
+                        strix::cpu::detail::with_index_type(it, [&](auto tag) {
+                            using I = decltype(tag);
+                            CHECK(strix::detail::contiguous_in_range_sse2<I>(idx.buf.data(), len, n) == in);
+#ifdef STRIX_INDEX_CHECK_AVX2
+                            if (strix::detail::cpu_has_avx2()) CHECK(strix::detail::contiguous_in_range_avx2<I>(idx.buf.data(), len, n) == in);
+#endif
+                        });
                     }
                 }
             }

@@ -26,13 +26,13 @@ inline bool index_out_of_range(I v, std::int64_t n) {
 }
 
 /// Whether every one of the `len` contiguous indices of type I at `p` lies in [-n, n) ([0, n)
-/// unsigned), with no comparison: moved by `shift` (n for signed types), an index x lies in
+/// unsigned), with SSE2 and no comparison: moved by `shift` (n for signed types), an index x lies in
 /// [0, m) (m = 2n signed, n unsigned) exactly when x - m borrows, and the borrow is the top bit
 /// of (~x & m) | (~(x ^ m) & (x - m)) — subtractions and bitwise operations, 2 or 4 indices per
 /// SSE2 instruction. g++ -O2 left the compare-and-or loop scalar: it checked 32 MiB of int64
 /// indices at 17 GB/s on a Zen 5 EPYC core, a third of a gather-elements' time.
 template <class I>
-bool contiguous_in_range(const std::byte* p, std::int64_t len, std::int64_t n) {
+bool contiguous_in_range_sse2(const std::byte* p, std::int64_t len, std::int64_t n) {
     std::int64_t i = 0;
     bool bad = false;
 #if defined(__SSE2__) || defined(_M_X64)
@@ -68,6 +68,73 @@ bool contiguous_in_range(const std::byte* p, std::int64_t len, std::int64_t n) {
         bad |= index_out_of_range(v, n);
     }
     return !bad;
+}
+
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#define STRIX_INDEX_CHECK_AVX2 1
+/// The same with AVX2, 4 (int64) or 8 (int32) indices per instruction, for processors that have
+/// it (chosen at run time: the library is built for the x86-64 baseline). The SSE2 version spends
+/// about seven operations on two int64 indices, which on a Zen 4 EPYC core ran at 31 GB/s on
+/// indices in L3 (8 MB in 0.27 ms); here an index moved into [0, m) is in range exactly when,
+/// moved once more by the sign bit, it lies below m moved likewise as a signed integer (a
+/// signed compare of unsigned values): an add and a compare per vector, at the core's read
+/// rate (0.09 ms, a plain read of the same bytes 0.084). GCC's vector types rather than
+/// <immintrin.h>, whose parse costs every including file half a second.
+template <class I>
+__attribute__((target("avx2"))) bool contiguous_in_range_avx2(const std::byte* p, std::int64_t len, std::int64_t n) {
+    constexpr bool wide = sizeof(I) == 8;
+    using lane = std::conditional_t<wide, std::int64_t, std::int32_t>;
+    using ulane = std::make_unsigned_t<lane>;
+    typedef lane vec __attribute__((vector_size(32)));
+    typedef ulane uvec __attribute__((vector_size(32)));
+    const std::uint64_t shift = std::is_signed_v<I> ? static_cast<std::uint64_t>(n) : 0;
+    const std::uint64_t m = std::is_signed_v<I> ? 2 * static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
+    if constexpr (!wide) {
+        if (m > 0xffffffffu) return true; // as in the SSE2 version
+    }
+    constexpr ulane top = ulane{1} << (sizeof(lane) * 8 - 1);
+    // adding the top bit flips it: unsigned order becomes signed order (unsigned lanes wrap)
+    const auto vs = static_cast<ulane>(static_cast<ulane>(shift) + top);
+    const auto vm = static_cast<lane>(static_cast<ulane>(static_cast<ulane>(m) + top));
+    constexpr std::int64_t per = 64 / static_cast<std::int64_t>(sizeof(I)); // one line per step
+    vec ok = vec{} - 1;
+    std::int64_t i = 0;
+    for (; i + per <= len; i += per) {
+        const std::byte* q = p + i * static_cast<std::int64_t>(sizeof(I));
+        uvec a, b;
+        std::memcpy(&a, q, 32); // unaligned loads
+        std::memcpy(&b, q + 32, 32);
+        // the compare yields -1 where in range
+        ok &= (reinterpret_cast<vec>(a + vs) < vm) & (reinterpret_cast<vec>(b + vs) < vm);
+    }
+    bool bad = false;
+    for (std::size_t k = 0; k < 32 / sizeof(lane); ++k) bad |= ok[k] == 0;
+    for (; i < len; ++i) {
+        I v;
+        std::memcpy(&v, p + i * static_cast<std::int64_t>(sizeof(I)), sizeof(I));
+        bad |= index_out_of_range(v, n);
+    }
+    return !bad;
+}
+#endif
+
+/// Whether the processor this runs on has AVX2 (and the system saves its registers).
+inline bool cpu_has_avx2() {
+#ifdef STRIX_INDEX_CHECK_AVX2
+    return __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
+}
+
+/// Whether every one of the `len` contiguous indices of type I at `p` lies in range: AVX2 where
+/// the processor has it, else SSE2 (x86-64's baseline), else one by one.
+template <class I>
+bool contiguous_in_range(const std::byte* p, std::int64_t len, std::int64_t n) {
+#ifdef STRIX_INDEX_CHECK_AVX2
+    if (cpu_has_avx2()) return contiguous_in_range_avx2<I>(p, len, n);
+#endif
+    return contiguous_in_range_sse2<I>(p, len, n);
 }
 
 /// Whether every index of `idx` lies in [-n, n) ([0, n) unsigned), checked on up to `opt`'s
