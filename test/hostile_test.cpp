@@ -105,6 +105,30 @@ TEST_CASE("pad: an empty output moves nothing, however wide the pads", "[hostile
     CHECK(z.count() == 0);
 }
 
+TEST_CASE("allocating calls with an empty output whose other sizes multiply past 2^63 do no overflowing stride arithmetic", "[hostile]") {
+    // the new tensor's C-order strides saturate at 2^63 - 1 (its shape has no element, so it is
+    // a valid shape); times the element size they overflowed in the copy plan (fuzz_ops, under
+    // UBSan: the sanitized build runs this test)
+    const std::int64_t big = std::int64_t{1} << 40, wide = std::int64_t{1} << 30;
+    const any_cview in(nullptr, dtype::int16, shape{0, big, 1}, {1, 1, 1});
+    const auto y = pad(in, pad_desc{pad_mode::constant, {0, 0, 0}, {0, 0, wide}});
+    CHECK(y.sizes() == shape{0, big, wide + 1});
+    CHECK(y.count() == 0);
+    const any_cview grid(nullptr, dtype::int16, shape{0, big, wide}, {1, 1, 1});
+    const any_cview none(nullptr, dtype::int64, shape{0, big, wide}, {1, 1, 1});
+    const any_cview upd(nullptr, dtype::int16, shape{0, big, wide}, {1, 1, 1});
+    // scatter checks the new tensor as its output view, and (2^63 - 1) x 2 bytes is past any
+    // reach: a strix::error, as the fuzz targets allow (an empty result would do as well)
+    try {
+        const auto z = scatter(grid, none, upd, scatter_desc{1});
+        CHECK(z.sizes() == shape{0, big, wide});
+    } catch (const strix::error& err) {
+        CHECK(err.code() == error_code::bad_view);
+    }
+    const auto e = gather_elements(grid, none, gather_elements_desc{2});
+    CHECK(e.sizes() == shape{0, big, wide});
+}
+
 TEST_CASE("pad: a padded dimension is its fold, not a list of its coordinates", "[hostile]") {
     // the plan of a pad holds nothing per coordinate: lowering pads of 2^40 on each side of a
     // one-element axis (never run: the output's memory does not exist) takes no memory or time

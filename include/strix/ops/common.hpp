@@ -114,7 +114,11 @@ checked check_gathering(std::string_view op, const any_cview& input, const any_c
 }
 
 /// A copy plan over `dst`'s shape: sizes from `dst`, strides from both (pad then folds the
-/// dimensions where the shapes differ). Same element size on both sides.
+/// dimensions where the shapes differ). Same element size on both sides. An empty `dst` moves
+/// nothing and gets no byte strides: a new C-order tensor of an empty shape whose other sizes
+/// multiply past 2^63 (an allocating pad of an input (0, 2^40, 1) by 2^30 on the last axis) has
+/// strides saturated at 2^63 - 1, which no check has seen, and times the element size they
+/// overflow (found by fuzz_ops).
 template <class = void>
 plan::move_plan copy_plan(const any_cview& src, const any_view& dst) {
     plan::move_plan p;
@@ -123,11 +127,12 @@ plan::move_plan copy_plan(const any_cview& src, const any_view& dst) {
     p.src = static_cast<const std::byte*>(src.data());
     p.dst = static_cast<std::byte*>(dst.data());
     const auto es = static_cast<std::int64_t>(p.elem);
+    const bool empty = dst.count() == 0;
     for (int i = 0; i < p.rank; ++i) {
         auto& d = p.dims[static_cast<std::size_t>(i)];
         d.size = dst.size(i);
-        d.dst = dst.stride(i) * es;
-        d.src = src.stride(i) * es;
+        d.dst = empty ? 0 : dst.stride(i) * es;
+        d.src = empty ? 0 : src.stride(i) * es;
     }
     return p;
 }
