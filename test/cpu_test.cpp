@@ -353,8 +353,8 @@ TEST_CASE("the index check: every type's boundaries at every place of a vector s
                         strix::cpu::detail::with_index_type(it, [&](auto tag) {
                             using I = decltype(tag);
                             CHECK(strix::detail::contiguous_in_range_sse2<I>(idx.buf.data(), len, n) == in);
-#ifdef STRIX_INDEX_CHECK_AVX2
-                            if (strix::detail::cpu_has_avx2()) CHECK(strix::detail::contiguous_in_range_avx2<I>(idx.buf.data(), len, n) == in);
+#ifdef STRIX_X86_AVX2
+                            if (strix::cpu::detail::cpu_has_avx2()) CHECK(strix::detail::contiguous_in_range_avx2<I>(idx.buf.data(), len, n) == in);
 #endif
                         });
                     }

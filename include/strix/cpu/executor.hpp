@@ -122,7 +122,22 @@ inline void fill_elems(std::byte* dst, std::int64_t ds, const std::byte* fill, s
 }
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-#define STRIX_STREAM_AVX2 1
+/// Kernels with an AVX2 version chosen at run time (the library is built for the x86-64
+/// baseline): the streamed copy below and the index check (strix/cpu/indices.hpp).
+#define STRIX_X86_AVX2 1
+#endif
+
+/// Whether the processor this runs on has AVX2 (and the system saves its registers): a load
+/// and a test per call.
+inline bool cpu_has_avx2() {
+#ifdef STRIX_X86_AVX2
+    return __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
+}
+
+#ifdef STRIX_X86_AVX2
 /// Copies the `lines` whole 64-byte lines at `s` to the line-aligned `d` with AVX2: two 32-byte
 /// loads and two non-temporal stores a line, the source fetched 1 KiB ahead. Chosen at run time
 /// (copy_run). Against SSE2's four of each, a gather of 8192 random 4 KiB rows on one Zen 4
@@ -164,8 +179,8 @@ void copy_run(std::byte* d, const std::byte* s, std::size_t n, bool stream) {
     if (stream && n >= head + 64) {
         std::memcpy(d, s, head);
         std::size_t k = head;
-#ifdef STRIX_STREAM_AVX2
-        if (__builtin_cpu_supports("avx2")) {
+#ifdef STRIX_X86_AVX2
+        if (cpu_has_avx2()) {
             const std::size_t lines = (n - head) / 64;
             stream_lines_avx2(d + head, s + head, lines);
             k += lines * 64;

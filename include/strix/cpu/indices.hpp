@@ -70,8 +70,7 @@ bool contiguous_in_range_sse2(const std::byte* p, std::int64_t len, std::int64_t
     return !bad;
 }
 
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-#define STRIX_INDEX_CHECK_AVX2 1
+#ifdef STRIX_X86_AVX2
 /// The same with AVX2, 4 (int64) or 8 (int32) indices per instruction, for processors that have
 /// it (chosen at run time: the library is built for the x86-64 baseline). The SSE2 version spends
 /// about seven operations on two int64 indices, which on a Zen 4 EPYC core ran at 31 GB/s on
@@ -118,21 +117,12 @@ __attribute__((target("avx2"))) bool contiguous_in_range_avx2(const std::byte* p
 }
 #endif
 
-/// Whether the processor this runs on has AVX2 (and the system saves its registers).
-inline bool cpu_has_avx2() {
-#ifdef STRIX_INDEX_CHECK_AVX2
-    return __builtin_cpu_supports("avx2");
-#else
-    return false;
-#endif
-}
-
 /// Whether every one of the `len` contiguous indices of type I at `p` lies in range: AVX2 where
 /// the processor has it, else SSE2 (x86-64's baseline), else one by one.
 template <class I>
 bool contiguous_in_range(const std::byte* p, std::int64_t len, std::int64_t n) {
-#ifdef STRIX_INDEX_CHECK_AVX2
-    if (cpu_has_avx2()) return contiguous_in_range_avx2<I>(p, len, n);
+#ifdef STRIX_X86_AVX2
+    if (cpu::detail::cpu_has_avx2()) return contiguous_in_range_avx2<I>(p, len, n);
 #endif
     return contiguous_in_range_sse2<I>(p, len, n);
 }
