@@ -437,3 +437,66 @@ TEST_CASE("random: the pool runs many small jobs, nested and concurrent callers 
     CHECK(strix::cpu::thread_count(0) >= 1);
     CHECK(strix::cpu::thread_count(-3) == 1);
 }
+
+TEST_CASE("random: a row gathered element by element matches a naive loop, scalar and with AVX2 gathers", "[random]") {
+    // gather_row's common layout (contiguous output and indices, the axis contiguous) on every
+    // index type, 4- and 8-byte elements, with and without clamping: row lengths around the
+    // indices per line (the scalar tail), negative indices, and under clamping indices past
+    // either end; the scalar loop and the AVX2 one (where the processor has it) each against
+    // a loop of its own. 1- and 16-byte elements and a strided axis take the scalar loop.
+    rng_t g(0x67617468'00000001ULL);
+    auto run = [&](auto elem_tag, auto index_tag, auto clamp_tag) {
+        using T = decltype(elem_tag);
+        using I = decltype(index_tag);
+        constexpr bool clamp = decltype(clamp_tag)::value;
+        constexpr std::size_t E = sizeof(T);
+        for (const std::int64_t n : {std::int64_t{1}, std::int64_t{5}, std::int64_t{64}, std::int64_t{1000}}) {
+            for (const std::int64_t stride_elems : {std::int64_t{1}, std::int64_t{3}}) {
+                std::vector<T> src(static_cast<std::size_t>(n * stride_elems));
+                for (std::size_t k = 0; k < src.size(); ++k) src[k] = static_cast<T>(k * 7 + 3);
+                for (const std::int64_t len : {1, 7, 8, 15, 16, 17, 31, 32, 33, 100, 257}) {
+                    std::vector<I> ix(static_cast<std::size_t>(len));
+                    std::uniform_int_distribution<std::int64_t> pick(std::is_signed_v<I> ? -n : 0, n - 1);
+                    std::uniform_int_distribution<std::int64_t> wild(std::is_signed_v<I> ? -3 * n - 5 : 0, 3 * n + 5);
+                    for (auto& v : ix) v = static_cast<I>(clamp ? wild(g) : pick(g));
+                    std::vector<T> want(static_cast<std::size_t>(len));
+                    for (std::int64_t i = 0; i < len; ++i) {
+                        std::int64_t x = static_cast<std::int64_t>(ix[static_cast<std::size_t>(i)]);
+                        if (x < 0) x += n;
+                        x = std::clamp<std::int64_t>(x, 0, n - 1);
+                        want[static_cast<std::size_t>(i)] = src[static_cast<std::size_t>(x * stride_elems)];
+                    }
+                    for (const bool lanes : {false, true}) {
+                        // a part of the row, [a, b), as a split across threads gives one
+                        for (const std::int64_t a : {std::int64_t{0}, len / 3}) {
+                            INFO(E << "-byte elements, " << sizeof(I) << "-byte " << (std::is_signed_v<I> ? "signed" : "unsigned") << " indices, clamp "
+                                   << clamp << ", n " << n << ", axis stride " << stride_elems << ", row " << len << " from " << a << ", lanes " << lanes);
+                            std::vector<T> out(static_cast<std::size_t>(len), T{});
+                            strix::cpu::detail::gather_row<E, I, clamp>(reinterpret_cast<std::byte*>(out.data()), E,
+                                                                        reinterpret_cast<const std::byte*>(src.data()), 0,
+                                                                        reinterpret_cast<const std::byte*>(ix.data()), sizeof(I), n,
+                                                                        stride_elems * static_cast<std::int64_t>(E), a, len,
+                                                                        reinterpret_cast<const std::byte*>(src.data()), n * stride_elems * static_cast<std::int64_t>(E), lanes);
+                            for (std::int64_t i = 0; i < len; ++i) CHECK(out[static_cast<std::size_t>(i)] == (i < a ? T{} : want[static_cast<std::size_t>(i)]));
+                        }
+                    }
+                }
+            }
+        }
+    };
+    auto by_index = [&](auto elem_tag, auto clamp_tag) {
+        run(elem_tag, std::int32_t{}, clamp_tag);
+        run(elem_tag, std::uint32_t{}, clamp_tag);
+        run(elem_tag, std::int64_t{}, clamp_tag);
+        run(elem_tag, std::uint64_t{}, clamp_tag);
+    };
+    for (auto clamp_tag : {0, 1}) {
+        auto go = [&](auto c) {
+            by_index(std::uint8_t{}, c);
+            by_index(std::uint32_t{}, c);
+            by_index(std::uint64_t{}, c);
+        };
+        if (clamp_tag) go(std::true_type{});
+        else go(std::false_type{});
+    }
+}
