@@ -177,36 +177,41 @@ TEST_CASE("random: scatter reductions, every element type", "[random][scatter]")
 }
 
 TEST_CASE("scatter along rows of 64 and more updates: every reduction, index type and policy", "[scatter]") {
-    // rows this long take the CPU's pipelined path (each target's line fetched for writing 32
-    // updates ahead; a reduction keeps the targets in a ring); the end of each row, duplicates,
-    // negative and clamped indices included. Along axis 1 a row's targets differ only by their
-    // index; along axis 0 each update of a row has its own column too.
+    // rows this long take the CPU's row kernel (eight updates a step); outputs past
+    // scatter_cached_span also fetch each target's line for writing 32 updates ahead, a
+    // reduction keeping the targets in a ring. The end of each row (rows not a multiple of
+    // eight, shorter and longer than the ring), duplicates, negative and clamped indices
+    // included. Along axis 1 a row's targets differ only by their index (a constant scale);
+    // along axis 0 each update of a row has its own column too (the axis a row apart).
     using R = strix::scatter_reduction;
     rng_t g(0x6c6f6e67'00000001ULL);
-    for (int axis : {1, 0})
-        for (dtype et : {dtype::float32, dtype::int64})
-            for (dtype it : strix::index_dtypes)
-                for (R red : {R::none, R::add, R::mul, R::min, R::max})
-                    for (bool clamp : {false, true})
-                        for (std::int64_t row : {64, 65, 97, 700}) {
-                            INFO("axis " << axis << ", " << type_name(et) << " by " << type_name(it) << ", reduction " << static_cast<int>(red)
-                                         << (clamp ? ", clamp" : "") << ", rows of " << row);
-                            const std::int64_t n = axis == 1 ? row + 40 : 5;
-                            const shape in_shape = axis == 1 ? shape{3, n} : shape{n, row};
-                            strided in = make_c_order(et, in_shape);
-                            fill_random(g, in.buf);
-                            strided upd = make_c_order(et, shape{3, row});
-                            fill_random(g, upd.buf);
-                            strided idx = make_c_order(it, shape{3, row});
-                            if (row == 97) fill_colliding_indices(g, idx, n);
-                            else fill_indices(g, idx, n);
-                            if (clamp)
-                                for (int k = 0; k < 5; ++k) inject_bad_index(g, idx, n);
-                            const ref_result ref = scatter_ref(in.ref(), idx.ref(), upd.ref(), axis, red);
-                            REQUIRE(ref.bad == clamp);
-                            const strix::scatter_desc d{axis, clamp ? index_policy::clamp : index_policy::error, red};
-                            check_tensor(strix::scatter(in.cview(), idx.cview(), upd.cview(), d), et, in_shape, ref.data);
-                        }
+    for (bool wide : {false, true})
+        for (int axis : {1, 0})
+            for (dtype et : {dtype::float32, dtype::int64})
+                for (dtype it : strix::index_dtypes)
+                    for (R red : {R::none, R::add, R::mul, R::min, R::max})
+                        for (bool clamp : {false, true})
+                            for (std::int64_t row : {64, 65, 97, 700}) {
+                                INFO("axis " << axis << ", " << type_name(et) << " by " << type_name(it) << ", reduction " << static_cast<int>(red)
+                                             << (clamp ? ", clamp" : "") << ", rows of " << row << (wide ? ", output past the cached span" : ""));
+                                const auto es = static_cast<std::int64_t>(strix::size_of(et));
+                                const std::int64_t span = strix::cpu::detail::scatter_cached_span;
+                                const std::int64_t n = axis == 1 ? (wide ? span / (3 * es) + 40 : row + 40) : (wide ? span / (row * es) + 2 : 5);
+                                const shape in_shape = axis == 1 ? shape{3, n} : shape{n, row};
+                                strided in = make_c_order(et, in_shape);
+                                fill_random(g, in.buf);
+                                strided upd = make_c_order(et, shape{3, row});
+                                fill_random(g, upd.buf);
+                                strided idx = make_c_order(it, shape{3, row});
+                                if (row == 97) fill_colliding_indices(g, idx, n);
+                                else fill_indices(g, idx, n);
+                                if (clamp)
+                                    for (int k = 0; k < 5; ++k) inject_bad_index(g, idx, n);
+                                const ref_result ref = scatter_ref(in.ref(), idx.ref(), upd.ref(), axis, red);
+                                REQUIRE(ref.bad == clamp);
+                                const strix::scatter_desc d{axis, clamp ? index_policy::clamp : index_policy::error, red};
+                                check_tensor(strix::scatter(in.cview(), idx.cview(), upd.cview(), d), et, in_shape, ref.data);
+                            }
 }
 
 TEST_CASE("scatter checks every index before the caller sees a write, each of its three ways", "[scatter]") {
