@@ -350,6 +350,9 @@ TEST_CASE("the index check: every type's boundaries at every place of a vector s
                         for (std::int64_t k = 0; k < len; ++k) store_index(idx.buf.data() + k * idx.es(), it, n > 0 ? 0 : v);
                         store_index(idx.buf.data() + at * idx.es(), it, v);
                         CHECK(strix::detail::indices_in_range(idx.cview(), n) == in);
+                        // [0, n) only: what lets scatter read signed indices as unsigned
+                        const bool in_nonneg = in && (!is_signed || static_cast<std::int64_t>(v) >= 0);
+                        CHECK(strix::detail::indices_in_range(idx.cview(), n, {}, true) == in_nonneg);
                         strix::cpu::detail::with_index_type(it, [&](auto tag) {
                             using I = decltype(tag);
                             CHECK(strix::detail::contiguous_in_range_sse2<I>(idx.buf.data(), len, n) == in);

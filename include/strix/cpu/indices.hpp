@@ -127,17 +127,27 @@ bool contiguous_in_range(const std::byte* p, std::int64_t len, std::int64_t n) {
     return contiguous_in_range_sse2<I>(p, len, n);
 }
 
-/// Whether every index of `idx` lies in [-n, n) ([0, n) unsigned), checked on up to `opt`'s
-/// threads. The check only says yes or no: when it says no, resolve_indices (one thread, C
-/// order) finds the first bad index and throws its message, so messages do not depend on the
-/// number of threads.
+/// The unsigned index type of an index type's size (int64 -> uint64, int32 -> uint32).
+inline dtype unsigned_index_type(dtype t) {
+    return t == dtype::int64 ? dtype::uint64 : (t == dtype::int32 ? dtype::uint32 : t);
+}
+
+/// Whether every index of `idx` lies in [-n, n) ([0, n) unsigned; with `nonnegative`, in [0, n)
+/// whatever the type), checked on up to `opt`'s threads. The check only says yes or no: when it
+/// says no, resolve_indices (one thread, C order) finds the first bad index and throws its
+/// message, so messages do not depend on the number of threads.
 template <class = void>
-bool indices_in_range(const any_cview& idx, std::int64_t n, const cpu::options& opt = {}) {
+bool indices_in_range(const any_cview& idx, std::int64_t n, const cpu::options& opt = {}, bool nonnegative = false) {
     const std::int64_t count = idx.count();
     if (count == 0) return true;
     const int t = cpu::detail::threads_for(opt, count * static_cast<std::int64_t>(idx.element_size()), count);
     std::vector<unsigned char> bad(static_cast<std::size_t>(t), 0);
-    cpu::detail::with_index_type(idx.type(), [&](auto tag) {
+    // [0, n) is the unsigned types' range: a signed index read as unsigned lies in it exactly
+    // when it is non-negative and below n, once n is no more than the count of the signed
+    // type's non-negative values (a negative int32 read as uint32 lies below 2^32)
+    const dtype as = nonnegative ? unsigned_index_type(idx.type()) : idx.type();
+    if (nonnegative && idx.type() == dtype::int32) n = std::min<std::int64_t>(n, std::int64_t{1} << 31);
+    cpu::detail::with_index_type(as, [&](auto tag) {
         using I = decltype(tag);
         cpu::parallel_tasks(t, [&](int k) {
             bool b = false;
