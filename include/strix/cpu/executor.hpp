@@ -315,7 +315,6 @@ inline std::int64_t read_index(const std::byte* p, std::int64_t n, bool clamp) {
 struct spread_prefetch {
     std::uintptr_t at = 0, end = 0;
     std::int64_t per_block = 0; ///< lines per block of indices
-    spread_prefetch() = default;
     spread_prefetch(const std::byte* next, std::int64_t span, std::int64_t blocks)
         : at(reinterpret_cast<std::uintptr_t>(next)), end(at + static_cast<std::uintptr_t>(span)),
           per_block(span > 0 ? (span / 64 + std::max<std::int64_t>(blocks, 1) - 1) / std::max<std::int64_t>(blocks, 1) : 0) {}
@@ -343,6 +342,12 @@ inline bool gather_lanes_fit(std::int64_t n, std::int64_t astride) {
 /// permutation per row) took 21-22 ms against 25-28 for the scalar loop with the same
 /// prefetching (in turns, a busy machine). GCC's and clang's vector types and built-ins, not
 /// <immintrin.h> (see stream_lines_avx2).
+// GCC and clang name the gather built-ins differently
+#ifdef __clang__
+#define STRIX_GATHER(gcc, clang) __builtin_ia32_##clang
+#else
+#define STRIX_GATHER(gcc, clang) __builtin_ia32_##gcc
+#endif
 template <std::size_t E, class I, bool Clamp>
 __attribute__((target("avx2"))) void gather_lanes_avx2(std::byte* out, const std::byte* base, const std::byte* ix, std::int64_t n,
                                                        std::int64_t count, spread_prefetch& pf) {
@@ -379,49 +384,33 @@ __attribute__((target("avx2"))) void gather_lanes_avx2(std::byte* out, const std
             if constexpr (E == 4 && wide) {
                 v4sf m, g;
                 std::memset(&m, 0xff, sizeof m);
-#ifdef __clang__
-                g = __builtin_ia32_gatherq_ps256(v4sf{}, reinterpret_cast<const float*>(base), reinterpret_cast<v4di>(x), m, 4);
-#else
-                g = __builtin_ia32_gatherdiv4sf256(v4sf{}, reinterpret_cast<const float*>(base), reinterpret_cast<v4di>(x), m, 4);
-#endif
+                g = STRIX_GATHER(gatherdiv4sf256, gatherq_ps256)(v4sf{}, reinterpret_cast<const float*>(base), reinterpret_cast<v4di>(x), m, 4);
                 std::memcpy(o, &g, 16);
             } else if constexpr (E == 4) {
                 v8sf m, g;
                 std::memset(&m, 0xff, sizeof m);
-#ifdef __clang__
-                g = __builtin_ia32_gatherd_ps256(v8sf{}, reinterpret_cast<const float*>(base), reinterpret_cast<v8si>(x), m, 4);
-#else
-                g = __builtin_ia32_gathersiv8sf(v8sf{}, reinterpret_cast<const float*>(base), reinterpret_cast<v8si>(x), m, 4);
-#endif
+                g = STRIX_GATHER(gathersiv8sf, gatherd_ps256)(v8sf{}, reinterpret_cast<const float*>(base), reinterpret_cast<v8si>(x), m, 4);
                 std::memcpy(o, &g, 32);
             } else if constexpr (wide) {
                 v4df m, g;
                 std::memset(&m, 0xff, sizeof m);
-#ifdef __clang__
-                g = __builtin_ia32_gatherq_pd256(v4df{}, reinterpret_cast<const double*>(base), reinterpret_cast<v4di>(x), m, 8);
-#else
-                g = __builtin_ia32_gatherdiv4df(v4df{}, reinterpret_cast<const double*>(base), reinterpret_cast<v4di>(x), m, 8);
-#endif
+                g = STRIX_GATHER(gatherdiv4df, gatherq_pd256)(v4df{}, reinterpret_cast<const double*>(base), reinterpret_cast<v4di>(x), m, 8);
                 std::memcpy(o, &g, 32);
             } else {
                 // eight 32-bit indices, two gathers of four 8-byte elements
                 const v8si xi = reinterpret_cast<v8si>(x);
-                const v4si lo = {xi[0], xi[1], xi[2], xi[3]}, hi = {xi[4], xi[5], xi[6], xi[7]};
-                v4df m, g0, g1;
+                const v4si halves[2] = {{xi[0], xi[1], xi[2], xi[3]}, {xi[4], xi[5], xi[6], xi[7]}};
+                v4df m;
                 std::memset(&m, 0xff, sizeof m);
-#ifdef __clang__
-                g0 = __builtin_ia32_gatherd_pd256(v4df{}, reinterpret_cast<const double*>(base), lo, m, 8);
-                g1 = __builtin_ia32_gatherd_pd256(v4df{}, reinterpret_cast<const double*>(base), hi, m, 8);
-#else
-                g0 = __builtin_ia32_gathersiv4df(v4df{}, reinterpret_cast<const double*>(base), lo, m, 8);
-                g1 = __builtin_ia32_gathersiv4df(v4df{}, reinterpret_cast<const double*>(base), hi, m, 8);
-#endif
-                std::memcpy(o, &g0, 32);
-                std::memcpy(o + 32, &g1, 32);
+                for (int h = 0; h < 2; ++h) {
+                    const v4df g = STRIX_GATHER(gathersiv4df, gatherd_pd256)(v4df{}, reinterpret_cast<const double*>(base), halves[h], m, 8);
+                    std::memcpy(o + 32 * h, &g, 32);
+                }
             }
         }
     }
 }
+#undef STRIX_GATHER
 #endif
 
 /// Gathers output elements [a, b) of one row whose source is keyed per element: out[i] =
@@ -431,7 +420,9 @@ template <std::size_t E, class I, bool Clamp>
 inline void gather_row(std::byte* out, std::int64_t ds, const std::byte* base, std::int64_t ss, const std::byte* ix, std::int64_t ks,
                        std::int64_t n, std::int64_t astride, std::int64_t a, std::int64_t b, const std::byte* next, std::int64_t span,
                        bool lanes = true) {
-    (void)lanes; // (no AVX2 version on this target)
+#ifndef STRIX_X86_AVX2
+    (void)lanes; // no AVX2 version on this target
+#endif
     out += a * ds;
     base += a * ss;
     ix += a * ks;

@@ -66,8 +66,8 @@ T combine(T acc, T u, scatter_reduction r) {
 /// 2.16-2.50 without.
 inline constexpr std::int64_t scatter_cached_span = 256 << 10;
 
-/// Combines the `n` updates of one row whose indices (type I) and updates (T) are contiguous
-/// into their targets, in order: update i goes to out + i * o_step + resolve(index i) *
+/// Combines the `n` updates of one row whose indices (type I, checked: none is clamped) and
+/// updates (T) are contiguous into their targets, in order: update i goes to out + i * o_step + resolve(index i) *
 /// axis_step. Eight updates a step, the index and update streams fetched 2 KiB and 1 KiB ahead
 /// once a step, and where `Unit` (the axis's elements adjacent: a scatter along a contiguous
 /// axis) the index scaled by a constant: the loop is bound by its instructions, not by memory.
@@ -82,14 +82,14 @@ inline constexpr std::int64_t scatter_cached_span = 256 << 10;
 /// there, and the ring's stores take its entries: column permutations, Zen 5, 11.8 -> 14.4 ms)
 /// nor this loop (1M unique targets in 4 MB: level) gained, so plain scatter keeps the loop
 /// below apply_updates_range's.
-template <class T, class I, bool Clamp, scatter_reduction red, bool Unit>
+template <class T, class I, scatter_reduction red, bool Unit>
 void combine_row(std::byte* out, const std::byte* ix, const std::byte* u, std::int64_t n, std::int64_t o_step, std::int64_t axis_n,
                  std::int64_t axis_step, bool ahead) {
     constexpr auto es = static_cast<std::int64_t>(sizeof(T));
     constexpr auto is = static_cast<std::int64_t>(sizeof(I));
     const std::int64_t step = Unit ? es : axis_step;
     // the target of the update whose index is at x and whose row offset is o
-    auto at = [=](const std::byte* x, std::byte* o) { return o + read_index<I, Clamp>(x, axis_n) * step; };
+    auto at = [=](const std::byte* x, std::byte* o) { return o + read_index<I, false>(x, axis_n) * step; };
     auto apply = [](std::byte* to, const std::byte* from) {
         T v, a;
         std::memcpy(&v, from, sizeof(T));
@@ -234,8 +234,8 @@ void apply_updates_range(const plan::update_plan& p, std::int64_t lo, std::int64
                         // the row kernel, its index scaled by a constant where the axis is
                         // contiguous (clamped indices take the loop below: compiling the kernel
                         // for them too cost every program that scatters more than it would save)
-                        if (axis_step == es) combine_row<T, I, false, red, true>(out, ix, u, n_row, o_step, axis_n, axis_step, fetch_targets);
-                        else combine_row<T, I, false, red, false>(out, ix, u, n_row, o_step, axis_n, axis_step, fetch_targets);
+                        if (axis_step == es) combine_row<T, I, red, true>(out, ix, u, n_row, o_step, axis_n, axis_step, fetch_targets);
+                        else combine_row<T, I, red, false>(out, ix, u, n_row, o_step, axis_n, axis_step, fetch_targets);
                         return;
                     }
                 }
@@ -314,9 +314,6 @@ void apply_updates_range(const plan::update_plan& p, std::int64_t lo, std::int64
     if (len[cur]) apply_block(cur);
 }
 
-} // namespace detail
-
-namespace detail {
 template <std::size_t N>
 struct unsigned_of_size;
 template <>
@@ -327,11 +324,12 @@ template <>
 struct unsigned_of_size<4> { using type = std::uint32_t; };
 template <>
 struct unsigned_of_size<8> { using type = std::uint64_t; };
-} // namespace detail
 
 /// The unsigned integer type of T's size.
 template <class T>
-using same_size_unsigned = typename detail::unsigned_of_size<sizeof(T)>::type;
+using same_size_unsigned = typename unsigned_of_size<sizeof(T)>::type;
+
+} // namespace detail
 
 /// Runs an update plan: its updates in C order. The walk can split the output's addresses among
 /// workers (see apply_updates_range), but measured on a 2-core host two workers ran 4-8 times
@@ -367,7 +365,7 @@ void execute(const plan::update_plan& p, const options& opt = {}) {
                 constexpr scatter_reduction red = decltype(r)::value;
                 // without a reduction only the element's size matters: one kernel per size
                 // serves every type of it (float32, int32 and uint32 alike)
-                using E = std::conditional_t<red == scatter_reduction::none, same_size_unsigned<T>, T>;
+                using E = std::conditional_t<red == scatter_reduction::none, detail::same_size_unsigned<T>, T>;
                 parallel_tasks(t, [&](int k) {
                     // owners' ranges: element-aligned pieces of the output's span
                     const std::int64_t a = lo + range / es * k / t * es, b = k + 1 == t ? p.span_hi : lo + range / es * (k + 1) / t * es;
