@@ -239,6 +239,24 @@ def main():
         return measure((64 * 64 + 70 * 70) * 4, 100, lambda k: np.pad(x, 3, mode="reflect"))
     R.run("small ops", "100 pads 64x64 reflect 3", False, small)
 
+    def small_gather():
+        tab, idx = np.ones((1024, 64), f32), np.random.default_rng(7).integers(0, 1024, 16)
+        outs = [np.empty((16, 64), f32) for _ in range(100)]
+        return measure(2 * 16 * 64 * 4 + 16 * 8, 100, lambda k: np.take(tab, idx, axis=0, out=outs[k % 100]))
+    R.run("small ops", "100 gathers 16 rows of 1024x64", False, small_gather)
+
+    def small_join():
+        a, b = np.ones((64, 64), f32), np.ones((1, 64), f32)
+        outs = [np.empty((65, 64), f32) for _ in range(100)]
+        return measure(2 * 65 * 64 * 4, 100, lambda k: np.concatenate([a, b], axis=0, out=outs[k % 100]))
+    R.run("small ops", "100 joins 64x64 + 1x64", False, small_join)
+
+    def small_scatter():
+        acc, upd = np.zeros((1024, 64), f32), np.ones((16, 64), f32)
+        idx, cols = np.random.default_rng(9).integers(0, 1024, (16, 64)), np.broadcast_to(np.arange(64), (16, 64))
+        return measure(16 * 64 * (4 + 4 + 8 + 4), 100, lambda k: np.add.at(acc, (idx, cols), upd))
+    R.run("small ops", "100 scatter adds 16x64 into 1024x64", False, small_scatter)
+
     if a.json:
         doc = {"device": device, "backend": "numpy", "threads": 1, "quick": a.quick, "copy_kind": "np.copyto", "results": R.results}
         write_json(a.json, doc)

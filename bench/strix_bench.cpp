@@ -722,6 +722,36 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
         const double bytes = (64.0 * 64 + 70.0 * 70) * 4;
         return be.measure(bytes, reps, 100, [&](auto& r, int k) { r.pad(in, out[static_cast<std::size_t>(k % 100)], d); });
     });
+    // 100 small gathers: 16 random rows of a [1024, 64] table (an embedding lookup of a few
+    // tokens), into 100 distinct outputs.
+    R.run("small ops", "100 gathers 16 rows of 1024x64", false, [&] {
+        tensor tab = be.make(f32, {1024, 64});
+        tensor idx = be.upload(random_indices({16}, 1024, 7));
+        std::vector<tensor> out;
+        for (int i = 0; i < 100; ++i) out.push_back(be.make(f32, {16, 64}));
+        const double bytes = 2.0 * 16 * 64 * 4 + 16 * 8;
+        return be.measure(bytes, reps, 100, [&](auto& r, int k) { r.gather(tab, idx, out[static_cast<std::size_t>(k % 100)], {0}); });
+    });
+    // 100 small joins: a [64, 64] block and one more row (a cache append), into 100 distinct outputs.
+    R.run("small ops", "100 joins 64x64 + 1x64", false, [&] {
+        tensor a = be.make(f32, {64, 64}), b = be.make(f32, {1, 64});
+        std::vector<tensor> out;
+        for (int i = 0; i < 100; ++i) out.push_back(be.make(f32, {65, 64}));
+        const double bytes = 2.0 * 65 * 64 * 4;
+        return be.measure(bytes, reps, 100, [&](auto& r, int k) { r.join({&a, &b}, out[static_cast<std::size_t>(k % 100)], {0}); });
+    });
+    // 100 small scatter adds in place: [16, 64] updates (ones) along axis 0 of a [1024, 64]
+    // accumulator at random rows.
+    R.run("small ops", "100 scatter adds 16x64 into 1024x64", false, [&] {
+        tensor acc = be.make(f32, {1024, 64});
+        tensor idx = be.upload(random_indices({16, 64}, 1024, 9));
+        strix::host_tensor ones(f32, {16, 64});
+        std::fill_n(ones.as<float>(), 16 * 64, 1.0f);
+        tensor upd = be.upload(std::move(ones));
+        const double bytes = 16.0 * 64 * (4 + 4 + 8 + 4); // each target read and written, each index and update read
+        const strix::scatter_desc d{0, strix::index_policy::error, strix::scatter_reduction::add, false};
+        return be.measure(bytes, reps, 100, [&](auto& r, int) { r.scatter(acc, idx, upd, acc, d); });
+    });
     return R.results;
 }
 

@@ -590,6 +590,38 @@ def main():
         R.run("small ops", "100 pads 64x64 reflect 3 (CUDA graph)", False, lambda: small(True),
               'F.pad(mode="reflect") x100, one CUDA graph replay')
 
+    def small_gather():
+        tab = torch.ones((1024, 64), dtype=f32, device=DEV)
+        idx = torch.randint(0, 1024, (16,), generator=torch.Generator().manual_seed(7)).to(DEV)
+        outs = [torch.empty((16, 64), dtype=f32, device=DEV) for _ in range(100)]
+
+        def batch():
+            for o in outs:
+                torch.index_select(tab, 0, idx, out=o)
+        return Case(2 * 16 * 64 * 4 + 16 * 8, batch, 100)
+    R.run("small ops", "100 gathers 16 rows of 1024x64", False, small_gather, "index_select(out=) x100")
+
+    def small_join():
+        x, y = torch.ones((64, 64), dtype=f32, device=DEV), torch.ones((1, 64), dtype=f32, device=DEV)
+        outs = [torch.empty((65, 64), dtype=f32, device=DEV) for _ in range(100)]
+
+        def batch():
+            for o in outs:
+                torch.cat([x, y], dim=0, out=o)
+        return Case(2 * 65 * 64 * 4, batch, 100)
+    R.run("small ops", "100 joins 64x64 + 1x64", False, small_join, "cat(out=) x100")
+
+    def small_scatter():
+        acc = torch.zeros((1024, 64), dtype=f32, device=DEV)
+        idx = torch.randint(0, 1024, (16, 64), generator=torch.Generator().manual_seed(9)).to(DEV)
+        upd = torch.ones((16, 64), dtype=f32, device=DEV)
+
+        def batch():
+            for _ in range(100):
+                acc.scatter_add_(0, idx, upd)
+        return Case(16 * 64 * (4 + 4 + 8 + 4), batch, 100)
+    R.run("small ops", "100 scatter adds 16x64 into 1024x64", False, small_scatter, "scatter_add_ x100 (in place)")
+
     if a.json:
         doc = {"device": device, "backend": "torch-cpu" if cpu else "torch", "threads": threads, "quick": a.quick,
                "copy_kind": copy_kind(), "results": R.results}

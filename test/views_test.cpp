@@ -85,6 +85,14 @@ TEST_CASE("operators reject bad views with messages naming them", "[views]") {
         CHECK_THROWS_WITH(join(ins, out, {0}), Catch::Contains("overlaps the input 0"));
         CHECK_THROWS_WITH(pad(in, out, pad_desc{pad_mode::constant, {0, 0}, {0, 0}}), Catch::Contains("pad: the output [2,3] overlaps the input"));
     }
+    SECTION("split outputs overlapping each other, named by their numbers") {
+        const any_view a(buf.data() + 32, dtype::float32, {1, 3}), b(buf.data() + 34, dtype::float32, {1, 3});
+        const any_view outs[] = {a, b};
+        CHECK_THROWS_WITH(split(in, outs, {0}), Catch::Contains("split: the output 1 [1,3] overlaps the output 0 [1,3]"));
+        const any_view self(buf.data() + 40, dtype::float32, {1, 3}, {3, 0});
+        const any_view outs2[] = {a, self};
+        CHECK_THROWS_WITH(split(in, outs2, {0}), Catch::Contains("split: the output 1 view [1,3] with strides [3,0] overlaps itself"));
+    }
     SECTION("null data") {
         const any_cview nothing(nullptr, dtype::float32, shape{2});
         const any_view out(buf.data() + 32, dtype::float32, {2});

@@ -3,6 +3,8 @@
 /// that says which rule broke where, and the two ways a verdict is enforced — `static_assert`
 /// at compile time (`static_enforce`) and `strix::error` at run time (`enforce`).
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -178,6 +180,7 @@ struct operand_info {
     std::string_view role;
     shape sizes;
     std::optional<dtype> type{}; ///< unknown when only extents were given
+    int number = -1;             ///< "input 2": its place among a join's inputs or a split's outputs (-1: none)
 };
 
 namespace detail {
@@ -189,6 +192,10 @@ std::string describe(std::span<const operand_info> ops) {
     for (std::size_t i = 0; i < ops.size(); ++i) {
         if (i) m += ", "; // (one piece per append: GCC 12 warns, wrongly, of -Wrestrict on chains of +)
         m += ops[i].role;
+        if (ops[i].number >= 0) {
+            m += ' ';
+            m += std::to_string(ops[i].number);
+        }
         m += ' ';
         m += to_string(ops[i].sizes);
         if (ops[i].type) {
@@ -201,6 +208,17 @@ std::string describe(std::span<const operand_info> ops) {
 
 } // namespace detail
 
+/// The operands of a call, kept for a message that may come later (an index found out of range
+/// after the rules passed) and written only then: formatting them on every call cost more than
+/// a small operator's whole copy.
+struct operand_list {
+    std::array<operand_info, 4> ops{};
+    std::size_t n = 0;
+    operand_list() = default;
+    explicit operand_list(std::span<const operand_info> s) : n(std::min(s.size(), ops.size())) { std::copy_n(s.begin(), n, ops.begin()); }
+    [[nodiscard]] std::string str() const { return detail::describe(std::span<const operand_info>(ops.data(), n)); }
+};
+
 /// Throws `strix::error` when `v` is not ok. The message is the rule's sentence followed by the
 /// offending operand, axis or value, every operand's shape and type, and `extra` (", start [..]").
 template <class = void>
@@ -209,7 +227,9 @@ void enforce(const verdict& v, std::span<const operand_info> operands, std::stri
     std::string m = "strix::" + std::string(rule_text(v.code)) + " (";
     std::string sep;
     if (v.operand >= 0 && static_cast<std::size_t>(v.operand) < operands.size()) {
-        m += "operand " + std::string(operands[static_cast<std::size_t>(v.operand)].role);
+        const auto& o = operands[static_cast<std::size_t>(v.operand)];
+        m += "operand " + std::string(o.role);
+        if (o.number >= 0) m += " " + std::to_string(o.number);
         sep = ", ";
     }
     if (v.axis >= 0) {

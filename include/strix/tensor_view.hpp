@@ -210,6 +210,22 @@ constexpr std::pair<std::intptr_t, std::intptr_t> byte_range(const basic_any_vie
 /// ones span. Nesting proves the elements have distinct addresses; layouts that interleave
 /// without sharing an address (sizes [3,2], strides [2,3]) are not proven.
 constexpr bool may_self_overlap(const shape& s, const std::array<std::int64_t, max_rank>& strides) {
+    // Nesting in any order proves distinct addresses; the dimensions' own order, innermost
+    // first, is the order of every C-order view and most others, and needs no sort.
+    bool nested = true;
+    for (std::int64_t reach = 0, i = s.rank - 1; i >= 0 && nested; --i) {
+        const auto k = static_cast<std::size_t>(i);
+        if (s[static_cast<int>(i)] == 0) return false;
+        if (s[static_cast<int>(i)] == 1) continue;
+        if (strides[k] == std::numeric_limits<std::int64_t>::min()) { // no magnitude: the general way decides
+            nested = false;
+            break;
+        }
+        const std::int64_t a = strides[k] < 0 ? -strides[k] : strides[k];
+        std::int64_t span = 0;
+        nested = a > reach && mul_fits(a, s[static_cast<int>(i)] - 1, span) && add_fits(reach, span, reach);
+    }
+    if (nested) return false;
     std::array<std::pair<std::int64_t, std::int64_t>, max_rank> d{}; // |stride|, size
     int n = 0;
     for (int i = 0; i < s.rank; ++i) {

@@ -16,6 +16,7 @@
 #include "strix/cpu/thread_pool.hpp"
 #include "strix/dtype.hpp"
 #include "strix/plan/move_plan.hpp"
+#include "strix/small_vector.hpp"
 
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
@@ -240,9 +241,12 @@ struct segment {
 /// The segments of a padded dimension: its pads grouped into fills, contiguous runs and single
 /// elements (whose source offsets go to `terms`: the fold is computed once per plan, not per
 /// row), and the input's own range as one run, listed first.
+using segment_list = strix::detail::small_vector<segment, 4>; ///< a row's segments (a pad of one period on each side: 3)
+using term_list = strix::detail::small_vector<std::int64_t, 8>;
+
 template <class = void>
-std::vector<segment> segments_of(const plan::move_dim& d, std::int64_t elem, std::vector<std::int64_t>& terms) {
-    std::vector<segment> s;
+segment_list segments_of(const plan::move_dim& d, std::int64_t elem, term_list& terms) {
+    segment_list s;
     auto add_padded = [&](std::int64_t from, std::int64_t to) {
         std::int64_t prev = 0;
         for (std::int64_t i = from; i < to;) {
@@ -476,9 +480,9 @@ struct cursor;
 
 /// What a worker needs besides the plan: what follows from the plan alone, found once per call.
 struct run_state {
-    const plan::move_plan* p;
-    std::vector<segment> segs;        ///< the innermost dimension's segments when it is padded
-    std::vector<std::int64_t> terms;  ///< their single elements' source offsets
+    const plan::move_plan* p = nullptr;
+    segment_list segs;        ///< the innermost dimension's segments when it is padded
+    term_list terms;          ///< their single elements' source offsets
     bool stream = false;       ///< contiguous runs bypass the caches (copy_run)
     /// The output is dense and rows of at most stage_bytes are not written as whole aligned
     /// lines (pads, fills, element gathers, rows not a multiple of 64 bytes): they are built in a
@@ -685,10 +689,11 @@ bool dense_output(const plan::move_plan& p) {
     return true;
 }
 
-/// The run state of collapsed plan `p` (rank >= 1), its walk chosen for its types.
+/// Fills `st` (fresh) with the run state of collapsed plan `p` (rank >= 1), its walk chosen for
+/// its types.
 template <class = void>
-run_state prepare(const plan::move_plan& p, bool stream, bool stage) {
-    run_state st{&p, {}, {}};
+void prepare(run_state& st, const plan::move_plan& p, bool stream, bool stage) {
+    st.p = &p;
     const int outer = p.rank - 1;
     const auto& in = p.dims[static_cast<std::size_t>(outer)];
     const auto elem = static_cast<std::int64_t>(p.elem);
@@ -723,7 +728,6 @@ run_state prepare(const plan::move_plan& p, bool stream, bool stage) {
     // the index type matters only to plans that read indices; the others take one instantiation
     if (reads) with_index_type(p.index_type, by_size);
     else by_size(std::int64_t{});
-    return st;
 }
 
 } // namespace detail
@@ -740,7 +744,7 @@ run_state prepare(const plan::move_plan& p, bool stream, bool stage) {
 /// as threads, so a single long row is split too.
 template <class = void>
 void execute_together(std::span<const plan::move_plan> plans, const options& opt = {}) {
-    std::vector<detail::run_state> states;
+    strix::detail::small_vector<detail::run_state, 4> states;
     std::int64_t bytes = 0, most = 0, rows = 0;
     for (const auto& p : plans) {
         if (p.rank == 0 || p.count() == 0) continue;
@@ -751,14 +755,14 @@ void execute_together(std::span<const plan::move_plan> plans, const options& opt
     if (most == 0) return;
     const bool stream = opt.stream_min_bytes >= 0 && bytes >= opt.stream_min_bytes, stage = detail::stages(opt);
     for (const auto& p : plans)
-        if (p.rank != 0 && p.count() != 0) states.push_back(detail::prepare(p, stream, stage));
+        if (p.rank != 0 && p.count() != 0) detail::prepare(states.emplace_back(), p, stream, stage);
     const int t = detail::threads_for(opt, bytes, most);
     // at most 2^24 blocks, so that part() cannot overflow
     const std::int64_t blocks = states.size() == 1 ? t : std::max<std::int64_t>(std::min({rows, bytes / 4096, std::int64_t{1} << 24}), t);
     // the first element of block k of a plan of n: floor(n * k / blocks) without forming n * k
     auto part = [blocks](std::int64_t n, std::int64_t k) { return n / blocks * k + n % blocks * k / blocks; };
     detail::parallel_ranges(t, blocks, [&](std::int64_t a, std::int64_t b) {
-        std::vector<detail::cursor> cur(states.size());
+        strix::detail::small_vector<detail::cursor, 4> cur(states.size());
         std::vector<std::byte> stage;
         std::size_t staged = 0;
         for (const auto& st : states) staged += st.staged ? 1 : 0;

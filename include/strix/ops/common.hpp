@@ -26,43 +26,57 @@ std::string strides_text(const shape& s, const std::array<std::int64_t, max_rank
     return r + "]";
 }
 
+/// "input", or "input 2" for an operand with a number (join's inputs, split's outputs).
+template <class = void>
+std::string role_text(std::string_view role, int number) {
+    std::string r(role);
+    if (number >= 0) r += " " + std::to_string(number);
+    return r;
+}
+
+/// Throws check_view's error: the operator, the operand, its view and `what` is wrong with it.
+template <bool M>
+[[noreturn]] void view_error(std::string_view op, std::string_view role, int number, const basic_any_view<M>& v, std::string_view what, bool strides) {
+    std::string m = "strix::" + std::string(op) + ": the " + role_text(role, number) + " ";
+    if (v.rank() < 0 || v.rank() > max_rank) throw error(error_code::bad_view, m + "has rank " + std::to_string(v.rank()) + "; a tensor has 0 to 8 dimensions");
+    m += "view " + to_string(v.sizes());
+    if (strides) m += " with strides " + strides_text(v.sizes(), v.strides());
+    throw error(error_code::bad_view, m + std::string(what));
+}
+
 /// Throws when a view with elements has no data, or when the output reaches one element twice.
 /// Also throws when the view's element count, its count in bytes, one of its strides in bytes or
 /// the bytes its offsets reach (byte_reach) exceed 2^63 - 1: every offset the operators compute
-/// over an accepted view then fits in 64 bits.
+/// over an accepted view then fits in 64 bits. `number` >= 0 numbers the role ("input 2").
 template <bool M>
-void check_view(std::string_view op, std::string_view role, const basic_any_view<M>& v, bool is_output) {
-    if (v.rank() < 0 || v.rank() > max_rank)
-        throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " has rank " + std::to_string(v.rank()) + "; a tensor has 0 to 8 dimensions");
+void check_view(std::string_view op, std::string_view role, const basic_any_view<M>& v, bool is_output, int number = -1) {
+    if (v.rank() < 0 || v.rank() > max_rank) view_error(op, role, number, v, {}, false);
     const std::int64_t count = v.sizes().checked_count();
     std::int64_t bytes = 0;
     if (count < 0 || !mul_fits(count, static_cast<std::int64_t>(v.element_size()), bytes))
-        throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " view " + to_string(v.sizes()) + " " +
-                                              std::string(name(v.type())) + " has a negative size or more bytes than 64-bit offsets can address");
-    if (byte_reach(v) < 0)
-        throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " view " + to_string(v.sizes()) +
-                                              " with strides " + strides_text(v.sizes(), v.strides()) + " of " + std::string(name(v.type())) +
-                                              " reaches beyond 64-bit byte offsets");
-    if (count > 0 && v.data() == nullptr)
-        throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " view " + to_string(v.sizes()) + " has no data");
+        view_error(op, role, number, v, " " + std::string(name(v.type())) + " has a negative size or more bytes than 64-bit offsets can address", false);
+    if (byte_reach(v) < 0) view_error(op, role, number, v, " of " + std::string(name(v.type())) + " reaches beyond 64-bit byte offsets", true);
+    if (count > 0 && v.data() == nullptr) view_error(op, role, number, v, " has no data", false);
     if (!is_output) return;
     const overlap o = self_overlap(v.sizes(), v.strides());
     if (o != overlap::none)
-        throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + std::string(role) + " view " + to_string(v.sizes()) +
-                                              " with strides " + strides_text(v.sizes(), v.strides()) +
-                                              (o == overlap::certain ? " overlaps itself (two elements share an address)"
-                                                                     : " may overlap itself (its strides interleave and it is too large to check element by element)"));
+        view_error(op, role, number, v,
+                   o == overlap::certain ? " overlaps itself (two elements share an address)"
+                                         : " may overlap itself (its strides interleave and it is too large to check element by element)",
+                   true);
 }
 
 /// Throws when the output's byte range intersects an input's (a conservative test: views that
 /// interleave in one buffer without sharing bytes are rejected too).
 template <class = void>
-void check_disjoint(std::string_view op, const any_view& out, std::string_view role, const any_cview& in) {
+void check_disjoint(std::string_view op, const any_view& out, std::string_view role, const any_cview& in, int number = -1,
+                    std::string_view out_role = "output", int out_number = -1) {
     const auto a = byte_range(out);
     const auto b = byte_range(in);
     if (a.first < a.second && b.first < b.second && a.first < b.second && b.first < a.second)
-        throw error(error_code::bad_view, "strix::" + std::string(op) + ": the output " + to_string(out.sizes()) + " overlaps the " +
-                                              std::string(role) + " " + to_string(in.sizes()) + " in memory (their address ranges intersect)");
+        throw error(error_code::bad_view, "strix::" + std::string(op) + ": the " + role_text(out_role, out_number) + " " + to_string(out.sizes()) +
+                                              " overlaps the " + role_text(role, number) + " " + to_string(in.sizes()) +
+                                              " in memory (their address ranges intersect)");
 }
 
 /// Every check of a copy: the views, one element type and one shape (its two rules), no overlap.
@@ -79,7 +93,7 @@ void check_copy(const any_cview& input, const any_view& output) {
 /// What an operator's checks found, for the steps after them (each check runs once per call:
 /// an allocating call checks before it allocates and then only lowers and runs).
 struct checked {
-    std::string context; ///< the operands' description, for index messages (the output included)
+    operand_list context; ///< the operands, for index messages (the output included)
     shape out{};         ///< the output's shape (an allocating call makes it)
     int axis = 0;        ///< scatter's axis made non-negative (the other operators leave it 0)
     bool in_place = false; ///< scatter: the output is the input itself
@@ -109,7 +123,7 @@ checked check_gathering(std::string_view op, const any_cview& input, const any_c
         check_disjoint(op, *output, "input", input);
         check_disjoint(op, *output, "indices", indices);
     }
-    c.context = describe(all);
+    c.context = operand_list(all);
     return c;
 }
 

@@ -128,7 +128,7 @@ any_cview gather_index_view(const any_cview& indices, const gather_desc& d) {
 
 template <class = void>
 plan::move_plan lower_gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d,
-                                    const std::string& context, index_reading reading = index_reading::host_table) {
+                                    const operand_list& context, index_reading reading = index_reading::host_table) {
     const int r = input.rank();
     const int axis = normalize_axis(d.axis, r);
     const int k = d.index_dimensions < 0 ? indices.rank() : d.index_dimensions;

@@ -77,7 +77,7 @@ namespace detail {
 /// is affine on every axis but the gathered one, which takes the resolved index.
 template <class = void>
 plan::move_plan lower_gather_elements(const any_cview& input, const any_cview& indices, const any_view& output,
-                                             const gather_elements_desc& d, const std::string& context,
+                                             const gather_elements_desc& d, const operand_list& context,
                                              index_reading reading = index_reading::host_table) {
     const int r = input.rank();
     const int axis = normalize_axis(d.axis, r);

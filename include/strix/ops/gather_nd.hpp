@@ -149,7 +149,7 @@ checked check_gather_nd(const any_cview& input, const any_cview& indices, const 
         "gather-nd", input, indices, output, rule::gather_nd_output_shape,
         [&](std::span<const operand_info> ops, dtype out_type) {
             const inferred r = gather_nd_rule(input.sizes(), indices.sizes(), d);
-            enforce(r.v, ops, ", batch dimensions " + std::to_string(d.batch_dimensions));
+            if (!r.v.ok()) enforce(r.v, ops, ", batch dimensions " + std::to_string(d.batch_dimensions));
             enforce(gather_nd_type_rule(input.type(), indices.type(), out_type), ops);
             return r.out;
         },

@@ -19,36 +19,43 @@ struct join_desc {
 /// The rules of join: every input has the first input's rank and sizes off the axis; the output's
 /// axis size is the sum, which like the output's element count must not exceed 2^63 - 1.
 /// Operand i of the verdict is input i (and operand n, past the inputs, the output).
-constexpr inferred join_rule(std::span<const shape> inputs, const join_desc& d) {
+/// `inputs(k)` gives input k's shape (of `n`).
+template <class Shapes>
+constexpr inferred join_rule_of(std::size_t n, const Shapes& inputs, const join_desc& d) {
     inferred res;
-    if (inputs.empty()) {
+    if (n == 0) {
         res.v = {rule::join_no_inputs};
         return res;
     }
-    const int r = inputs[0].rank;
+    const int r = inputs(0).rank;
     const int axis = detail::normalize_axis(d.axis, r);
     if (axis < 0) {
         res.v = {rule::join_axis_range, 0, -1, d.axis, value_kind::given_axis};
         return res;
     }
-    res.out = inputs[0];
-    for (std::size_t k = 1; k < inputs.size(); ++k) {
-        if (inputs[k].rank != r) {
-            res.v = {rule::join_rank, static_cast<int>(k), -1, inputs[k].rank, value_kind::rank};
+    res.out = inputs(0);
+    for (std::size_t k = 1; k < n; ++k) {
+        if (inputs(k).rank != r) {
+            res.v = {rule::join_rank, static_cast<int>(k), -1, inputs(k).rank, value_kind::rank};
             return res;
         }
         for (int i = 0; i < r; ++i)
-            if (i != axis && inputs[k][i] != inputs[0][i]) {
-                res.v = {rule::join_off_axis, static_cast<int>(k), i, inputs[k][i], value_kind::size};
+            if (i != axis && inputs(k)[i] != inputs(0)[i]) {
+                res.v = {rule::join_off_axis, static_cast<int>(k), i, inputs(k)[i], value_kind::size};
                 return res;
             }
-        if (!detail::add_fits(res.out[axis], inputs[k][axis], res.out[axis])) {
-            res.v = {rule::join_output_size, static_cast<int>(k), axis, inputs[k][axis], value_kind::size};
+        if (!detail::add_fits(res.out[axis], inputs(k)[axis], res.out[axis])) {
+            res.v = {rule::join_output_size, static_cast<int>(k), axis, inputs(k)[axis], value_kind::size};
             return res;
         }
     }
-    if (res.out.checked_count() < 0) res.v = {rule::join_output_count, static_cast<int>(inputs.size()), axis};
+    if (res.out.checked_count() < 0) res.v = {rule::join_output_count, static_cast<int>(n), axis};
     return res;
+}
+
+/// The rules of join on the inputs' shapes.
+constexpr inferred join_rule(std::span<const shape> inputs, const join_desc& d) {
+    return join_rule_of(inputs.size(), [&](std::size_t k) -> const shape& { return inputs[k]; }, d);
 }
 
 namespace detail {
@@ -61,21 +68,13 @@ constexpr inferred static_join_rule() {
 } // namespace detail
 
 namespace detail {
-/// "input 0", "input 1", ..., "output": the operands' names in messages.
+/// The operands of a join, for messages: "input 0", "input 1", ..., "output".
 template <class = void>
-std::vector<std::string> join_roles(std::size_t n) {
-    std::vector<std::string> roles;
-    for (std::size_t k = 0; k < n; ++k) roles.push_back("input " + std::to_string(k));
-    roles.push_back("output");
-    return roles;
-}
-/// The operands of a join (names point into `roles`).
-template <class = void>
-std::vector<operand_info> join_operands(const std::vector<std::string>& roles, std::span<const any_cview> inputs,
-                                               const any_view* output) {
+std::vector<operand_info> join_operands(std::span<const any_cview> inputs, const any_view* output) {
     std::vector<operand_info> ops;
-    for (std::size_t k = 0; k < inputs.size(); ++k) ops.push_back({roles[k], inputs[k].sizes(), inputs[k].type()});
-    if (output) ops.push_back({roles.back(), output->sizes(), output->type()});
+    ops.reserve(inputs.size() + 1);
+    for (std::size_t k = 0; k < inputs.size(); ++k) ops.push_back({"input", inputs[k].sizes(), inputs[k].type(), static_cast<int>(k)});
+    if (output) ops.push_back({"output", output->sizes(), output->type()});
     return ops;
 }
 } // namespace detail
@@ -94,10 +93,11 @@ constexpr auto join_extents(const In&... inputs) {
         constexpr int rank = std::get<0>(std::tuple{In::rank...});
         const shape shapes[] = {inputs.to_shape()...};
         const inferred r = join_rule(shapes, D);
-        const auto roles = detail::join_roles(sizeof...(In));
-        std::vector<operand_info> ops;
-        for (std::size_t k = 0; k < sizeof...(In); ++k) ops.push_back({roles[k], shapes[k]});
-        enforce(r.v, ops);
+        if (!r.v.ok()) {
+            std::vector<operand_info> ops;
+            for (std::size_t k = 0; k < sizeof...(In); ++k) ops.push_back({"input", shapes[k], {}, static_cast<int>(k)});
+            enforce(r.v, ops);
+        }
         return dextents<rank>(r.out);
     }
 }
@@ -108,25 +108,25 @@ namespace detail {
 /// the inputs alone, for an allocating call (which makes the output in the first input's type).
 template <class = void>
 checked check_join(std::span<const any_cview> inputs, const any_view* output, const join_desc& d) {
-    const auto roles = join_roles(inputs.size());
-    auto ops = join_operands(roles, inputs, output);
-    std::vector<shape> shapes;
-    for (std::size_t k = 0; k < inputs.size(); ++k) {
-        check_view("join", roles[k], inputs[k], false);
-        shapes.push_back(inputs[k].sizes());
-    }
+    for (std::size_t k = 0; k < inputs.size(); ++k) check_view("join", "input", inputs[k], false, static_cast<int>(k));
     if (output) check_view("join", "output", *output, true);
-    const inferred r = join_rule(shapes, d);
-    enforce(r.v, ops); // at least one input from here on
-    if (!output) ops.push_back({roles.back(), r.out, inputs[0].type()}); // the one the call makes, as the rules after this see it
-    for (std::size_t k = 0; k < inputs.size(); ++k)
-        if (inputs[k].type() != inputs[0].type()) enforce({rule::join_dtype, static_cast<int>(k)}, ops);
+    const inferred r = join_rule_of(inputs.size(), [&](std::size_t k) -> const shape& { return inputs[k].sizes(); }, d);
+    bool types_agree = !output || inputs.empty() || output->type() == inputs[0].type();
+    for (std::size_t k = 1; k < inputs.size(); ++k) types_agree &= inputs[k].type() == inputs[0].type();
     checked c;
     c.out = r.out;
+    const bool shape_agrees = !output || r.out == output->sizes();
+    if (!r.v.ok() || !types_agree || !shape_agrees) { // the message's operands are written only for it
+        auto ops = join_operands(inputs, output);
+        enforce(r.v, ops); // at least one input from here on
+        if (!output) ops.push_back({"output", r.out, inputs[0].type()}); // the one the call makes, as the rules after this see it
+        for (std::size_t k = 0; k < inputs.size(); ++k)
+            if (inputs[k].type() != inputs[0].type()) enforce({rule::join_dtype, static_cast<int>(k)}, ops);
+        if (output && output->type() != inputs[0].type()) enforce({rule::join_dtype, static_cast<int>(inputs.size())}, ops);
+        if (output && r.out != output->sizes()) enforce({rule::join_output_shape, static_cast<int>(inputs.size())}, ops);
+    }
     if (!output) return c;
-    if (output->type() != inputs[0].type()) enforce({rule::join_dtype, static_cast<int>(inputs.size())}, ops);
-    if (r.out != output->sizes()) enforce({rule::join_output_shape, static_cast<int>(inputs.size())}, ops);
-    for (std::size_t k = 0; k < inputs.size(); ++k) check_disjoint("join", *output, roles[k], inputs[k]);
+    for (std::size_t k = 0; k < inputs.size(); ++k) check_disjoint("join", *output, "input", inputs[k], static_cast<int>(k));
     return c;
 }
 
@@ -135,6 +135,7 @@ template <class = void>
 std::vector<plan::move_plan> lower_join(std::span<const any_cview> inputs, const any_view& output, const join_desc& d) {
     const int axis = normalize_axis(d.axis, output.rank());
     std::vector<plan::move_plan> plans;
+    plans.reserve(inputs.size());
     std::int64_t at = 0;
     for (const auto& in : inputs) {
         // address arithmetic in integers: an empty output may have no data (a null pointer)

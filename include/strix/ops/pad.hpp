@@ -117,11 +117,12 @@ template <class = void>
 checked check_pad(const any_cview& input, const any_view* output, const pad_desc& d) {
     check_view("pad", "input", input, false);
     if (output) check_view("pad", "output", *output, true);
-    std::vector<operand_info> ops = {{"input", input.sizes(), input.type()}};
-    if (output) ops.push_back({"output", output->sizes(), output->type()});
+    const operand_info all[] = {{"input", input.sizes(), input.type()}, {"output", output ? output->sizes() : shape{}, output ? output->type() : input.type()}};
+    const std::span<const operand_info> ops(all, output ? 2 : 1);
     const inferred r = pad_rule(input.sizes(), d);
-    enforce(r.v, ops, ", start " + to_string(d.start) + ", end " + to_string(d.end));
-    enforce(pad_value_rule(input.type(), d), {}, "value " + d.value.to_string() + ", element type " + std::string(name(input.type())));
+    if (!r.v.ok()) enforce(r.v, ops, ", start " + to_string(d.start) + ", end " + to_string(d.end));
+    const verdict value = pad_value_rule(input.type(), d);
+    if (!value.ok()) enforce(value, {}, "value " + d.value.to_string() + ", element type " + std::string(name(input.type())));
     if (output) {
         if (output->type() != input.type()) enforce({rule::pad_dtype, 1}, ops);
         if (output->sizes() != r.out) enforce({rule::pad_output_shape, 1}, ops);

@@ -114,7 +114,7 @@ checked check_scattering(std::string_view op, const any_cview& input, const any_
     check_view(op, "output", output, true);
     rules(std::span<const operand_info>(ops));
     checked c;
-    c.context = describe(ops);
+    c.context = operand_list(ops);
     c.out = output.sizes();
     c.in_place = same_view(input, output);
     if (!c.in_place) check_disjoint(op, output, "input", input);

@@ -20,25 +20,31 @@ struct split_desc {
 /// The rules of split, given the outputs' shapes: at least one output, each of the input's rank
 /// and sizes off the axis, none negative on it, and the sizes on the axis adding up to the
 /// input's (a sum beyond 2^63 - 1 breaks that rule too). Operand 0 is the input, operand i + 1
-/// output i.
-constexpr verdict split_rule(const shape& input, std::span<const shape> outputs, const split_desc& d) {
+/// output i. `outputs(k)` gives output k's shape (of `n`).
+template <class Shapes>
+constexpr verdict split_rule_of(const shape& input, std::size_t n, const Shapes& outputs, const split_desc& d) {
     const int r = input.rank;
     if (r < 1) return {rule::split_input_rank, 0};
     const int axis = detail::normalize_axis(d.axis, r);
     if (axis < 0) return {rule::split_axis_range, 0, -1, d.axis, value_kind::given_axis};
-    if (outputs.empty()) return {rule::split_no_outputs};
+    if (n == 0) return {rule::split_no_outputs};
     std::int64_t sum = 0;
-    for (std::size_t k = 0; k < outputs.size(); ++k) {
+    for (std::size_t k = 0; k < n; ++k) {
         const int o = static_cast<int>(k) + 1;
-        if (outputs[k].rank != r) return {rule::split_rank, o, -1, outputs[k].rank, value_kind::rank};
+        if (outputs(k).rank != r) return {rule::split_rank, o, -1, outputs(k).rank, value_kind::rank};
         for (int i = 0; i < r; ++i)
-            if (i != axis && outputs[k][i] != input[i]) return {rule::split_off_axis, o, i, outputs[k][i], value_kind::size};
-        if (outputs[k][axis] < 0) return {rule::split_negative_size, o, axis, outputs[k][axis], value_kind::size};
-        if (!detail::add_fits(sum, outputs[k][axis], sum))
+            if (i != axis && outputs(k)[i] != input[i]) return {rule::split_off_axis, o, i, outputs(k)[i], value_kind::size};
+        if (outputs(k)[axis] < 0) return {rule::split_negative_size, o, axis, outputs(k)[axis], value_kind::size};
+        if (!detail::add_fits(sum, outputs(k)[axis], sum))
             return {rule::split_sizes_sum, 0, axis, std::numeric_limits<std::int64_t>::max(), value_kind::sum_beyond};
     }
     if (sum != input[axis]) return {rule::split_sizes_sum, 0, axis, sum, value_kind::sum};
     return {};
+}
+
+/// The rules of split on the outputs' shapes.
+constexpr verdict split_rule(const shape& input, std::span<const shape> outputs, const split_desc& d) {
+    return split_rule_of(input, outputs.size(), [&](std::size_t k) -> const shape& { return outputs[k]; }, d);
 }
 
 /// The outputs' shapes of a split into `sizes` along the axis (the input's shape with the axis
@@ -56,55 +62,54 @@ std::vector<shape> split_shapes(const shape& input, std::span<const std::int64_t
 }
 
 namespace detail {
-/// "input", "output 0", "output 1", ...: the operands' names in messages.
+/// The operands of a split, for messages: "input", "output 0", "output 1", ...
 template <class = void>
-std::vector<std::string> split_roles(std::size_t n) {
-    std::vector<std::string> roles{"input"};
-    for (std::size_t k = 0; k < n; ++k) roles.push_back("output " + std::to_string(k));
-    return roles;
-}
-
-template <class = void>
-std::vector<operand_info> split_operands(const std::vector<std::string>& roles, const shape& input, std::optional<dtype> type,
-                                                std::span<const shape> outputs, std::span<const dtype> types = {}) {
-    std::vector<operand_info> ops{{roles[0], input, type}};
+std::vector<operand_info> split_operands(const shape& input, std::optional<dtype> type, std::span<const shape> outputs,
+                                         std::span<const dtype> types = {}) {
+    std::vector<operand_info> ops{{"input", input, type}};
     for (std::size_t k = 0; k < outputs.size(); ++k)
-        ops.push_back({roles[k + 1], outputs[k], k < types.size() ? std::optional<dtype>(types[k]) : std::nullopt});
+        ops.push_back({"output", outputs[k], k < types.size() ? std::optional<dtype>(types[k]) : std::nullopt, static_cast<int>(k)});
     return ops;
 }
 
 /// Checks the rules of a split of `input` into `sizes` (throws strix::error naming the operand).
 template <class = void>
 std::vector<shape> checked_split_shapes(const shape& input, std::optional<dtype> type, std::span<const std::int64_t> sizes, const split_desc& d) {
-    const auto shapes = split_shapes(input, sizes, d);
-    const auto roles = split_roles(shapes.size());
+    auto shapes = split_shapes(input, sizes, d);
+    const verdict v = split_rule(input, shapes, d);
+    if (v.ok()) return shapes;
     std::string given = ", sizes [";
     for (std::size_t k = 0; k < sizes.size(); ++k) {
         if (k) given += ',';
         given += std::to_string(sizes[k]);
     }
-    enforce(split_rule(input, shapes, d), split_operands(roles, input, type, shapes), given + "]");
+    enforce(v, split_operands(input, type, shapes), given + "]");
     return shapes;
 }
 
 /// Every run-time check of a split into `outputs` (views, rules, types, aliasing).
 template <class = void>
 checked check_split(const any_cview& input, std::span<const any_view> outputs, const split_desc& d) {
-    const auto roles = split_roles(outputs.size());
-    std::vector<shape> shapes;
-    std::vector<dtype> types;
     check_view("split", "input", input, false);
-    for (std::size_t k = 0; k < outputs.size(); ++k) {
-        check_view("split", roles[k + 1], outputs[k], true);
-        shapes.push_back(outputs[k].sizes());
-        types.push_back(outputs[k].type());
+    for (std::size_t k = 0; k < outputs.size(); ++k) check_view("split", "output", outputs[k], true, static_cast<int>(k));
+    bool types_agree = true;
+    for (const auto& o : outputs) types_agree &= o.type() == input.type();
+    const verdict v = split_rule_of(input.sizes(), outputs.size(), [&](std::size_t k) -> const shape& { return outputs[k].sizes(); }, d);
+    if (!v.ok() || !types_agree) { // the message's operands are written only for it
+        std::vector<shape> shapes;
+        std::vector<dtype> types;
+        for (const auto& o : outputs) {
+            shapes.push_back(o.sizes());
+            types.push_back(o.type());
+        }
+        const auto ops = split_operands(input.sizes(), input.type(), shapes, types);
+        enforce(v, ops);
+        for (std::size_t k = 0; k < outputs.size(); ++k)
+            if (outputs[k].type() != input.type()) enforce({rule::split_dtype, static_cast<int>(k) + 1}, ops);
     }
-    const auto ops = split_operands(roles, input.sizes(), input.type(), shapes, types);
-    enforce(split_rule(input.sizes(), shapes, d), ops);
     for (std::size_t k = 0; k < outputs.size(); ++k) {
-        if (outputs[k].type() != input.type()) enforce({rule::split_dtype, static_cast<int>(k) + 1}, ops);
-        check_disjoint("split", outputs[k], "input", input);
-        for (std::size_t j = 0; j < k; ++j) check_disjoint("split", outputs[k], roles[j + 1], outputs[j]);
+        check_disjoint("split", outputs[k], "input", input, -1, "output", static_cast<int>(k));
+        for (std::size_t j = 0; j < k; ++j) check_disjoint("split", outputs[k], "output", outputs[j], static_cast<int>(j), "output", static_cast<int>(k));
     }
     return {};
 }
@@ -114,6 +119,7 @@ template <class = void>
 std::vector<plan::move_plan> lower_split(const any_cview& input, std::span<const any_view> outputs, const split_desc& d) {
     const int axis = normalize_axis(d.axis, input.rank());
     std::vector<plan::move_plan> plans;
+    plans.reserve(outputs.size());
     std::int64_t at = 0;
     for (const auto& out : outputs) {
         // address arithmetic in integers: an empty input may have no data (a null pointer)

@@ -14,6 +14,7 @@
 
 #include "strix/error.hpp"
 #include "strix/modes.hpp"
+#include "strix/rules.hpp"
 #include "strix/tensor_view.hpp"
 
 namespace strix {
@@ -60,7 +61,7 @@ std::int64_t clamp_index(const std::byte* p, dtype t, std::int64_t n) {
 /// Throws the error of an out-of-range index: the operator, the value, its position in the
 /// indices, the axis with its size and valid range, and the operands (`context`).
 [[noreturn]] inline void throw_index_error(const std::byte* p, dtype t, std::int64_t n, std::string_view op,
-                                           const std::vector<std::int64_t>& position, int axis, const std::string& context) {
+                                           const std::vector<std::int64_t>& position, int axis, const operand_list& context) {
     std::string raw;
     resolve_index(p, t, n, &raw);
     std::string pos = "[";
@@ -72,7 +73,7 @@ std::int64_t clamp_index(const std::byte* p, dtype t, std::int64_t n) {
     throw error(error_code::index_out_of_range,
                 "strix::" + std::string(op) + ": index " + raw + " at position " + pos + " of the indices is out of range for axis " +
                     std::to_string(axis) + " of size " + std::to_string(n) + " (valid: [" +
-                    (is_signed_int(t) ? "-" + std::to_string(n) : "0") + ", " + std::to_string(n) + "); " + context + ")");
+                    (is_signed_int(t) ? "-" + std::to_string(n) : "0") + ", " + std::to_string(n) + "); " + context.str() + ")");
 }
 
 /// Every index of `idx` (any strides), in C order of its shape, resolved into [0, n) and
@@ -81,7 +82,7 @@ std::int64_t clamp_index(const std::byte* p, dtype t, std::int64_t n) {
 template <class = void>
 std::vector<std::int64_t> resolve_indices(const any_cview& idx, std::int64_t n, std::int64_t scale,
                                                  index_policy policy, std::string_view op, int axis,
-                                                 const std::string& context) {
+                                                 const operand_list& context) {
     const auto count = static_cast<std::size_t>(idx.count());
     std::vector<std::int64_t> out(count);
     if (count == 0) return out;
@@ -185,7 +186,7 @@ tuple_axes tuple_axes_of(const basic_any_view<M>& target, int first, std::int64_
 /// positive when there is a tuple.
 template <class = void>
 std::vector<std::int64_t> resolve_tuples(const any_cview& idx, std::span<const std::int64_t> n, std::span<const std::int64_t> stride,
-                                                index_policy policy, std::string_view op, int first_axis, const std::string& context) {
+                                                index_policy policy, std::string_view op, int first_axis, const operand_list& context) {
     const int r = idx.rank();
     const std::int64_t k = idx.size(r - 1);
     shape lead;

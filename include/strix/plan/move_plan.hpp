@@ -107,17 +107,20 @@ struct move_plan {
 /// merges neighbours that step together on every side. A rank-8 call often becomes rank 1 to 3.
 template <class = void>
 void collapse(move_plan& p) {
+    const int rank = p.rank;
     if (p.count() == 0) {
         p.rank = 0;
         return;
     }
-    std::array<move_dim, max_rank> kept{};
+    // in place (every step writes at or before the place it reads): a copy of the dimensions and
+    // the zeroing of one were much of a small operator's planning
+    auto& dims = p.dims;
     int n = 0;
-    for (int i = 0; i < p.rank; ++i) {
-        auto& d = p.dims[static_cast<std::size_t>(i)];
+    for (int i = 0; i < rank; ++i) {
+        move_dim d = dims[static_cast<std::size_t>(i)];
         if (d.size == 1) { // a single coordinate: fold its one term into the bases
             if (!d.is_affine()) {
-                if (d.source(0) == no_source) { kept[static_cast<std::size_t>(n++)] = std::move(d); }
+                if (d.source(0) == no_source) { dims[static_cast<std::size_t>(n++)] = d; }
                 else p.src += d.source(0);
             }
             continue;
@@ -128,17 +131,22 @@ void collapse(move_plan& p) {
             d.dst = -d.dst;
             d.src = -d.src;
         }
-        kept[static_cast<std::size_t>(n++)] = std::move(d);
+        dims[static_cast<std::size_t>(n++)] = d;
     }
-    std::stable_sort(kept.begin(), kept.begin() + n, [](const move_dim& a, const move_dim& b) {
-        const auto aa = a.dst < 0 ? -a.dst : a.dst, bb = b.dst < 0 ? -b.dst : b.dst;
-        return aa > bb;
-    });
+    // largest output stride first, stable (an insertion sort of at most 8)
+    auto magnitude = [](const move_dim& d) { return d.dst < 0 ? -d.dst : d.dst; };
+    for (int i = 1; i < n; ++i) {
+        const move_dim d = dims[static_cast<std::size_t>(i)];
+        int j = i;
+        for (; j > 0 && magnitude(dims[static_cast<std::size_t>(j - 1)]) < magnitude(d); --j)
+            dims[static_cast<std::size_t>(j)] = dims[static_cast<std::size_t>(j - 1)];
+        dims[static_cast<std::size_t>(j)] = d;
+    }
     int m = 0;
     for (int i = 0; i < n; ++i) {
-        auto& d = kept[static_cast<std::size_t>(i)];
+        const move_dim d = dims[static_cast<std::size_t>(i)];
         if (m > 0) {
-            auto& o = p.dims[static_cast<std::size_t>(m - 1)];
+            auto& o = dims[static_cast<std::size_t>(m - 1)];
             if (o.is_affine() && d.is_affine() && o.dst == d.dst * d.size && o.src == d.src * d.size &&
                 o.key == d.key * d.size) {
                 o.size *= d.size;
@@ -148,13 +156,14 @@ void collapse(move_plan& p) {
                 continue;
             }
         }
-        p.dims[static_cast<std::size_t>(m++)] = std::move(d);
+        dims[static_cast<std::size_t>(m++)] = d;
     }
-    for (int i = m; i < max_rank; ++i) p.dims[static_cast<std::size_t>(i)] = move_dim{};
+    // the dimensions past the rank stay as a new plan has them (the others already are)
+    for (int i = m; i < rank; ++i) dims[static_cast<std::size_t>(i)] = move_dim{};
     p.rank = m;
     if (m == 0) { // a single element
         p.rank = 1;
-        p.dims[0] = move_dim{};
+        dims[0] = move_dim{};
     }
 }
 

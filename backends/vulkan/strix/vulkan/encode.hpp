@@ -120,7 +120,7 @@ protected:
         device_view output;
         bool deterministic;
         std::vector<std::pair<std::uint64_t, std::uint64_t>> reads;
-        std::string context;
+        operand_list context;
         std::uint64_t fused_input = 0; ///< claim path: the C-order input whose copy its last pass does (0: none)
         /// What every target offset an index makes is a multiple of, in bytes (scatter-nd's
         /// tuples: their axes' strides); 0: the plan's axis_stride
@@ -171,12 +171,12 @@ protected:
     /// (an operator that moves nothing) it only checks the tuples under the `error` policy,
     /// writes no table and returns an empty range.
     std::pair<std::uint64_t, std::uint64_t> record_tuples(const device_view& indices, const strix::detail::tuple_axes& axes, index_policy policy,
-                                                          const char* op, const std::string& context, bool table = true);
+                                                          const char* op, const operand_list& context, bool table = true);
 
     /// Under the `error` policy, the indices of an operator that moves nothing (its output is
     /// empty, its indices are not) are still checked against the axis's size `n`, as on the CPU:
     /// the tuple pass over each index as a 1-tuple, writing nothing but the flag.
-    void check_indices_only(const device_view& indices, std::int64_t n, int axis, const char* op, const std::string& context);
+    void check_indices_only(const device_view& indices, std::int64_t n, int axis, const char* op, const operand_list& context);
 
     /// Dispatches tuples.comp over `tuple_rank` tuple dimensions of k components (the Dim
     /// records `dims`); into a new table of int64 offsets when `table`.

@@ -233,7 +233,7 @@ void encoder::copy_unless_in_place(bool in_place, const device_view& input, cons
     record_move(p, {input.range()}, output.range());
 }
 
-void encoder::check_indices_only(const device_view& indices, std::int64_t n, int axis, const char* op, const std::string& context) {
+void encoder::check_indices_only(const device_view& indices, std::int64_t n, int axis, const char* op, const operand_list& context) {
     if (indices.sizes.count() == 0) return;
     const auto ies = static_cast<std::int64_t>(size_of(indices.type));
     std::vector<std::int64_t> dims;
@@ -272,7 +272,7 @@ void encoder::record_updates(const update_job& j) {
     const plan::update_plan& up = j.plan;
     const auto n = static_cast<std::uint64_t>(up.count());
     if (n >= (std::uint64_t{1} << 32) - 1)
-        throw error(error_code::unsupported, "strix::vulkan: more than 2^32 - 2 updates in one scatter (" + j.context + ")");
+        throw error(error_code::unsupported, "strix::vulkan: more than 2^32 - 2 updates in one scatter (" + j.context.str() + ")");
     const auto elem = static_cast<std::uint32_t>(size_of(j.output.type));
     const range out = j.output.range();
     const std::uint64_t slots = (out.second - out.first) / elem;
@@ -401,7 +401,7 @@ void encoder::record_updates(const update_job& j) {
     const dtype t = j.output.type;
     if ((t == dtype::float64 && (up.reduction == scatter_reduction::add || up.reduction == scatter_reduction::mul)) && !ctx_->float64())
         throw error(error_code::unsupported, "strix::vulkan: float64 add and mul reductions need shaderFloat64, which " + ctx_->device().name +
-                                                 " lacks (" + j.context + ")");
+                                                 " lacks (" + j.context.str() + ")");
     pipeline_key key{shader::reduce, elem, rank, index_type, policy, 0};
     key.type = static_cast<std::uint32_t>(t);
     key.reduction = static_cast<std::uint32_t>(up.reduction);
@@ -415,7 +415,7 @@ void encoder::record_updates(const update_job& j) {
     // slots (a bit or a word each) finds whether any slot has two updates; where none does, each update is applied to its
     // target at once and the pairs, the sort and the fold have no work groups at all
     if (slots > (std::uint64_t{1} << 32))
-        throw error(error_code::unsupported, "strix::vulkan: a deterministic scatter reduction onto more than 2^32 elements (" + j.context + ")");
+        throw error(error_code::unsupported, "strix::vulkan: a deterministic scatter reduction onto more than 2^32 elements (" + j.context.str() + ")");
     const std::uint64_t tiles = (n + 255) / 256, hist = tiles * 256, blocks = (hist + 4095) / 4096;
     // The longest run any slot can have: updates that differ in a coordinate with an output
     // term land on different elements (an output never overlaps itself), so only the
@@ -682,7 +682,7 @@ host_tensor download_view(context& ctx, const device_view& v) {
 namespace strix::vulkan::detail {
 
 std::pair<std::uint64_t, std::uint64_t> encoder::record_tuples(const device_view& indices, const strix::detail::tuple_axes& axes, index_policy policy,
-                                                          const char* op, const std::string& context, bool table) {
+                                                          const char* op, const operand_list& context, bool table) {
     const int q = indices.sizes.rank;
     const std::int64_t k = indices.sizes[q - 1];
     const auto ies = static_cast<std::int64_t>(size_of(indices.type));

@@ -4,7 +4,7 @@ void recording::gather(const device_view& input, const device_view& indices, con
     ensure_recording();
     const auto noted = note_call({input, indices, output}, [d](recording& r, std::span<const device_view> v) { r.gather(v[0], v[1], v[2], d); });
     const any_view out = output.as_any();
-    const std::string context = checks([&] { return strix::detail::check_gather(input.as_any(), indices.as_any(), &out, d); }).context;
+    const operand_list context = checks([&] { return strix::detail::check_gather(input.as_any(), indices.as_any(), &out, d); }).context;
     const auto p = strix::detail::lower_gather(input.as_any(), indices.as_any(), out, d, context, strix::detail::index_reading::device);
     const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
     // the indices that matter: for the DirectML form, the last K dimensions
@@ -57,7 +57,7 @@ void recording::gather_elements(const device_view& input, const device_view& ind
     ensure_recording();
     const auto noted = note_call({input, indices, output}, [d](recording& r, std::span<const device_view> v) { r.gather_elements(v[0], v[1], v[2], d); });
     const any_view out = output.as_any();
-    const std::string context =
+    const operand_list context =
         checks([&] { return strix::detail::check_gather_elements(input.as_any(), indices.as_any(), &out, d); }).context;
     const auto p = strix::detail::lower_gather_elements(input.as_any(), indices.as_any(), out, d, context,
                                                         strix::detail::index_reading::device);
@@ -74,7 +74,7 @@ void recording::gather_nd(const device_view& input, const device_view& indices, 
     ensure_recording();
     const auto noted = note_call({input, indices, output}, [d](recording& r, std::span<const device_view> v) { r.gather_nd(v[0], v[1], v[2], d); });
     const any_view out = output.as_any();
-    const std::string context = checks([&] { return strix::detail::check_gather_nd(input.as_any(), indices.as_any(), &out, d); }).context;
+    const operand_list context = checks([&] { return strix::detail::check_gather_nd(input.as_any(), indices.as_any(), &out, d); }).context;
     const auto axes = strix::detail::tuple_axes_of(input.as_any(), d.batch_dimensions, indices.sizes[indices.sizes.rank - 1]);
     if (output.sizes.count() == 0) { // nothing to move, but the tuples are checked all the same
         if (d.policy == index_policy::error && indices.sizes.count() > 0) record_tuples(indices, axes, d.policy, "gather-nd", context, false);
