@@ -9,6 +9,7 @@
 
 #include "strix/cpu/executor.hpp"
 #include "strix/plan/indices.hpp"
+#include "strix/small_vector.hpp"
 
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
@@ -141,7 +142,7 @@ bool indices_in_range(const any_cview& idx, std::int64_t n, const cpu::options& 
     const std::int64_t count = idx.count();
     if (count == 0) return true;
     const int t = cpu::detail::threads_for(opt, count * static_cast<std::int64_t>(idx.element_size()), count);
-    std::vector<unsigned char> bad(static_cast<std::size_t>(t), 0);
+    small_vector<unsigned char, 16> bad(static_cast<std::size_t>(t)); // each task writes its own
     // [0, n) is the unsigned types' range: a signed index read as unsigned lies in it exactly
     // when it is non-negative and below n, once n is no more than the count of the signed
     // type's non-negative values (a negative int32 read as uint32 lies below 2^32)
@@ -171,6 +172,18 @@ bool indices_in_range(const any_cview& idx, std::int64_t n, const cpu::options& 
     for (const auto b : bad)
         if (b) return false;
     return true;
+}
+
+/// The check an operator runs under index_policy::error before its first write. True when every
+/// index of `idx` lies in [0, n): its kernels may then read them as their unsigned type
+/// (unsigned_index_type), with no move of negatives per element. Else every index must lie in
+/// [-n, n) (a second pass, for indices that count from the end); `fail()` is called when one
+/// does not, and must throw.
+template <class F>
+bool indices_checked(const any_cview& idx, std::int64_t n, const cpu::options& opt, F&& fail) {
+    if (indices_in_range(idx, n, opt, true)) return true;
+    if (!indices_in_range(idx, n, opt)) fail();
+    return false;
 }
 
 } // namespace strix::detail

@@ -196,13 +196,15 @@ void run_gather(const checked& c, const any_cview& input, const any_cview& indic
                 const cpu::options& opt) {
     // The executor reads and resolves each index where it lies: building a table of resolved
     // offsets first cost a pass that writes as many bytes as it reads (and a fresh allocation).
-    const plan::move_plan p = lower_gather(input, indices, output, d, c.context, index_reading::device);
+    plan::move_plan p = lower_gather(input, indices, output, d, c.context, index_reading::device);
     // every index is checked, also where the output is empty and the plan reads none of them
-    // (numpy.take refuses those too)
+    // (numpy.take refuses those too); indices found in [0, n) are read as unsigned (see scatter)
     const int axis = normalize_axis(d.axis, input.rank());
-    if (d.policy == index_policy::error && !indices_in_range(indices, input.size(axis), opt))
-        resolve_indices(gather_index_view(indices, d), input.size(axis), 1, d.policy, "gather", axis,
-                        c.context); // finds the first bad index in C order and throws
+    if (d.policy == index_policy::error && indices_checked(indices, input.size(axis), opt, [&] {
+            resolve_indices(gather_index_view(indices, d), input.size(axis), 1, d.policy, "gather", axis,
+                            c.context); // finds the first bad index in C order and throws
+        }))
+        p.index_type = unsigned_index_type(p.index_type);
     cpu::execute(p, opt);
 }
 

@@ -124,9 +124,12 @@ template <class = void>
 void run_gather_elements(const checked& c, const any_cview& input, const any_cview& indices, const any_view& output,
                          const gather_elements_desc& d, const cpu::options& opt) {
     // The executor reads and resolves each index where it lies (see gather)
-    const plan::move_plan p = lower_gather_elements(input, indices, output, d, c.context, index_reading::device);
-    if (p.rank > 0 && d.policy == index_policy::error && !indices_in_range(indices, p.axis_size, opt))
-        lower_gather_elements(input, indices, output, d, c.context); // finds the first bad index in C order and throws
+    plan::move_plan p = lower_gather_elements(input, indices, output, d, c.context, index_reading::device);
+    // indices found in [0, n) are read as unsigned (see scatter)
+    if (p.rank > 0 && d.policy == index_policy::error && indices_checked(indices, p.axis_size, opt, [&] {
+            lower_gather_elements(input, indices, output, d, c.context); // finds the first bad index in C order and throws
+        }))
+        p.index_type = unsigned_index_type(p.index_type);
     cpu::execute(p, opt);
 }
 

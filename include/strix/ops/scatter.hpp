@@ -199,12 +199,9 @@ void scatter(const any_cview& input, const any_cview& indices, const any_cview& 
     // (none negative, the common case) are then read as their unsigned type, whose kernels skip
     // the move of negatives per update (1M float32 adds onto 64K targets, one Zen 4 core: a
     // tenth of the loop); negative ones cost a second check.
-    bool unsigned_reads = false;
-    if (indices.count() > 0 && d.policy == index_policy::error) {
-        unsigned_reads = detail::indices_in_range(indices, input.size(axis), opt, true);
-        if (!unsigned_reads && !detail::indices_in_range(indices, input.size(axis), opt))
-            detail::resolve_indices(indices, input.size(axis), 1, d.policy, "scatter", axis, c.context);
-    }
+    const bool unsigned_reads = indices.count() > 0 && d.policy == index_policy::error && detail::indices_checked(indices, input.size(axis), opt, [&] {
+        detail::resolve_indices(indices, input.size(axis), 1, d.policy, "scatter", axis, c.context);
+    });
     if (!c.in_place) {
         auto p = detail::copy_plan(input, output);
         plan::collapse(p);
