@@ -21,9 +21,6 @@
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
-#endif
 
 namespace strix::cpu {
 
@@ -49,41 +46,20 @@ struct options {
     /// Whether a streamed operator builds dense output rows that are not whole aligned cache
     /// lines (pads, element gathers) in a 4 KiB buffer and writes them out as whole streamed
     /// lines, instead of streaming each row's whole lines and storing its partial ones in
-    /// place. Which is faster depends on the processor (measured, one core, pads of 137 MB,
-    /// bench/NOTES.md): on an AMD EPYC of the Zen 4 generation staging took pads from 0.64-0.79
-    /// of memcpy to 0.90-1.18; on a Zen 5 EPYC it took them from 0.77-0.97 down to 0.37-0.86,
-    /// and a Xeon ran them at 0.96-1.05 unstaged. `automatic` stages on AMD processors of
-    /// family 19h (Zen 3 and 4) only.
+    /// place. Measured with pads of 137 MB (bench/NOTES.md): staging took them from 0.64-0.79
+    /// of memcpy to 0.90-1.18 on a Zen 4 EPYC core while the partial lines were stored as they
+    /// came; since a padded row asks for its partial lines two rows ahead, unstaged pads run
+    /// there at 1.31-1.43 (one thread) and 1.35-1.66 (two) against 1.07-1.16 and 1.18-1.35
+    /// staged. On a Zen 5 EPYC staging halved them, and a Xeon runs them at 0.96-1.07
+    /// unstaged. `automatic` (the library's choice) no longer stages on any processor.
     enum class staging { automatic, always, never };
     staging stage = staging::automatic;
 };
 
 namespace detail {
 
-/// Whether the processor is an AMD one of family 19h (Zen 3 and Zen 4), where partial cache
-/// lines stored beside streamed ones cost far more than their share (options::stage).
-inline bool amd_family_19h() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    static const bool yes = [] {
-        unsigned a = 0, b = 0, c = 0, d = 0;
-        if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
-        // "AuthenticAMD" in ebx, edx, ecx
-        if (b != 0x68747541u || d != 0x69746e65u || c != 0x444d4163u) return false;
-        if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
-        const unsigned base = (a >> 8) & 0xfu, ext = (a >> 20) & 0xffu;
-        return (base == 0xfu ? base + ext : base) == 0x19u;
-    }();
-    return yes;
-#else
-    return false;
-#endif
-}
-
 /// Whether a streamed operator run under `opt` stages its partial lines (options::stage).
-inline bool stages(const options& opt) {
-    if (opt.stage == options::staging::automatic) return amd_family_19h();
-    return opt.stage == options::staging::always;
-}
+inline bool stages(const options& opt) { return opt.stage == options::staging::always; }
 
 /// How many of `opt`'s threads an operator moving `bytes` bytes in `items` pieces uses.
 template <class = void>
@@ -505,7 +481,8 @@ struct run_state {
 /// the front of the buffer. On an AMD EPYC (Zen 4) a plain store into a line next to streamed ones cost
 /// far more than its share: pads whose 1,048-byte rows leave a partial line at either end ran
 /// at 0.65-0.80 of memcpy, where staged they run at about the rate of one long streamed copy
-/// (Zen 4; on Zen 5 staging cost more than it saved, and options::stage leaves it off there).
+/// (Zen 4, before padded rows asked for their partial lines ahead; options::stage now leaves it
+/// off unless asked for).
 struct cursor {
     std::array<std::int64_t, max_rank> c{};
     std::int64_t dst = 0, src = 0, key = 0, col = 0;
