@@ -49,7 +49,7 @@ struct options {
     /// place. Measured with pads of 137 MB (bench/NOTES.md): staging took them from 0.64-0.79
     /// of memcpy to 0.90-1.18 on a Zen 4 EPYC core while the partial lines were stored as they
     /// came; since a padded row asks for its partial lines two rows ahead, unstaged pads run
-    /// there at 1.31-1.43 (one thread) and 1.35-1.66 (two) against 1.07-1.16 and 1.18-1.35
+    /// there at 1.31-1.43 (one thread) and 1.35-1.66 (two) against 1.01-1.16 and 1.18-1.35
     /// staged. On a Zen 5 EPYC staging halved them, and a Xeon runs them at 0.96-1.07
     /// unstaged. `automatic` (the library's choice) no longer stages on any processor.
     enum class staging { automatic, always, never };
