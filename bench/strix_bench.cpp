@@ -7,7 +7,7 @@
 // --stream-min sets cpu::options::stream_min_bytes (bytes an operator writes from which runs are
 // streamed past the caches; 0 always, -1 never), to measure where streaming pays on a machine;
 // --stage sets cpu::options::stage (partial lines built in a buffer and streamed whole, or stored
-// in place; auto picks by processor).
+// in place; auto is the library's default, which stores them in place).
 // Bytes moved: each input read once, each output written once, indices counted (a gather counts
 // the rows it reads, not the whole table). Times: the median of several repetitions after a
 // warm-up; the CPU's from std::chrono::steady_clock, the device's from timestamp queries around
