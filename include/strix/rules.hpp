@@ -185,17 +185,21 @@ struct operand_info {
 
 namespace detail {
 
+/// "input", or "input 2" for an operand with a number (join's inputs, split's outputs).
+template <class = void>
+std::string role_text(std::string_view role, int number) {
+    std::string r(role);
+    if (number >= 0) r += " " + std::to_string(number);
+    return r;
+}
+
 /// "input [2,3] float32, indices [4] int64" — the operands of a call, for messages.
 template <class = void>
 std::string describe(std::span<const operand_info> ops) {
     std::string m;
     for (std::size_t i = 0; i < ops.size(); ++i) {
         if (i) m += ", "; // (one piece per append: GCC 12 warns, wrongly, of -Wrestrict on chains of +)
-        m += ops[i].role;
-        if (ops[i].number >= 0) {
-            m += ' ';
-            m += std::to_string(ops[i].number);
-        }
+        m += role_text(ops[i].role, ops[i].number);
         m += ' ';
         m += to_string(ops[i].sizes);
         if (ops[i].type) {
@@ -208,9 +212,9 @@ std::string describe(std::span<const operand_info> ops) {
 
 } // namespace detail
 
-/// The operands of a call, kept for a message that may come later (an index found out of range
-/// after the rules passed) and written only then: formatting them on every call cost more than
-/// a small operator's whole copy.
+/// The operands of a call (at most four: a scatter's), kept for a message that may come later
+/// (an index found out of range after the rules passed) and written only then: formatting them
+/// on every call cost more than a small operator's whole copy.
 struct operand_list {
     std::array<operand_info, 4> ops{};
     std::size_t n = 0;
@@ -228,8 +232,7 @@ void enforce(const verdict& v, std::span<const operand_info> operands, std::stri
     std::string sep;
     if (v.operand >= 0 && static_cast<std::size_t>(v.operand) < operands.size()) {
         const auto& o = operands[static_cast<std::size_t>(v.operand)];
-        m += "operand " + std::string(o.role);
-        if (o.number >= 0) m += " " + std::to_string(o.number);
+        m += "operand " + detail::role_text(o.role, o.number);
         sep = ", ";
     }
     if (v.axis >= 0) {

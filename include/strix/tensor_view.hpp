@@ -206,41 +206,36 @@ constexpr std::pair<std::intptr_t, std::intptr_t> byte_range(const basic_any_vie
             static_cast<std::intptr_t>(base + static_cast<std::uintptr_t>((hi + 1) * es))};
 }
 
-/// True unless the dimensions nest: sorted by |stride|, each steps past everything the smaller
-/// ones span. Nesting proves the elements have distinct addresses; layouts that interleave
-/// without sharing an address (sizes [3,2], strides [2,3]) are not proven.
+/// True unless the dimensions nest: in some order, each steps past everything the ones before
+/// it reach. Nesting proves the elements have distinct addresses; layouts that interleave
+/// without sharing an address (sizes [3,2], strides [2,3]) are not proven. The dimensions' own
+/// order, innermost first (every C-order view's), is tried before the order by |stride|.
 constexpr bool may_self_overlap(const shape& s, const std::array<std::int64_t, max_rank>& strides) {
-    // Nesting in any order proves distinct addresses; the dimensions' own order, innermost
-    // first, is the order of every C-order view and most others, and needs no sort.
-    bool nested = true;
-    for (std::int64_t reach = 0, i = s.rank - 1; i >= 0 && nested; --i) {
-        const auto k = static_cast<std::size_t>(i);
-        if (s[static_cast<int>(i)] == 0) return false;
-        if (s[static_cast<int>(i)] == 1) continue;
-        if (strides[k] == std::numeric_limits<std::int64_t>::min()) { // no magnitude: the general way decides
-            nested = false;
-            break;
-        }
-        const std::int64_t a = strides[k] < 0 ? -strides[k] : strides[k];
-        std::int64_t span = 0;
-        nested = a > reach && mul_fits(a, s[static_cast<int>(i)] - 1, span) && add_fits(reach, span, reach);
-    }
-    if (nested) return false;
-    std::array<std::pair<std::int64_t, std::int64_t>, max_rank> d{}; // |stride|, size
+    struct dim {
+        std::int64_t stride, size; // |stride|
+    };
+    dim d[max_rank]; // the first n are set
     int n = 0;
-    for (int i = 0; i < s.rank; ++i) {
+    bool unmeasurable = false; // a stride of -2^63 has no magnitude in 64 bits
+    for (int i = s.rank - 1; i >= 0; --i) {
         if (s[i] == 0) return false;
-        if (s[i] > 1) d[static_cast<std::size_t>(n++)] = {strides[static_cast<std::size_t>(i)] < 0 ? -strides[static_cast<std::size_t>(i)] : strides[static_cast<std::size_t>(i)], s[i]};
+        if (s[i] == 1) continue;
+        const std::int64_t st = strides[static_cast<std::size_t>(i)];
+        unmeasurable |= st == std::numeric_limits<std::int64_t>::min();
+        d[n++] = {st < 0 && st != std::numeric_limits<std::int64_t>::min() ? -st : st, s[i]};
     }
+    if (unmeasurable) return true;
+    auto nested = [&] {
+        std::int64_t reach = 0, span = 0; // the largest offset the dimensions so far reach
+        for (int i = 0; i < n; ++i)
+            if (d[i].stride <= reach || !mul_fits(d[i].stride, d[i].size - 1, span) || !add_fits(reach, span, reach)) return false;
+        return true;
+    };
+    if (nested()) return false;
+    auto before = [](const dim& a, const dim& b) { return a.stride < b.stride || (a.stride == b.stride && a.size < b.size); };
     for (int i = 1; i < n; ++i) // insertion sort: at most 8 entries
-        for (int j = i; j > 0 && d[static_cast<std::size_t>(j)] < d[static_cast<std::size_t>(j - 1)]; --j)
-            std::swap(d[static_cast<std::size_t>(j)], d[static_cast<std::size_t>(j - 1)]);
-    std::int64_t reach = 0; // largest offset the smaller dimensions reach
-    for (int i = 0; i < n; ++i) {
-        if (d[static_cast<std::size_t>(i)].first <= reach) return true;
-        reach += d[static_cast<std::size_t>(i)].first * (d[static_cast<std::size_t>(i)].second - 1);
-    }
-    return false;
+        for (int j = i; j > 0 && before(d[j], d[j - 1]); --j) std::swap(d[j], d[j - 1]);
+    return !nested();
 }
 
 /// Whether two coordinates of a view share an address.

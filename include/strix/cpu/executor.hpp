@@ -214,12 +214,12 @@ struct segment {
     std::int64_t begin, len, src, step;
 };
 
+using segment_list = strix::detail::small_vector<segment, 4>; ///< a row's segments (a pad of one period on each side: 3)
+using term_list = strix::detail::small_vector<std::int64_t, 8>;  ///< the source offsets of `each` segments' elements
+
 /// The segments of a padded dimension: its pads grouped into fills, contiguous runs and single
 /// elements (whose source offsets go to `terms`: the fold is computed once per plan, not per
 /// row), and the input's own range as one run, listed first.
-using segment_list = strix::detail::small_vector<segment, 4>; ///< a row's segments (a pad of one period on each side: 3)
-using term_list = strix::detail::small_vector<std::int64_t, 8>;
-
 template <class = void>
 segment_list segments_of(const plan::move_dim& d, std::int64_t elem, term_list& terms) {
     segment_list s;

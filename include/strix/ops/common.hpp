@@ -26,14 +26,6 @@ std::string strides_text(const shape& s, const std::array<std::int64_t, max_rank
     return r + "]";
 }
 
-/// "input", or "input 2" for an operand with a number (join's inputs, split's outputs).
-template <class = void>
-std::string role_text(std::string_view role, int number) {
-    std::string r(role);
-    if (number >= 0) r += " " + std::to_string(number);
-    return r;
-}
-
 /// Throws check_view's error: the operator, the operand, its view and `what` is wrong with it.
 template <bool M>
 [[noreturn]] void view_error(std::string_view op, std::string_view role, int number, const basic_any_view<M>& v, std::string_view what, bool strides) {

@@ -111,21 +111,20 @@ checked check_join(std::span<const any_cview> inputs, const any_view* output, co
     for (std::size_t k = 0; k < inputs.size(); ++k) check_view("join", "input", inputs[k], false, static_cast<int>(k));
     if (output) check_view("join", "output", *output, true);
     const inferred r = join_rule_of(inputs.size(), [&](std::size_t k) -> const shape& { return inputs[k].sizes(); }, d);
-    bool types_agree = !output || inputs.empty() || output->type() == inputs[0].type();
-    for (std::size_t k = 1; k < inputs.size(); ++k) types_agree &= inputs[k].type() == inputs[0].type();
+    // the operands of a message, written only when a check fails
+    if (!r.v.ok()) enforce(r.v, join_operands(inputs, output)); // at least one input from here on
+    auto operands = [&] { // with the output the call makes, as the rules after this see it
+        auto ops = join_operands(inputs, output);
+        if (!output) ops.push_back({"output", r.out, inputs[0].type()});
+        return ops;
+    };
+    for (std::size_t k = 0; k < inputs.size(); ++k)
+        if (inputs[k].type() != inputs[0].type()) enforce({rule::join_dtype, static_cast<int>(k)}, operands());
     checked c;
     c.out = r.out;
-    const bool shape_agrees = !output || r.out == output->sizes();
-    if (!r.v.ok() || !types_agree || !shape_agrees) { // the message's operands are written only for it
-        auto ops = join_operands(inputs, output);
-        enforce(r.v, ops); // at least one input from here on
-        if (!output) ops.push_back({"output", r.out, inputs[0].type()}); // the one the call makes, as the rules after this see it
-        for (std::size_t k = 0; k < inputs.size(); ++k)
-            if (inputs[k].type() != inputs[0].type()) enforce({rule::join_dtype, static_cast<int>(k)}, ops);
-        if (output && output->type() != inputs[0].type()) enforce({rule::join_dtype, static_cast<int>(inputs.size())}, ops);
-        if (output && r.out != output->sizes()) enforce({rule::join_output_shape, static_cast<int>(inputs.size())}, ops);
-    }
     if (!output) return c;
+    if (output->type() != inputs[0].type()) enforce({rule::join_dtype, static_cast<int>(inputs.size())}, operands());
+    if (r.out != output->sizes()) enforce({rule::join_output_shape, static_cast<int>(inputs.size())}, operands());
     for (std::size_t k = 0; k < inputs.size(); ++k) check_disjoint("join", *output, "input", inputs[k], static_cast<int>(k));
     return c;
 }

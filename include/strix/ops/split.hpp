@@ -92,22 +92,19 @@ template <class = void>
 checked check_split(const any_cview& input, std::span<const any_view> outputs, const split_desc& d) {
     check_view("split", "input", input, false);
     for (std::size_t k = 0; k < outputs.size(); ++k) check_view("split", "output", outputs[k], true, static_cast<int>(k));
-    bool types_agree = true;
-    for (const auto& o : outputs) types_agree &= o.type() == input.type();
     const verdict v = split_rule_of(input.sizes(), outputs.size(), [&](std::size_t k) -> const shape& { return outputs[k].sizes(); }, d);
-    if (!v.ok() || !types_agree) { // the message's operands are written only for it
+    auto operands = [&] { // the operands of a message, written only when a check fails
         std::vector<shape> shapes;
         std::vector<dtype> types;
         for (const auto& o : outputs) {
             shapes.push_back(o.sizes());
             types.push_back(o.type());
         }
-        const auto ops = split_operands(input.sizes(), input.type(), shapes, types);
-        enforce(v, ops);
-        for (std::size_t k = 0; k < outputs.size(); ++k)
-            if (outputs[k].type() != input.type()) enforce({rule::split_dtype, static_cast<int>(k) + 1}, ops);
-    }
+        return split_operands(input.sizes(), input.type(), shapes, types);
+    };
+    if (!v.ok()) enforce(v, operands());
     for (std::size_t k = 0; k < outputs.size(); ++k) {
+        if (outputs[k].type() != input.type()) enforce({rule::split_dtype, static_cast<int>(k) + 1}, operands());
         check_disjoint("split", outputs[k], "input", input, -1, "output", static_cast<int>(k));
         for (std::size_t j = 0; j < k; ++j) check_disjoint("split", outputs[k], "output", outputs[j], static_cast<int>(j), "output", static_cast<int>(k));
     }
