@@ -129,6 +129,22 @@ TEST_CASE("allocating calls with an empty output whose other sizes multiply past
     CHECK(e.sizes() == shape{0, big, wide});
 }
 
+TEST_CASE("pad: an empty input (no data) padded into an output with negative strides", "[hostile]") {
+    // a constant pad of a (0, 4) input: every output element is the fill, and the input has no
+    // data. The plan turned the output's negative stride on axis 1 positive and moved the
+    // input's null base by the same dimension's input stride: pointer arithmetic on null
+    // (fuzz_ops, under UBSan: the sanitized build runs this test). Expected: NumPy's np.pad of
+    // an empty array, all fill.
+    const any_cview in(nullptr, dtype::float32, shape{0, 4});
+    std::vector<float> buf(2 * 4 + 2, -1.0f);
+    // (2, 4) written backwards on both axes, one sentinel each side
+    const any_view out(buf.data() + 8, dtype::float32, shape{2, 4}, {-4, -1});
+    pad(in, out, pad_desc{pad_mode::constant, {1, 0}, {1, 0}, scalar(2.5)});
+    CHECK(buf.front() == -1.0f);
+    CHECK(buf.back() == -1.0f);
+    for (std::size_t i = 1; i + 1 < buf.size(); ++i) CHECK(buf[i] == 2.5f);
+}
+
 TEST_CASE("pad: a padded dimension is its fold, not a list of its coordinates", "[hostile]") {
     // the plan of a pad holds nothing per coordinate: lowering pads of 2^40 on each side of a
     // one-element axis (never run: the output's memory does not exist) takes no memory or time

@@ -134,7 +134,7 @@ plan::move_plan lower_gather_nd(const any_cview& input, const shape& indices, co
         p.axis_size = std::numeric_limits<std::int64_t>::max();
         p.axis_stride = 1;
         p.clamp = true; // resolved already: the offsets are never out of range
-        p.src += bias;
+        p.src = plan::moved(p.src, bias);
     } else {
         p.table = std::move(table);
     }

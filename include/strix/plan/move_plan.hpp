@@ -101,6 +101,15 @@ struct move_plan {
     }
 };
 
+/// `base` moved by `bytes`, computed in integers: an operand with no element may have no data
+/// (a null base) and a device operand's base is a device address, where pointer arithmetic
+/// would be undefined; only a plan that reads or writes through the result needs it to point
+/// into memory.
+template <class B>
+B* moved(B* base, std::int64_t bytes) {
+    return reinterpret_cast<B*>(reinterpret_cast<std::uintptr_t>(base) + static_cast<std::uintptr_t>(bytes));
+}
+
 /// Puts a plan in canonical form: drops size-1 dimensions, turns negative output strides of
 /// affine dimensions positive, orders dimensions by output stride (largest first: every output
 /// element is written once, so any order is correct and this one walks memory forward), and
@@ -121,13 +130,13 @@ void collapse(move_plan& p) {
         if (d.size == 1) { // a single coordinate: fold its one term into the bases
             if (!d.is_affine()) {
                 if (d.source(0) == no_source) { dims[static_cast<std::size_t>(n++)] = d; }
-                else p.src += d.source(0);
+                else p.src = moved(p.src, d.source(0));
             }
             continue;
         }
         if (d.dst < 0 && d.is_affine() && d.key == 0) {
-            p.dst += (d.size - 1) * d.dst;
-            p.src += (d.size - 1) * d.src;
+            p.dst = moved(p.dst, (d.size - 1) * d.dst);
+            p.src = moved(p.src, (d.size - 1) * d.src);
             d.dst = -d.dst;
             d.src = -d.src;
         }
