@@ -156,11 +156,25 @@ TEST_CASE("random: four threads give the single-threaded result on large operand
         fill_indices(g, idx, 256);
         strided upd = make_c_order(dtype::float32, shape{200, 1024});
         fill_random(g, upd.buf);
-        for (const strided* src : {&in, &flipped}) {
-            const ref_result ref = scatter_ref(src->ref(), idx.ref(), upd.ref(), 0);
-            const strix::scatter_desc d{0};
-            check_tensor(strix::scatter(src->cview(), idx.cview(), upd.cview(), d, one), dtype::float32, s, ref.data);
-            check_tensor(strix::scatter(src->cview(), idx.cview(), upd.cview(), d, four), dtype::float32, s, ref.data);
+        // every target takes about 200 / 256 updates: the four workers share the columns, and
+        // each element's updates must still combine in C order (float sums are not associative)
+        using R = strix::scatter_reduction;
+        for (const R red : {R::none, R::add, R::mul, R::max}) {
+            INFO("reduction " << static_cast<int>(red));
+            for (const strided* src : {&in, &flipped}) {
+                const ref_result ref = scatter_ref(src->ref(), idx.ref(), upd.ref(), 0, red);
+                strix::scatter_desc d{0};
+                d.reduction = red;
+                check_tensor(strix::scatter(src->cview(), idx.cview(), upd.cview(), d, one), dtype::float32, s, ref.data);
+                check_tensor(strix::scatter(src->cview(), idx.cview(), upd.cview(), d, four), dtype::float32, s, ref.data);
+                // into a Fortran-order output: the shared dimension is then the outer one in memory
+                strided fout = make_c_order(dtype::float32, s);
+                fout.strides = strix::f_strides(s);
+                fill_random(g, fout.buf);
+                const bytes before = fout.buf;
+                strix::scatter(src->cview(), idx.cview(), upd.cview(), fout.view(), d, four);
+                check_output(fout, before, ref.data);
+            }
         }
     }
 }

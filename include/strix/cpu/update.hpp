@@ -139,21 +139,36 @@ void combine_row(std::byte* out, const std::byte* ix, const std::byte* u, std::i
 
 #undef STRIX_UNROLL_8
 
-/// Applies the updates whose target lies at output byte offsets [lo, hi) (relative to p.dst), in
-/// C order of the updates: update u goes to the output element at (sum of coordinate times dst)
-/// + its target offset. Every worker walks all updates and applies only its own targets, so
-/// each element still sees its updates in C order, whatever the number of workers: the results
-/// are the single-threaded ones bit for bit, duplicates and reductions included.
+/// A share of an update plan's updates: coordinates [begin, end) of the updates' dimension `dim`,
+/// or every update where `dim` is negative.
+struct update_part {
+    int dim = -1;
+    std::int64_t begin = 0, end = 0;
+};
+
+/// Applies the updates of `part`, in C order of the updates: update u goes to the output element
+/// at (sum of coordinate times dst) + its target offset.
 template <class T, class I, scatter_reduction red>
-void apply_updates_range(const plan::update_plan& p, std::int64_t lo, std::int64_t hi) {
+void apply_updates(const plan::update_plan& p, const update_part& part) {
     const int r = p.rank;
-    const std::int64_t n = p.count();
+    std::array<plan::update_dim, max_rank> dims = p.dims;
+    // where the walk starts: the part's first coordinate on its dimension
+    std::int64_t uo0 = 0, oo0 = 0, key0 = 0;
+    if (part.dim >= 0) {
+        auto& d = dims[static_cast<std::size_t>(part.dim)];
+        uo0 = part.begin * d.src;
+        oo0 = part.begin * d.dst;
+        key0 = part.begin * d.key;
+        d.size = part.end - part.begin;
+    }
+    std::int64_t n = 1;
+    for (int d = 0; d < r; ++d) n *= dims[static_cast<std::size_t>(d)].size;
     if (n == 0) return;
     std::array<std::int64_t, max_rank> c{};
     const std::byte* ub = p.src;
     std::byte* ob = p.dst;
-    std::int64_t uo = 0, oo = 0, key = 0;
-    const plan::update_dim last = r ? p.dims[static_cast<std::size_t>(r - 1)] : plan::update_dim{};
+    std::int64_t uo = uo0, oo = oo0, key = key0;
+    const plan::update_dim last = r ? dims[static_cast<std::size_t>(r - 1)] : plan::update_dim{};
     const std::int64_t inner = last.size, us = last.src, os = last.dst, ks = last.key;
     const std::int64_t* table = p.table.empty() ? nullptr : p.table.data();
     const std::byte* index = p.index;
@@ -174,12 +189,12 @@ void apply_updates_range(const plan::update_plan& p, std::int64_t lo, std::int64
     };
     // walks the rows (all but the innermost dimension), calling f(update row, output offset, key)
     auto each_row = [&](auto&& f) {
-        std::int64_t uo = 0, oo = 0, key = 0;
+        std::int64_t uo = uo0, oo = oo0, key = key0;
         std::array<std::int64_t, max_rank> c{};
         for (std::int64_t k = 0; k < n; k += inner) {
             f(ub + uo, oo, key);
             for (int d = r - 2; d >= 0; --d) {
-                const auto& dd = p.dims[static_cast<std::size_t>(d)];
+                const auto& dd = dims[static_cast<std::size_t>(d)];
                 auto& cd = c[static_cast<std::size_t>(d)];
                 uo += dd.src;
                 oo += dd.dst;
@@ -198,18 +213,16 @@ void apply_updates_range(const plan::update_plan& p, std::int64_t lo, std::int64
         // target still apply in C order.
         each_row([&](const std::byte* u, std::int64_t o, std::int64_t kk) {
             const std::int64_t t = target(o, kk);
-            const std::int64_t a = std::max(t, lo), b = std::min(t + inner * es, hi);
-            if (a >= b) return;
             if constexpr (red == scatter_reduction::none) {
-                std::memcpy(ob + a, u + (a - t), static_cast<std::size_t>(b - a));
+                std::memcpy(ob + t, u, static_cast<std::size_t>(inner * es));
             } else {
-                for (std::int64_t x = a; x < b; x += es) combine_at(ob + x, u + (x - t));
+                for (std::int64_t x = 0; x < inner * es; x += es) combine_at(ob + t + x, u + x);
             }
         });
         return;
     }
-    if (!table && inner >= 64 && lo <= p.span_lo && hi >= p.span_hi) {
-        // long rows of indices read in place, every target this worker's: each target's line
+    if (!table && inner >= 64) {
+        // long rows of indices read in place: each target's line
         // is fetched for writing `ahead` updates before its update is applied, with no branch
         // on the target (a single core of an AMD EPYC, 1M float32 updates into 4 MB: 2.35 ms
         // through the blocks below, against a floor of 1.5-1.7 ms for the bare loop)
@@ -264,11 +277,9 @@ void apply_updates_range(const plan::update_plan& p, std::int64_t lo, std::int64
         const std::byte* u = us_at[slot];
         const std::int64_t* t = tg[slot];
         if constexpr (red == scatter_reduction::none) {
-            for (std::int64_t j = 0; j < len[slot]; ++j) // indexed: no step past the last update
-                if (t[j] >= lo && t[j] < hi) std::memcpy(ob + t[j], u + j * us, sizeof(T));
+            for (std::int64_t j = 0; j < len[slot]; ++j) std::memcpy(ob + t[j], u + j * us, sizeof(T)); // indexed: no step past the last update
         } else {
             for (std::int64_t j = 0; j < len[slot]; ++j) {
-                if (t[j] < lo || t[j] >= hi) continue;
                 T v, a;
                 std::memcpy(&v, u + j * us, sizeof(T));
                 std::memcpy(&a, ob + t[j], sizeof(T));
@@ -287,9 +298,7 @@ void apply_updates_range(const plan::update_plan& p, std::int64_t lo, std::int64
             std::int64_t* t = tg[cur];
             for (std::int64_t j = 0; j < m; ++j, o += os, kk += ks) {
                 t[j] = target(o, kk);
-                // only this worker's targets: a prefetch for writing takes the line from the
-                // cache of the worker that owns it
-                if (t[j] >= lo && t[j] < hi) __builtin_prefetch(ob + t[j], 1);
+                __builtin_prefetch(ob + t[j], 1);
             }
             us_at[cur] = u + i0 * us; // indexed: no step past the row's last update
             len[cur] = m;
@@ -298,7 +307,7 @@ void apply_updates_range(const plan::update_plan& p, std::int64_t lo, std::int64
         }
         k += inner;
         for (int d = r - 2; d >= 0; --d) {
-            const auto& dd = p.dims[static_cast<std::size_t>(d)];
+            const auto& dd = dims[static_cast<std::size_t>(d)];
             auto& cd = c[static_cast<std::size_t>(d)];
             uo += dd.src;
             oo += dd.dst;
@@ -329,13 +338,41 @@ struct unsigned_of_size<8> { using type = std::uint64_t; };
 template <class T>
 using same_size_unsigned = typename unsigned_of_size<sizeof(T)>::type;
 
+/// The share of worker `k` of `t` in an update plan, split along `dim`: updates that differ in
+/// the coordinate of a dimension whose output stride is not zero never meet (the index decides
+/// only the other output coordinates, and the output does not overlap itself), so each element
+/// still sees its updates in C order and the result is the single-threaded one bit for bit,
+/// duplicates and reductions included. Shares of a dimension under 64 bytes apart start on a
+/// multiple of 64 bytes' worth of coordinates, so that workers rarely share a cache line.
+inline update_part share_of(const plan::update_plan& p, int dim, int k, int t) {
+    const auto& d = p.dims[static_cast<std::size_t>(dim)];
+    const std::int64_t step = d.dst < 0 ? -d.dst : d.dst;
+    const std::int64_t unit = step < 64 && 64 % step == 0 ? 64 / step : 1;
+    auto edge = [&](int j) { return j == t ? d.size : d.size / unit * j / t * unit; };
+    return {dim, edge(k), edge(k + 1)};
+}
+
+/// The updates' dimension to share among workers: the outermost one with an output stride (see
+/// share_of) that has a coordinate for every worker, else the longest such; -1 where none has
+/// (a scatter of one dimension, scatter-nd's tuples of every coordinate: their updates may meet
+/// anywhere, and run on one thread — splitting them by output range measured 4-8 times slower
+/// on 2 cores, every worker walking every update and each random write moving its line between
+/// the cores' caches).
+inline int shared_dim(const plan::update_plan& p, int t) {
+    int best = -1;
+    for (int d = 0; d < p.rank; ++d) {
+        const auto& dd = p.dims[static_cast<std::size_t>(d)];
+        if (dd.dst == 0 || dd.size < 2) continue;
+        if (dd.size >= t) return d;
+        if (best < 0 || dd.size > p.dims[static_cast<std::size_t>(best)].size) best = d;
+    }
+    return best;
+}
+
 } // namespace detail
 
-/// Runs an update plan: its updates in C order. The walk can split the output's addresses among
-/// workers (see apply_updates_range), but measured on a 2-core host two workers ran 4-8 times
-/// slower than one: each random write then moves its cache line between the cores' caches (the
-/// pool does not pin a part to a core, and the copy before splits the output differently). So
-/// the updates apply on the calling thread; `max_workers` is kept for hosts where that pays.
+/// Runs an update plan: its updates in C order, shared among workers along a dimension whose
+/// updates never meet (detail::shared_dim), else on the calling thread.
 /// (A template, so that its 220 type x index x reduction kernels are compiled only in the
 /// programs that scatter: see compile cost in bench/NOTES.md.)
 template <class = void>
@@ -343,9 +380,10 @@ void execute(const plan::update_plan& p, const options& opt = {}) {
     const std::int64_t n = p.count();
     if (n == 0) return;
     const auto es = static_cast<std::int64_t>(size_of(p.type));
-    constexpr int max_workers = 1;
-    const int t = std::min(detail::threads_for(opt, n * es, n), max_workers);
-    const std::int64_t lo = p.span_lo, range = p.span_hi - p.span_lo;
+    int t = detail::threads_for(opt, n * es, n);
+    const int dim = t > 1 ? detail::shared_dim(p, t) : -1;
+    if (dim < 0) t = 1;
+    else t = static_cast<int>(std::min<std::int64_t>(t, p.dims[static_cast<std::size_t>(dim)].size));
     // the reduction as a template argument, so that an update costs no branch on it (1M float32
     // adds onto 64K targets, one core of a 2-core VM: 3.16-3.18 ms -> 2.94-3.09 ms)
     auto with_reduction = [&](auto f) {
@@ -366,11 +404,8 @@ void execute(const plan::update_plan& p, const options& opt = {}) {
                 // without a reduction only the element's size matters: one kernel per size
                 // serves every type of it (float32, int32 and uint32 alike)
                 using E = std::conditional_t<red == scatter_reduction::none, detail::same_size_unsigned<T>, T>;
-                parallel_tasks(t, [&](int k) {
-                    // owners' ranges: element-aligned pieces of the output's span
-                    const std::int64_t a = lo + range / es * k / t * es, b = k + 1 == t ? p.span_hi : lo + range / es * (k + 1) / t * es;
-                    detail::apply_updates_range<E, I, red>(p, a, b);
-                });
+                if (t == 1) return detail::apply_updates<E, I, red>(p, {});
+                parallel_tasks(t, [&](int k) { detail::apply_updates<E, I, red>(p, detail::share_of(p, dim, k, t)); });
             });
         });
     });
