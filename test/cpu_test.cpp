@@ -302,7 +302,35 @@ TEST_CASE("random: streamed stores on 1 and 3 threads, partial lines staged and 
                 pad_case(seeds(), et, static_cast<pad_mode>(rep % 5));
                 gather_nd_case(seeds(), et, it);
                 scatter_case(seeds(), et, it, static_cast<R>(rep % 5));
+                scatter_nd_case(seeds(), et, it, static_cast<R>((rep + 1) % 5));
             }
+    }
+
+    // scatter-nd of whole rows streamed: 64 rows of 1001 float32 into 32, many targets twice
+    // (the later row wins), the output starting 4 bytes into a line, against a naive loop
+    {
+        rng_t gr(0x7374726d'00000014ULL);
+        const std::int64_t rows = 32, w = 1001, n = 64;
+        std::vector<float> in(static_cast<std::size_t>(rows * w)), upd(static_cast<std::size_t>(n * w));
+        std::vector<std::int64_t> idx(static_cast<std::size_t>(n));
+        for (auto& x : in) x = static_cast<float>(gr() % 1000);
+        for (auto& x : upd) x = static_cast<float>(gr() % 1000) + 0.5f;
+        for (auto& x : idx) x = static_cast<std::int64_t>(gr() % rows);
+        std::vector<float> want = in;
+        for (std::int64_t i = 0; i < n; ++i)
+            for (std::int64_t j = 0; j < w; ++j) want[static_cast<std::size_t>(idx[static_cast<std::size_t>(i)] * w + j)] = upd[static_cast<std::size_t>(i * w + j)];
+        for (int threads : {1, 3}) {
+            INFO("scatter-nd rows, threads " << threads);
+            const strix::cpu::options opt{threads, 1, 0};
+            std::vector<float> buf(static_cast<std::size_t>(rows * w + 17), -1.0f);
+            const std::size_t at = (64 - reinterpret_cast<std::uintptr_t>(buf.data()) % 64) / 4 % 16 + 1; // 4 bytes past a line
+            const strix::any_view out(buf.data() + at, dtype::float32, shape{rows, w});
+            strix::scatter_nd(any_cview(in.data(), dtype::float32, shape{rows, w}), any_cview(idx.data(), dtype::int64, shape{n, 1}),
+                              any_cview(upd.data(), dtype::float32, shape{n, w}), out, strix::scatter_nd_desc{}, opt);
+            CHECK(std::memcmp(buf.data() + at, want.data(), want.size() * sizeof(float)) == 0);
+            for (std::size_t k = 0; k < buf.size(); ++k)
+                if (k < at || k >= at + want.size()) CHECK(buf[k] == -1.0f);
+        }
     }
 
     // rows of 1 to 300 bytes whose outputs start at every offset within a cache line: a constant
