@@ -302,7 +302,9 @@ TEST_CASE("random: streamed stores on 1 and 3 threads, partial lines staged and 
                 pad_case(seeds(), et, static_cast<pad_mode>(rep % 5));
                 gather_nd_case(seeds(), et, it);
                 scatter_case(seeds(), et, it, static_cast<R>(rep % 5));
-                scatter_nd_case(seeds(), et, it, static_cast<R>((rep + 1) % 5));
+                // a few: the harness's tuples for operands this large cost 0.5 s a case (ten times
+                // that under the sanitizers), and the rows below test the streamed path directly
+                if (et == dtype::float64 && rep % 5 == 0) scatter_nd_case(seeds(), et, it, static_cast<R>(rep / 5));
             }
     }
 
