@@ -69,6 +69,12 @@ int threads_for(const options& opt, std::int64_t bytes, std::int64_t items) {
     return static_cast<int>(std::max<std::int64_t>(t, 1));
 }
 
+/// The first of [0, n) in part k of `parts` near-equal parts: floor(n * k / parts), without
+/// forming n * k (k <= parts; parts times parts must fit in 64 bits).
+constexpr std::int64_t part_start(std::int64_t n, std::int64_t k, std::int64_t parts) {
+    return n / parts * k + n % parts * k / parts;
+}
+
 /// Splits [0, n) into `t` near-equal parts and runs f(begin, end) for each, in parallel.
 template <class F>
 void parallel_ranges(int t, std::int64_t n, const F& f) {
@@ -76,7 +82,7 @@ void parallel_ranges(int t, std::int64_t n, const F& f) {
         f(std::int64_t{0}, n);
         return;
     }
-    parallel_tasks(t, [&](int i) { f(n * i / t, n * (i + 1) / t); });
+    parallel_tasks(t, [&](int i) { f(part_start(n, i, t), part_start(n, i + 1, t)); });
 }
 
 template <std::size_t E>
@@ -736,8 +742,8 @@ void execute_together(std::span<const plan::move_plan> plans, const options& opt
     const int t = detail::threads_for(opt, bytes, most);
     // at most 2^24 blocks, so that part() cannot overflow
     const std::int64_t blocks = states.size() == 1 ? t : std::max<std::int64_t>(std::min({rows, bytes / 4096, std::int64_t{1} << 24}), t);
-    // the first element of block k of a plan of n: floor(n * k / blocks) without forming n * k
-    auto part = [blocks](std::int64_t n, std::int64_t k) { return n / blocks * k + n % blocks * k / blocks; };
+    // the first element of block k of a plan of n
+    auto part = [blocks](std::int64_t n, std::int64_t k) { return detail::part_start(n, k, blocks); };
     detail::parallel_ranges(t, blocks, [&](std::int64_t a, std::int64_t b) {
         strix::detail::small_vector<detail::cursor, 4> cur(states.size());
         std::vector<std::byte> stage;
