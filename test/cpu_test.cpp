@@ -364,7 +364,7 @@ TEST_CASE("the index check: every type's boundaries at every place of a vector s
     for (dtype it : strix::index_dtypes) {
         const bool is_signed = it == dtype::int32 || it == dtype::int64;
         const bool narrow = it == dtype::int32 || it == dtype::uint32;
-        for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{7}, std::int64_t{1000}, two31 - 1, two31, two31 + 1, two32 - 1, two32,
+        for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{7}, std::int64_t{256}, std::int64_t{1000}, std::int64_t{65536}, two31 - 1, two31, two31 + 1, two32 - 1, two32,
                                two32 + 1, std::int64_t{1} << 62}) {
             // values around each bound and the type's extremes: signed types' as int64, unsigned
             // types' as uint64 bit patterns
@@ -401,7 +401,25 @@ TEST_CASE("the index check: every type's boundaries at every place of a vector s
                             using I = decltype(tag);
                             CHECK(strix::detail::contiguous_in_range_sse2<I>(idx.buf.data(), len, n) == in);
 #ifdef STRIX_X86_AVX2
-                            if (strix::cpu::detail::cpu_has_avx2()) CHECK(strix::detail::contiguous_in_range_avx2<I>(idx.buf.data(), len, n) == in);
+                            if (strix::cpu::detail::cpu_has_avx2()) {
+                                CHECK(strix::detail::contiguous_in_range_avx2<I>(idx.buf.data(), len, n) == in);
+                                // the check that writes a narrowed copy: indices read as unsigned, into
+                                // 1 byte for an axis of up to 256, 2 for up to 65536
+                                if (n > 0 && n <= 65536) {
+                                    using U = std::make_unsigned_t<I>;
+                                    auto narrowed = [&](auto ntag) {
+                                        using N = decltype(ntag);
+                                        std::vector<N> out(static_cast<std::size_t>(len), N{0x5a});
+                                        const bool ok = strix::detail::contiguous_in_range_avx2<U, N>(idx.buf.data(), len, n, out.data());
+                                        CHECK(ok == (v < un && (!is_signed || static_cast<std::int64_t>(v) >= 0)));
+                                        if (ok)
+                                            for (std::int64_t k = 0; k < len; ++k)
+                                                CHECK(out[static_cast<std::size_t>(k)] == static_cast<N>(k == at ? v : 0));
+                                    };
+                                    narrowed(std::uint16_t{});
+                                    if (n <= 256) narrowed(std::uint8_t{});
+                                }
+                            }
 #endif
                         });
                     }
@@ -457,6 +475,92 @@ TEST_CASE("random: out-of-range indices name the first bad one whatever the numb
     }
 }
 
+TEST_CASE("random: gather-elements reads a narrowed copy of large checked indices", "[random]") {
+    // Indices of 1 MiB and more, non-negative and on an axis of up to 65536, are narrowed to 1 or
+    // 2 bytes as the check reads them, and the gather reads the copy: every element against the
+    // naive reference, on 1 and 3 threads, C-order and strided indices (contiguous runs that
+    // start anywhere, and runs with a stride: the copy's scalar loop), tails of every length.
+    // Negative indices and a bad one leave the copy to the general path.
+    rng_t g(0x6e617277'00000001ULL);
+    struct shape_case {
+        dtype et, it;
+        shape in, idx;
+        int axis;
+        int width; // the copy's width, 0: none
+    };
+    const shape_case cases[] = {
+        {dtype::float32, dtype::int64, shape{512, 256}, shape{512, 301}, 1, 1},   // the axis of 256 fills a byte
+        {dtype::float64, dtype::uint64, shape{300, 257}, shape{300, 451}, 1, 2},  // 257: two bytes
+        {dtype::int32, dtype::int64, shape{7, 20000}, shape{9, 20000}, 0, 1},     // the first axis
+        {dtype::int64, dtype::int32, shape{1000, 600}, shape{1000, 299}, 1, 2},   // int32 halved
+        {dtype::float32, dtype::int64, shape{4, 300, 40}, shape{4, 300, 150}, 2, 1}, // three dimensions
+        {dtype::float16, dtype::int64, shape{1000, 600}, shape{1000, 299}, 1, 0}, // 2-byte elements keep their indices
+        {dtype::int8, dtype::uint64, shape{600, 100}, shape{600, 700}, 1, 0},     // and 1-byte ones
+        {dtype::float32, dtype::int64, shape{2, 70000}, shape{2, 70000}, 1, 0},   // an axis past 65536
+        {dtype::float32, dtype::int64, shape{64, 256}, shape{64, 256}, 1, 0},     // 128 KiB of indices: no copy
+    };
+    for (const auto& c : cases) {
+        INFO(type_name(c.et) << " input " << str(c.in) << ", " << type_name(c.it) << " indices " << str(c.idx) << " on axis " << c.axis);
+        strided in = make_c_order(c.et, c.in);
+        fill_random(g, in.buf);
+        const std::int64_t n = c.in[c.axis];
+        strided idx = make_c_order(c.it, c.idx);
+        for (std::int64_t k = 0; k < idx.slots(); ++k) store_index(idx.buf.data() + k * idx.es(), c.it, static_cast<std::uint64_t>(uni(g, 0, n - 1)));
+        CHECK(strix::detail::narrowed_index_width(in.cview(), idx.cview(), n) == (strix::cpu::detail::cpu_has_avx2() ? c.width : 0));
+        // the same indices through three views: C order; the rows reversed (contiguous runs in
+        // C order start at every place); the indices transposed in a buffer of the transposed
+        // shape (every run strided)
+        const int r = c.idx.rank;
+        strided rev = idx;
+        rev.layout = "rows reversed";
+        rev.strides[0] = -idx.strides[0];
+        rev.base = (c.idx[0] - 1) * idx.strides[0];
+        shape tshape = c.idx;
+        std::swap(tshape[0], tshape[r - 1]);
+        strided tr = make_c_order(c.it, tshape);
+        tr.layout = "transposed";
+        for (std::int64_t k = 0; k < tr.slots(); ++k) store_index(tr.buf.data() + k * tr.es(), c.it, static_cast<std::uint64_t>(uni(g, 0, n - 1)));
+        tr.sizes = c.idx;
+        std::swap(tr.strides[0], tr.strides[static_cast<std::size_t>(r - 1)]);
+        for (strided* v : {&idx, &rev, &tr}) {
+            const ref_result want = gather_elements_ref(in.ref(), v->ref(), c.axis);
+            REQUIRE_FALSE(want.bad);
+            for (int threads : {1, 3}) {
+                INFO(v->describe() << ", threads " << threads);
+                const strix::cpu::options opt{threads, 1};
+                check_tensor(strix::gather_elements(in.cview(), v->cview(), strix::gather_elements_desc{c.axis}, opt), c.et, c.idx, want.data);
+            }
+        }
+        // a negative index (valid) and then a bad one, the last in C order
+        const bool is_signed = c.it == dtype::int32 || c.it == dtype::int64;
+        coords last{};
+        for (int d = 0; d < r; ++d) last[static_cast<std::size_t>(d)] = c.idx[d] - 1;
+        if (is_signed) {
+            store_index(idx.at(last), c.it, static_cast<std::uint64_t>(-n));
+            const ref_result want = gather_elements_ref(in.ref(), idx.ref(), c.axis);
+            REQUIRE_FALSE(want.bad);
+            check_tensor(strix::gather_elements(in.cview(), idx.cview(), strix::gather_elements_desc{c.axis}, strix::cpu::options{3, 1}), c.et,
+                         c.idx, want.data);
+        }
+        store_index(idx.at(last), c.it, static_cast<std::uint64_t>(n));
+        strided out = make_c_order(c.et, c.idx);
+        fill_random(g, out.buf);
+        const bytes before = out.buf;
+        for (int threads : {1, 3}) {
+            try {
+                strix::gather_elements(in.cview(), idx.cview(), out.view(), strix::gather_elements_desc{c.axis}, strix::cpu::options{threads, 1});
+                FAIL("no error");
+            } catch (const strix::error& e) {
+                CHECK(e.code() == error_code::index_out_of_range);
+                std::string at = "[";
+                for (int d = 0; d < r; ++d) at += (d ? "," : "") + std::to_string(c.idx[d] - 1);
+                CHECK(std::string(e.what()).find("index " + std::to_string(n) + " at position " + at + "]") != std::string::npos);
+            }
+            CHECK(out.buf == before);
+        }
+    }
+}
+
 TEST_CASE("random: the pool runs many small jobs, nested and concurrent callers and throwing tasks", "[random]") {
     // nested use from inside a task and callers on several threads fall back to threads of their own
     std::atomic<int> sum{0};
@@ -487,7 +591,7 @@ TEST_CASE("random: the pool runs many small jobs, nested and concurrent callers 
 
 TEST_CASE("random: a row gathered element by element matches a naive loop, scalar and with AVX2 gathers", "[random]") {
     // gather_row's common layout (contiguous output and indices, the axis contiguous) on every
-    // index type, 4- and 8-byte elements, with and without clamping: row lengths around the
+    // index type and the 1- and 2-byte ones of narrowed copies, 4- and 8-byte elements, with and without clamping: row lengths around the
     // indices per line (the scalar tail), negative indices, and under clamping indices past
     // either end; the scalar loop and the AVX2 one (where the processor has it) each against
     // a loop of its own. 1- and 16-byte elements and a strided axis take the scalar loop.
@@ -532,6 +636,8 @@ TEST_CASE("random: a row gathered element by element matches a naive loop, scala
         }
     };
     auto by_index = [&](auto elem_tag, auto clamp_tag) {
+        run(elem_tag, std::uint8_t{}, clamp_tag); // the narrowed copies of checked indices
+        run(elem_tag, std::uint16_t{}, clamp_tag);
         run(elem_tag, std::int32_t{}, clamp_tag);
         run(elem_tag, std::uint32_t{}, clamp_tag);
         run(elem_tag, std::int64_t{}, clamp_tag);

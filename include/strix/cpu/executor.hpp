@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <type_traits>
 #include <vector>
@@ -56,7 +57,38 @@ struct options {
     staging stage = staging::automatic;
 };
 
+/// Frees the calling thread's scratch memory: the buffer that holds the narrowed copy of a large
+/// gather-elements' checked indices (strix/ops/gather_elements.hpp), kept between calls because
+/// a fresh one costs a page fault per 4 KiB on every call. It holds a quarter or half of the
+/// largest such output the thread has gathered into (1 or 2 bytes per element); it is freed
+/// anyway when the thread ends.
+inline void release_scratch();
+
 namespace detail {
+
+/// The calling thread's scratch buffer (see release_scratch).
+struct scratch_buffer {
+    std::unique_ptr<std::byte[]> data;
+    std::size_t size = 0;
+};
+
+inline scratch_buffer& thread_scratch() {
+    thread_local scratch_buffer s;
+    return s;
+}
+
+/// At least `bytes` of the calling thread's scratch memory (contents undefined), grown as
+/// needed. One user at a time: nothing the executor runs asks for it again.
+inline std::byte* scratch(std::size_t bytes) {
+    scratch_buffer& s = thread_scratch();
+    if (s.size < bytes) {
+        s.data.reset(); // the old buffer goes first: the two never coexist
+        s.size = 0;
+        s.data.reset(new std::byte[bytes]);
+        s.size = bytes;
+    }
+    return s.data.get();
+}
 
 /// Whether a streamed operator run under `opt` stages its partial lines (options::stage).
 inline bool stages(const options& opt) { return opt.stage == options::staging::always; }
@@ -334,13 +366,27 @@ inline bool gather_lanes_fit(std::int64_t n, std::int64_t astride) {
 #else
 #define STRIX_GATHER(gcc, clang) __builtin_ia32_##gcc
 #endif
+// zero-extending 8 bytes or 8 shorts to 32-bit lanes: GCC 12 lowers __builtin_convertvector of
+// them to scalar code, so it takes its built-in (clang has no such built-in)
+#ifdef __clang__
+#define STRIX_WIDEN(op, as, v) __builtin_convertvector(__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7), vidx)
+#else
+#define STRIX_WIDEN(op, as, v) __builtin_ia32_##op(reinterpret_cast<as>(v))
+#endif
 template <std::size_t E, class I, bool Clamp>
 __attribute__((target("avx2"))) void gather_lanes_avx2(std::byte* out, const std::byte* base, const std::byte* ix, std::int64_t n,
                                                        std::int64_t count, spread_prefetch& pf) {
     constexpr bool wide = sizeof(I) == 8;
+    // 1- and 2-byte indices (narrowed copies, unsigned) widen to 32-bit lanes as they load
+    constexpr bool narrow = sizeof(I) < 4;
     using lane = std::conditional_t<std::is_signed_v<I>, std::conditional_t<wide, std::int64_t, std::int32_t>,
                                     std::conditional_t<wide, std::uint64_t, std::uint32_t>>;
     typedef lane vidx __attribute__((vector_size(32)));
+    typedef unsigned char v16qu __attribute__((vector_size(16)));
+    typedef unsigned short v8hu __attribute__((vector_size(16)));
+    typedef long long v2di __attribute__((vector_size(16)));
+    typedef char v16qi __attribute__((vector_size(16), unused)); // GCC's built-ins' argument types
+    typedef short v8hi __attribute__((vector_size(16), unused));
     typedef float v8sf __attribute__((vector_size(32)));
     typedef float v4sf __attribute__((vector_size(16)));
     typedef double v4df __attribute__((vector_size(32)));
@@ -358,13 +404,24 @@ __attribute__((target("avx2"))) void gather_lanes_avx2(std::byte* out, const std
         }
     };
     constexpr std::int64_t per = 64 / static_cast<std::int64_t>(sizeof(I)); // indices per line
-    constexpr std::int64_t lanes = 32 / static_cast<std::int64_t>(sizeof(I)); // per vector of indices
+    constexpr std::int64_t lanes = narrow ? 8 : 32 / static_cast<std::int64_t>(sizeof(I)); // per vector of indices
     for (std::int64_t i = 0; i < count; i += per) {
         __builtin_prefetch(ix + 2048);
         pf.step();
-        for (std::int64_t j = 0; j < per; j += lanes, ix += 32) {
+        for (std::int64_t j = 0; j < per; j += lanes, ix += lanes * static_cast<std::int64_t>(sizeof(I))) {
             vidx x;
-            std::memcpy(&x, ix, 32);
+            if constexpr (sizeof(I) == 1) {
+                long long q;
+                std::memcpy(&q, ix, 8);
+                const v2di v = {q, 0};
+                x = reinterpret_cast<vidx>(STRIX_WIDEN(pmovzxbd256, v16qi, reinterpret_cast<v16qu>(v)));
+            } else if constexpr (sizeof(I) == 2) {
+                v8hu v;
+                std::memcpy(&v, ix, 16);
+                x = reinterpret_cast<vidx>(STRIX_WIDEN(pmovzxwd256, v8hi, v));
+            } else {
+                std::memcpy(&x, ix, 32);
+            }
             resolve(x);
             std::byte* o = out + (i + j) * static_cast<std::int64_t>(E);
             if constexpr (E == 4 && wide) {
@@ -397,6 +454,7 @@ __attribute__((target("avx2"))) void gather_lanes_avx2(std::byte* out, const std
     }
 }
 #undef STRIX_GATHER
+#undef STRIX_WIDEN
 #endif
 
 /// Gathers output elements [a, b) of one row whose source is keyed per element: out[i] =
@@ -674,7 +732,7 @@ bool dense_output(const plan::move_plan& p) {
 
 /// Fills `st` (fresh) with the run state of collapsed plan `p` (rank >= 1), its walk chosen for
 /// its types.
-template <class = void>
+template <bool Narrow>
 void prepare(run_state& st, const plan::move_plan& p, bool stream, bool stage) {
     st.p = &p;
     const int outer = p.rank - 1;
@@ -708,9 +766,24 @@ void prepare(run_state& st, const plan::move_plan& p, bool stream, bool stage) {
         default: st.start = start_walk<16, I>; st.walk = walk<16, I>; break;
         }
     };
-    // the index type matters only to plans that read indices; the others take one instantiation
-    if (reads) with_index_type(p.index_type, by_size);
-    else by_size(std::int64_t{});
+    // the index type matters only to plans that read indices; the others take one instantiation.
+    // 1- and 2-byte indices, the narrowed copies of checked indices (strix/cpu/indices.hpp),
+    // only where asked for (Narrow) and for 4- and 8-byte elements: four walks more, in the
+    // programs that gather-elements only
+    auto narrow = [&](auto idx) {
+        using I = decltype(idx);
+        if (p.elem == 8) {
+            st.start = start_walk<8, I>;
+            st.walk = walk<8, I>;
+        } else {
+            st.start = start_walk<4, I>;
+            st.walk = walk<4, I>;
+        }
+    };
+    if (!reads) by_size(std::int64_t{});
+    else if (Narrow && p.index_type == dtype::uint8 && (p.elem == 4 || p.elem == 8)) narrow(std::uint8_t{});
+    else if (Narrow && p.index_type == dtype::uint16 && (p.elem == 4 || p.elem == 8)) narrow(std::uint16_t{});
+    else with_index_type(p.index_type, by_size);
 }
 
 } // namespace detail
@@ -725,7 +798,7 @@ void prepare(run_state& st, const plan::move_plan& p, bool stream, bool stage) {
 /// the same bytes: 3.7-4.1 ms). A plan of one long row (a join along the outer axis) keeps
 /// plan after plan. Threads take contiguous runs of blocks; there are at least as many blocks
 /// as threads, so a single long row is split too.
-template <class = void>
+template <bool Narrow = false>
 void execute_together(std::span<const plan::move_plan> plans, const options& opt = {}) {
     strix::detail::small_vector<detail::run_state, 4> states;
     std::int64_t bytes = 0, most = 0, rows = 0;
@@ -738,7 +811,7 @@ void execute_together(std::span<const plan::move_plan> plans, const options& opt
     if (most == 0) return;
     const bool stream = opt.stream_min_bytes >= 0 && bytes >= opt.stream_min_bytes, stage = detail::stages(opt);
     for (const auto& p : plans)
-        if (p.rank != 0 && p.count() != 0) detail::prepare(states.emplace_back(), p, stream, stage);
+        if (p.rank != 0 && p.count() != 0) detail::prepare<Narrow>(states.emplace_back(), p, stream, stage);
     const int t = detail::threads_for(opt, bytes, most);
     // at most 2^24 blocks, so that part() cannot overflow
     const std::int64_t blocks = states.size() == 1 ? t : std::max<std::int64_t>(std::min({rows, bytes / 4096, std::int64_t{1} << 24}), t);
@@ -772,7 +845,14 @@ void execute_together(std::span<const plan::move_plan> plans, const options& opt
 }
 
 /// Runs a collapsed move plan (split by elements, so that one long row uses every thread too).
-template <class = void>
-void execute(const plan::move_plan& p, const options& opt = {}) { execute_together(std::span<const plan::move_plan>(&p, 1), opt); }
+/// `Narrow`: the plan may read 1- or 2-byte indices (a narrowed copy, see prepare).
+template <bool Narrow = false>
+void execute(const plan::move_plan& p, const options& opt = {}) { execute_together<Narrow>(std::span<const plan::move_plan>(&p, 1), opt); }
+
+inline void release_scratch() {
+    detail::scratch_buffer& s = detail::thread_scratch();
+    s.data.reset();
+    s.size = 0;
+}
 
 } // namespace strix::cpu

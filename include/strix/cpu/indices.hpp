@@ -72,40 +72,73 @@ bool contiguous_in_range_sse2(const std::byte* p, std::int64_t len, std::int64_t
 }
 
 #ifdef STRIX_X86_AVX2
-/// The same with AVX2, 4 (int64) or 8 (int32) indices per instruction, for processors that have
-/// it (chosen at run time: the library is built for the x86-64 baseline). The SSE2 version spends
-/// about seven operations on two int64 indices, which on a Zen 4 EPYC core ran at 31 GB/s on
-/// indices in L3 (8 MB in 0.27 ms); here an index moved into [0, m) is in range exactly when,
-/// moved once more by the sign bit, it lies below m moved likewise as a signed integer (a
-/// signed compare of unsigned values): an add and a compare per vector, at the core's read
-/// rate (0.09 ms, a plain read of the same bytes 0.084). GCC's vector types rather than
-/// <immintrin.h>, whose parse costs every including file half a second.
-template <class I>
-__attribute__((target("avx2"))) bool contiguous_in_range_avx2(const std::byte* p, std::int64_t len, std::int64_t n) {
+/// The same with AVX2, 16 indices per step, for processors that have it (chosen at run time: the
+/// library is built for the x86-64 baseline). The SSE2 version spends about seven operations on
+/// two int64 indices, which on a Zen 4 EPYC core ran at 31 GB/s on indices in L3 (8 MB in 0.27
+/// ms); here an index moved into [0, m) is in range exactly when, moved once more by the sign
+/// bit, it lies below m moved likewise as a signed integer (a signed compare of unsigned values):
+/// an add and a compare per vector, at the core's read rate (0.09 ms, a plain read of the same
+/// bytes 0.084). GCC's vector types rather than <immintrin.h>, whose parse costs every including
+/// file half a second.
+///
+/// With `out` (N a 1- or 2-byte unsigned type, I unsigned, n at most N's count of values) it
+/// also writes each index narrowed to N, in order: what the check reads anyway, in an eighth or
+/// a quarter of int64's bytes, for a kernel that would otherwise read the indices again (see
+/// indices_narrowed). Where an index is out of range its narrowed value is meaningless.
+template <class I, class N = void>
+__attribute__((target("avx2"))) bool contiguous_in_range_avx2(const std::byte* p, std::int64_t len, std::int64_t n, N* out = nullptr) {
     constexpr bool wide = sizeof(I) == 8;
+    constexpr bool narrows = !std::is_void_v<N>;
     using lane = std::conditional_t<wide, std::int64_t, std::int32_t>;
     using ulane = std::make_unsigned_t<lane>;
     typedef lane vec __attribute__((vector_size(32)));
     typedef ulane uvec __attribute__((vector_size(32)));
+    typedef std::uint32_t v8u32 __attribute__((vector_size(32)));
+    typedef std::uint8_t v32u8 __attribute__((vector_size(32)));
+    typedef std::uint8_t v16u8 __attribute__((vector_size(16)));
+    typedef std::uint16_t v16u16 __attribute__((vector_size(32)));
     const std::uint64_t shift = std::is_signed_v<I> ? static_cast<std::uint64_t>(n) : 0;
     const std::uint64_t m = std::is_signed_v<I> ? 2 * static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
-    if constexpr (!wide) {
+    if constexpr (!wide && !narrows) {
         if (m > 0xffffffffu) return true; // as in the SSE2 version
     }
     constexpr ulane top = ulane{1} << (sizeof(lane) * 8 - 1);
     // adding the top bit flips it: unsigned order becomes signed order (unsigned lanes wrap)
     const auto vs = static_cast<ulane>(static_cast<ulane>(shift) + top);
     const auto vm = static_cast<lane>(static_cast<ulane>(static_cast<ulane>(m) + top));
-    constexpr std::int64_t per = 64 / static_cast<std::int64_t>(sizeof(I)); // one line per step
     vec ok = vec{} - 1;
     std::int64_t i = 0;
-    for (; i + per <= len; i += per) {
+    for (; i + 16 <= len; i += 16) { // 16 indices a step: 2 vectors of int32, 4 of int64
         const std::byte* q = p + i * static_cast<std::int64_t>(sizeof(I));
-        uvec a, b;
+        uvec a, b, c, d;
         std::memcpy(&a, q, 32); // unaligned loads
         std::memcpy(&b, q + 32, 32);
-        // the compare yields -1 where in range
-        ok &= (reinterpret_cast<vec>(a + vs) < vm) & (reinterpret_cast<vec>(b + vs) < vm);
+        ok &= (reinterpret_cast<vec>(a + vs) < vm) & (reinterpret_cast<vec>(b + vs) < vm); // -1 where in range
+        if constexpr (wide) {
+            std::memcpy(&c, q + 64, 32);
+            std::memcpy(&d, q + 96, 32);
+            ok &= (reinterpret_cast<vec>(c + vs) < vm) & (reinterpret_cast<vec>(d + vs) < vm);
+        }
+        if constexpr (narrows) {
+            // the low 32 bits of each index (of int64's, the even halves), then their low bytes
+            v8u32 x, y;
+            if constexpr (wide) {
+                x = __builtin_shufflevector(reinterpret_cast<v8u32>(a), reinterpret_cast<v8u32>(b), 0, 2, 4, 6, 8, 10, 12, 14);
+                y = __builtin_shufflevector(reinterpret_cast<v8u32>(c), reinterpret_cast<v8u32>(d), 0, 2, 4, 6, 8, 10, 12, 14);
+            } else {
+                x = reinterpret_cast<v8u32>(a);
+                y = reinterpret_cast<v8u32>(b);
+            }
+            if constexpr (sizeof(N) == 1) {
+                const v16u8 r = __builtin_shufflevector(reinterpret_cast<v32u8>(x), reinterpret_cast<v32u8>(y), 0, 4, 8, 12, 16, 20, 24, 28, 32, 36,
+                                                        40, 44, 48, 52, 56, 60);
+                std::memcpy(out + i, &r, sizeof r);
+            } else {
+                const v16u16 r = __builtin_shufflevector(reinterpret_cast<v16u16>(x), reinterpret_cast<v16u16>(y), 0, 2, 4, 6, 8, 10, 12, 14, 16,
+                                                         18, 20, 22, 24, 26, 28, 30);
+                std::memcpy(out + i, &r, sizeof r);
+            }
+        }
     }
     bool bad = false;
     for (std::size_t k = 0; k < 32 / sizeof(lane); ++k) bad |= ok[k] == 0;
@@ -113,6 +146,7 @@ __attribute__((target("avx2"))) bool contiguous_in_range_avx2(const std::byte* p
         I v;
         std::memcpy(&v, p + i * static_cast<std::int64_t>(sizeof(I)), sizeof(I));
         bad |= index_out_of_range(v, n);
+        if constexpr (narrows) out[i] = static_cast<N>(v);
     }
     return !bad;
 }
@@ -133,12 +167,11 @@ inline dtype unsigned_index_type(dtype t) {
     return t == dtype::int64 ? dtype::uint64 : (t == dtype::int32 ? dtype::uint32 : t);
 }
 
-/// Whether every index of `idx` lies in [-n, n) ([0, n) unsigned; with `nonnegative`, in [0, n)
-/// whatever the type), checked on up to `opt`'s threads. The check only says yes or no: when it
-/// says no, resolve_indices (one thread, C order) finds the first bad index and throws its
-/// message, so messages do not depend on the number of threads.
-template <class = void>
-bool indices_in_range(const any_cview& idx, std::int64_t n, const cpu::options& opt = {}, bool nonnegative = false) {
+/// The parallel pass behind indices_in_range and indices_narrowed: whether every index of `idx`
+/// lies in [-n, n) ([0, n) unsigned; with `nonnegative`, in [0, n) whatever the type), on up to
+/// `opt`'s threads; with `out`, each index is also written narrowed to N at its C-order place.
+template <class N>
+bool scan_indices(const any_cview& idx, std::int64_t n, const cpu::options& opt, bool nonnegative, N* out) {
     const std::int64_t count = idx.count();
     if (count == 0) return true;
     const int t = cpu::detail::threads_for(opt, count * static_cast<std::int64_t>(idx.element_size()), count);
@@ -148,30 +181,69 @@ bool indices_in_range(const any_cview& idx, std::int64_t n, const cpu::options& 
     // type's non-negative values (a negative int32 read as uint32 lies below 2^32)
     const dtype as = nonnegative ? unsigned_index_type(idx.type()) : idx.type();
     if (nonnegative && idx.type() == dtype::int32) n = std::min<std::int64_t>(n, std::int64_t{1} << 31);
-    cpu::detail::with_index_type(as, [&](auto tag) {
+    auto scan = [&](auto tag) {
         using I = decltype(tag);
         cpu::parallel_tasks(t, [&](int k) {
             bool b = false;
-            for_each_run(idx, count * k / t, count * (k + 1) / t, [&](const std::byte* p, std::int64_t step, std::int64_t len) {
+            const std::int64_t e0 = cpu::detail::part_start(count, k, t);
+            N* o = nullptr;
+            if constexpr (!std::is_void_v<N>) o = out + e0;
+            for_each_run(idx, e0, cpu::detail::part_start(count, k + 1, t), [&](const std::byte* p, std::int64_t step, std::int64_t len) {
                 // no early exit: a branch-free loop runs at the speed of memory
                 bool any = false;
-                if (step == static_cast<std::int64_t>(sizeof(I))) {
-                    any = !contiguous_in_range<I>(p, len, n);
+                if constexpr (std::is_void_v<N>) {
+                    if (step == static_cast<std::int64_t>(sizeof(I))) any = !contiguous_in_range<I>(p, len, n);
+                    else
+                        for (std::int64_t i = 0; i < len; ++i, p += step) {
+                            I v;
+                            std::memcpy(&v, p, sizeof(I));
+                            any |= index_out_of_range(v, n);
+                        }
                 } else {
-                    for (std::int64_t i = 0; i < len; ++i, p += step) {
-                        I v;
-                        std::memcpy(&v, p, sizeof(I));
-                        any |= index_out_of_range(v, n);
-                    }
+#ifdef STRIX_X86_AVX2
+                    if (step == static_cast<std::int64_t>(sizeof(I)) && cpu::detail::cpu_has_avx2()) any = !contiguous_in_range_avx2<I>(p, len, n, o);
+                    else
+#endif
+                        for (std::int64_t i = 0; i < len; ++i, p += step) {
+                            I v;
+                            std::memcpy(&v, p, sizeof(I));
+                            any |= index_out_of_range(v, n);
+                            o[i] = static_cast<N>(v);
+                        }
+                    o += len;
                 }
                 b |= any;
             });
             bad[static_cast<std::size_t>(k)] = b;
         });
-    });
+    };
+    // a narrowing scan reads its indices as unsigned: two types, not four (compile time)
+    if constexpr (std::is_void_v<N>) cpu::detail::with_index_type(as, scan);
+    else if (as == dtype::uint32) scan(std::uint32_t{});
+    else scan(std::uint64_t{});
     for (const auto b : bad)
         if (b) return false;
     return true;
+}
+
+/// Whether every index of `idx` lies in [-n, n) ([0, n) unsigned; with `nonnegative`, in [0, n)
+/// whatever the type), checked on up to `opt`'s threads. The check only says yes or no: when it
+/// says no, resolve_indices (one thread, C order) finds the first bad index and throws its
+/// message, so messages do not depend on the number of threads.
+template <class = void>
+bool indices_in_range(const any_cview& idx, std::int64_t n, const cpu::options& opt = {}, bool nonnegative = false) {
+    return scan_indices<void>(idx, n, opt, nonnegative, nullptr);
+}
+
+/// Whether every index of `idx` lies in [0, n) (n at most N's count of values), writing each
+/// narrowed to N (uint8_t or uint16_t) at its C-order place in `out` (idx.count() of them) as it
+/// checks. An operator whose kernel reads every index again after the check (gather-elements)
+/// then reads the narrowed copy: on int64 indices an eighth or a quarter of the bytes. When it
+/// says no, `out` holds nothing of use.
+template <class N>
+bool indices_narrowed(const any_cview& idx, std::int64_t n, const cpu::options& opt, N* out) {
+    static_assert(std::is_same_v<N, std::uint8_t> || std::is_same_v<N, std::uint16_t>);
+    return scan_indices<N>(idx, n, opt, true, out);
 }
 
 /// The check an operator runs under index_policy::error before its first write. True when every

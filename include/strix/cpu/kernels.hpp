@@ -1,7 +1,7 @@
 #pragma once
 /// The CPU kernels compiled once per program, on request. By default each file that calls an
 /// operator compiles the kernels it reaches: the move executor's (25 element sizes x index
-/// types) and, where it scatters, the update plan's (220 element types x index types x
+/// types, and gather-elements' 4 on narrowed indices) and, where it scatters, the update plan's (220 element types x index types x
 /// reductions) — most of a small program's build. A program that would rather compile them once
 /// defines STRIX_SEPARATE_KERNELS in every file (the Meson dependency `strix_vulkan` and the
 /// CMake target `strix::vulkan` do, whose one source file compiles them) and, without the
@@ -14,6 +14,8 @@
 #include "strix/cpu/executor.hpp"
 #include "strix/cpu/update.hpp"
 
-extern template void strix::cpu::execute_together<void>(std::span<const strix::plan::move_plan>, const strix::cpu::options&);
-extern template void strix::cpu::execute<void>(const strix::plan::move_plan&, const strix::cpu::options&);
+extern template void strix::cpu::execute_together<false>(std::span<const strix::plan::move_plan>, const strix::cpu::options&);
+extern template void strix::cpu::execute_together<true>(std::span<const strix::plan::move_plan>, const strix::cpu::options&);
+extern template void strix::cpu::execute<false>(const strix::plan::move_plan&, const strix::cpu::options&);
+extern template void strix::cpu::execute<true>(const strix::plan::move_plan&, const strix::cpu::options&);
 extern template void strix::cpu::execute<void>(const strix::plan::update_plan&, const strix::cpu::options&);

@@ -5,6 +5,8 @@
 
 #include "strix/cpu/kernels.hpp"
 
-template void strix::cpu::execute_together<void>(std::span<const strix::plan::move_plan>, const strix::cpu::options&);
-template void strix::cpu::execute<void>(const strix::plan::move_plan&, const strix::cpu::options&);
+template void strix::cpu::execute_together<false>(std::span<const strix::plan::move_plan>, const strix::cpu::options&);
+template void strix::cpu::execute_together<true>(std::span<const strix::plan::move_plan>, const strix::cpu::options&);
+template void strix::cpu::execute<false>(const strix::plan::move_plan&, const strix::cpu::options&);
+template void strix::cpu::execute<true>(const strix::plan::move_plan&, const strix::cpu::options&);
 template void strix::cpu::execute<void>(const strix::plan::update_plan&, const strix::cpu::options&);
