@@ -186,6 +186,7 @@ TEST_CASE("random: every operator on 2, 3 and 7 threads, split below a row", "[r
         run_config split;
         split.opt.threads = threads;
         split.opt.min_bytes_per_thread = 1;
+        split.opt.narrow_min_bytes = threads == 3 ? 0 : split.opt.narrow_min_bytes; // gather-elements' narrowed copies, any size
         const config_scope scope(split);
         INFO("threads " << threads);
         for (int rep = 0; rep < 40; ++rep)
@@ -476,8 +477,8 @@ TEST_CASE("random: out-of-range indices name the first bad one whatever the numb
 }
 
 TEST_CASE("random: gather-elements reads a narrowed copy of large checked indices", "[random]") {
-    // Indices of 1 MiB and more, non-negative and on an axis of up to 65536, are narrowed to 1 or
-    // 2 bytes as the check reads them, and the gather reads the copy: every element against the
+    // Indices of narrow_min_bytes and more, non-negative and on an axis of up to 65536, are
+    // narrowed to 1 or 2 bytes as the check reads them, and the gather reads the copy: every element against the
     // naive reference, on 1 and 3 threads, C-order and strided indices (contiguous runs that
     // start anywhere, and runs with a stride: the copy's scalar loop), tails of every length.
     // Negative indices and a bad one leave the copy to the general path.
@@ -506,7 +507,19 @@ TEST_CASE("random: gather-elements reads a narrowed copy of large checked indice
         const std::int64_t n = c.in[c.axis];
         strided idx = make_c_order(c.it, c.idx);
         for (std::int64_t k = 0; k < idx.slots(); ++k) store_index(idx.buf.data() + k * idx.es(), c.it, static_cast<std::uint64_t>(uni(g, 0, n - 1)));
-        CHECK(strix::detail::narrowed_index_width(in.cview(), idx.cview(), n) == (strix::cpu::detail::cpu_has_avx2() ? c.width : 0));
+        // from 1 MiB of indices here (the default, 16 MiB, takes none of these)
+        strix::cpu::options base;
+        base.narrow_min_bytes = 1 << 20;
+        CHECK(strix::detail::narrowed_index_width(in.cview(), idx.cview(), n, base.narrow_min_bytes) ==
+              (strix::cpu::detail::cpu_has_avx2() ? c.width : 0));
+        CHECK(strix::detail::narrowed_index_width(in.cview(), idx.cview(), n, strix::cpu::options{}.narrow_min_bytes) == 0);
+        CHECK(strix::detail::narrowed_index_width(in.cview(), idx.cview(), n, -1) == 0);
+        auto on = [&](int threads) {
+            strix::cpu::options o = base;
+            o.threads = threads;
+            o.min_bytes_per_thread = 1;
+            return o;
+        };
         // the same indices through three views: C order; the rows reversed (contiguous runs in
         // C order start at every place); the indices transposed in a buffer of the transposed
         // shape (every run strided)
@@ -527,8 +540,7 @@ TEST_CASE("random: gather-elements reads a narrowed copy of large checked indice
             REQUIRE_FALSE(want.bad);
             for (int threads : {1, 3}) {
                 INFO(v->describe() << ", threads " << threads);
-                const strix::cpu::options opt{threads, 1};
-                check_tensor(strix::gather_elements(in.cview(), v->cview(), strix::gather_elements_desc{c.axis}, opt), c.et, c.idx, want.data);
+                check_tensor(strix::gather_elements(in.cview(), v->cview(), strix::gather_elements_desc{c.axis}, on(threads)), c.et, c.idx, want.data);
             }
         }
         // a negative index (valid) and then a bad one, the last in C order
@@ -539,8 +551,7 @@ TEST_CASE("random: gather-elements reads a narrowed copy of large checked indice
             store_index(idx.at(last), c.it, static_cast<std::uint64_t>(-n));
             const ref_result want = gather_elements_ref(in.ref(), idx.ref(), c.axis);
             REQUIRE_FALSE(want.bad);
-            check_tensor(strix::gather_elements(in.cview(), idx.cview(), strix::gather_elements_desc{c.axis}, strix::cpu::options{3, 1}), c.et,
-                         c.idx, want.data);
+            check_tensor(strix::gather_elements(in.cview(), idx.cview(), strix::gather_elements_desc{c.axis}, on(3)), c.et, c.idx, want.data);
         }
         store_index(idx.at(last), c.it, static_cast<std::uint64_t>(n));
         strided out = make_c_order(c.et, c.idx);
@@ -548,7 +559,7 @@ TEST_CASE("random: gather-elements reads a narrowed copy of large checked indice
         const bytes before = out.buf;
         for (int threads : {1, 3}) {
             try {
-                strix::gather_elements(in.cview(), idx.cview(), out.view(), strix::gather_elements_desc{c.axis}, strix::cpu::options{threads, 1});
+                strix::gather_elements(in.cview(), idx.cview(), out.view(), strix::gather_elements_desc{c.axis}, on(threads));
                 FAIL("no error");
             } catch (const strix::error& e) {
                 CHECK(e.code() == error_code::index_out_of_range);
