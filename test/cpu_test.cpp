@@ -553,6 +553,16 @@ TEST_CASE("random: gather-elements reads a narrowed copy of large checked indice
             REQUIRE_FALSE(want.bad);
             check_tensor(strix::gather_elements(in.cview(), idx.cview(), strix::gather_elements_desc{c.axis}, on(3)), c.et, c.idx, want.data);
         }
+        // the copy's buffer stays with the calling thread until released, and comes back as needed
+        if (c.width != 0 && strix::cpu::detail::cpu_has_avx2()) {
+            CHECK(strix::cpu::detail::thread_scratch().size >= static_cast<std::size_t>(c.idx.count() * c.width));
+            strix::cpu::release_scratch();
+            CHECK(strix::cpu::detail::thread_scratch().size == 0);
+            CHECK(strix::cpu::detail::thread_scratch().data == nullptr);
+            const ref_result want = gather_elements_ref(in.ref(), idx.ref(), c.axis);
+            check_tensor(strix::gather_elements(in.cview(), idx.cview(), strix::gather_elements_desc{c.axis}, on(1)), c.et, c.idx, want.data);
+            CHECK(strix::cpu::detail::thread_scratch().size >= static_cast<std::size_t>(c.idx.count() * c.width));
+        }
         store_index(idx.at(last), c.it, static_cast<std::uint64_t>(n));
         strided out = make_c_order(c.et, c.idx);
         fill_random(g, out.buf);
