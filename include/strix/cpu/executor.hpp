@@ -776,21 +776,16 @@ void prepare(run_state& st, const plan::move_plan& p, bool stream, bool stage) {
     };
     // the index type matters only to plans that read indices; the others take one instantiation.
     // 1- and 2-byte indices, the narrowed copies of checked indices (strix/cpu/indices.hpp),
-    // only where asked for (Narrow) and for 4- and 8-byte elements: four walks more, in the
-    // programs that gather-elements only
+    // only where asked for (Narrow) and for 4- and 8-byte elements, which gather-elements
+    // alone makes (narrowed_index_width): four walks more, in the programs that call it only
     auto narrow = [&](auto idx) {
         using I = decltype(idx);
-        if (p.elem == 8) {
-            st.start = start_walk<8, I>;
-            st.walk = walk<8, I>;
-        } else {
-            st.start = start_walk<4, I>;
-            st.walk = walk<4, I>;
-        }
+        st.start = p.elem == 8 ? start_walk<8, I> : start_walk<4, I>;
+        st.walk = p.elem == 8 ? walk<8, I> : walk<4, I>;
     };
     if (!reads) by_size(std::int64_t{});
-    else if (Narrow && p.index_type == dtype::uint8 && (p.elem == 4 || p.elem == 8)) narrow(std::uint8_t{});
-    else if (Narrow && p.index_type == dtype::uint16 && (p.elem == 4 || p.elem == 8)) narrow(std::uint16_t{});
+    else if (Narrow && p.index_type == dtype::uint8) narrow(std::uint8_t{});
+    else if (Narrow && p.index_type == dtype::uint16) narrow(std::uint16_t{});
     else with_index_type(p.index_type, by_size);
 }
 

@@ -190,28 +190,27 @@ bool scan_indices(const any_cview& idx, std::int64_t n, const cpu::options& opt,
             if constexpr (!std::is_void_v<N>) o = out + e0;
             for_each_run(idx, e0, cpu::detail::part_start(count, k + 1, t), [&](const std::byte* p, std::int64_t step, std::int64_t len) {
                 // no early exit: a branch-free loop runs at the speed of memory
-                bool any = false;
-                if constexpr (std::is_void_v<N>) {
-                    if (step == static_cast<std::int64_t>(sizeof(I))) any = !contiguous_in_range<I>(p, len, n);
-                    else
-                        for (std::int64_t i = 0; i < len; ++i, p += step) {
-                            I v;
-                            std::memcpy(&v, p, sizeof(I));
-                            any |= index_out_of_range(v, n);
-                        }
-                } else {
+                bool any = false, vector = false;
+                if (step == static_cast<std::int64_t>(sizeof(I))) { // contiguous: a vector loop
+                    if constexpr (std::is_void_v<N>) {
+                        any = !contiguous_in_range<I>(p, len, n);
+                        vector = true;
+                    }
 #ifdef STRIX_X86_AVX2
-                    if (step == static_cast<std::int64_t>(sizeof(I)) && cpu::detail::cpu_has_avx2()) any = !contiguous_in_range_avx2<I>(p, len, n, o);
-                    else
+                    else if (cpu::detail::cpu_has_avx2()) { // narrowing: AVX2 only
+                        any = !contiguous_in_range_avx2<I>(p, len, n, o);
+                        vector = true;
+                    }
 #endif
-                        for (std::int64_t i = 0; i < len; ++i, p += step) {
-                            I v;
-                            std::memcpy(&v, p, sizeof(I));
-                            any |= index_out_of_range(v, n);
-                            o[i] = static_cast<N>(v);
-                        }
-                    o += len;
                 }
+                if (!vector)
+                    for (std::int64_t i = 0; i < len; ++i, p += step) {
+                        I v;
+                        std::memcpy(&v, p, sizeof(I));
+                        any |= index_out_of_range(v, n);
+                        if constexpr (!std::is_void_v<N>) o[i] = static_cast<N>(v);
+                    }
+                if constexpr (!std::is_void_v<N>) o += len;
                 b |= any;
             });
             bad[static_cast<std::size_t>(k)] = b;
