@@ -125,6 +125,88 @@ TEST_CASE("random: scatter-nd, every reduction, element and index type", "[rando
             for (int rep = 0; rep < 40; ++rep) scatter_nd_case(seeds(), et, strix::index_dtypes[rep % 4], red);
 }
 
+TEST_CASE("scatter-nd without a reduction copies only the slices its tuples leave", "[scatter_nd]") {
+    // C-order inputs and outputs whose slices span 256 bytes or more skip copying the slices the
+    // updates replace (detail::copy_unreplaced_slices). Slices of 63, 64, 65 and 1000 float32
+    // (under, at and over the limit; not whole lines), one and two index axes, tuples that
+    // repeat, negative, clamped and bad indices, one and three threads, streamed and plain
+    // stores, an output that starts as garbage: each equals the reference, and a bad index under
+    // `error` leaves the output as it was.
+    rng_t g(0x736b6970'00000001ULL);
+    for (int k : {1, 2})
+        for (std::int64_t inner : {63, 64, 65, 1000})
+            for (int threads : {1, 3})
+                for (std::int64_t stream_min : {std::int64_t{0}, std::int64_t{-1}})
+                    for (index_mode m : {index_mode::valid, index_mode::clamp, index_mode::error})
+                        for (dtype it : {dtype::int64, dtype::int32, dtype::uint32}) {
+                            const shape out_shape = k == 1 ? shape{37, inner} : shape{5, 9, inner};
+                            const std::int64_t tuples = uni(g, 1, 60);
+                            INFO(k << " index axes, slices of " << inner << ", " << tuples << " tuples by " << type_name(it) << ", "
+                                   << threads << " threads, " << (stream_min == 0 ? "streamed" : "plain") << ", " << index_text(m));
+                            strided in = make_c_order(dtype::float32, out_shape);
+                            fill_random(g, in.buf);
+                            strided out = make_c_order(dtype::float32, out_shape);
+                            fill_random(g, out.buf);
+                            strided idx = make_c_order(it, shape{tuples, k});
+                            const std::string injected = fill_tuples(g, idx, 0, out_shape, m, chance(g, 1, 2));
+                            INFO("bad index: " << injected);
+                            strided upd = make_c_order(dtype::float32, shape{tuples, inner});
+                            fill_random(g, upd.buf);
+                            const bytes out_before = out.buf;
+                            const ref_result ref = scatter_nd_ref(in.ref(), idx.ref(), upd.ref(), strix::scatter_reduction::none);
+                            strix::cpu::options opt;
+                            opt.threads = threads;
+                            opt.min_bytes_per_thread = 1;
+                            opt.stream_min_bytes = stream_min;
+                            const strix::scatter_nd_desc d{policy_of(m)};
+                            auto call = [&] { strix::scatter_nd(in.cview(), idx.cview(), upd.cview(), out.view(), d, opt); };
+                            if (m == index_mode::error) {
+                                REQUIRE(ref.bad);
+                                expect_error(error_code::index_out_of_range, call);
+                                CHECK(out.buf == out_before);
+                            } else if (call_ok(call)) {
+                                check_output(out, out_before, ref.data);
+                            }
+                        }
+}
+
+TEST_CASE("scatter-nd's slice-skipping copy: which calls take it, and what it leaves", "[scatter_nd]") {
+    // Rows 0 and 2 of a [4, 64] float32 output are replaced: rows 1 and 3 come from the input,
+    // rows 0 and 2 keep what the output held. Slices under 256 bytes, a transposed output or
+    // input, and no tuples take the plain copy (false, nothing written).
+    const shape s{4, 64};
+    auto fill = [](strided& v, float x) {
+        for (std::int64_t i = 0; i < v.sizes.count(); ++i) {
+            const float y = x + static_cast<float>(i);
+            std::memcpy(v.buf.data() + i * 4, &y, 4);
+        }
+    };
+    strided in = make_c_order(dtype::float32, s), out = make_c_order(dtype::float32, s);
+    fill(in, 1000.0f);
+    fill(out, -1.0f);
+    const std::vector<std::int64_t> offsets{0, 2 * 256, 2 * 256};
+    strix::cpu::options opt;
+    REQUIRE(strix::detail::copy_unreplaced_slices(in.cview(), out.view(), 1, offsets, opt));
+    for (std::int64_t i = 0; i < s.count(); ++i) {
+        float y;
+        std::memcpy(&y, out.buf.data() + i * 4, 4);
+        const std::int64_t row = i / 64;
+        INFO("element " << i);
+        CHECK(y == (row == 1 || row == 3 ? 1000.0f : -1.0f) + static_cast<float>(i));
+    }
+    const bytes before = out.buf;
+    const shape narrow{4, 63};
+    strided in2 = make_c_order(dtype::float32, narrow), out2 = make_c_order(dtype::float32, narrow);
+    CHECK_FALSE(strix::detail::copy_unreplaced_slices(in2.cview(), out2.view(), 1, offsets, opt));
+    // the same [4, 64] in column-major order, as the output and as the input
+    const strix::any_view tout(out.view().data(), dtype::float32, s, {1, 4});
+    const strix::any_cview tin(in.cview().data(), dtype::float32, s, {1, 4});
+    CHECK_FALSE(strix::detail::copy_unreplaced_slices(in.cview(), tout, 1, offsets, opt));
+    CHECK_FALSE(strix::detail::copy_unreplaced_slices(tin, out.view(), 1, offsets, opt));
+    CHECK_FALSE(strix::detail::copy_unreplaced_slices(in.cview(), out.view(), 1, {}, opt));
+    CHECK(out.buf == before);
+}
+
 #else // the Vulkan program
 
 #include <algorithm>
