@@ -3,6 +3,8 @@
 /// the indices addresses a slice output[tuple..., :] that receives the matching slice of the
 /// updates, under a reduction. In place when the output is the input.
 
+#include <bit>
+
 #include "strix/ops/gather_nd.hpp"
 #include "strix/ops/scatter.hpp"
 
