@@ -562,6 +562,21 @@ TEST_CASE("random: gather-elements reads a narrowed copy of large checked indice
             const ref_result want = gather_elements_ref(in.ref(), idx.ref(), c.axis);
             check_tensor(strix::gather_elements(in.cview(), idx.cview(), strix::gather_elements_desc{c.axis}, on(1)), c.et, c.idx, want.data);
             CHECK(strix::cpu::detail::thread_scratch().size >= static_cast<std::size_t>(c.idx.count() * c.width));
+            // a thread's first call goes without the copy (and its buffer), its second makes it;
+            // both gather right (checked here, after the thread, as Catch2 asks)
+            std::size_t sizes[3] = {1, 1, 0};
+            host_tensor results[2];
+            std::thread([&] {
+                sizes[0] = strix::cpu::detail::thread_scratch().size;
+                results[0] = strix::gather_elements(in.cview(), idx.cview(), strix::gather_elements_desc{c.axis}, on(1));
+                sizes[1] = strix::cpu::detail::thread_scratch().size;
+                results[1] = strix::gather_elements(in.cview(), idx.cview(), strix::gather_elements_desc{c.axis}, on(1));
+                sizes[2] = strix::cpu::detail::thread_scratch().size;
+            }).join();
+            CHECK(sizes[0] == 0);
+            CHECK(sizes[1] == 0);
+            CHECK(sizes[2] >= static_cast<std::size_t>(c.idx.count() * c.width));
+            for (const host_tensor& t : results) check_tensor(t, c.et, c.idx, want.data);
         }
         store_index(idx.at(last), c.it, static_cast<std::uint64_t>(n));
         strided out = make_c_order(c.et, c.idx);

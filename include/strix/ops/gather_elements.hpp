@@ -151,10 +151,11 @@ void run_gather_elements(const checked& c, const any_cview& input, const any_cvi
     if (output.count() != 0 && d.policy == index_policy::error) {
         const int axis = normalize_axis(d.axis, input.rank());
         const std::int64_t n = input.size(axis);
-        if (const int w = narrowed_index_width(input, indices, n, opt.narrow_min_bytes)) {
+        const int w = narrowed_index_width(input, indices, n, opt.narrow_min_bytes);
+        // (a thread's first call that would grow the buffer goes without: see release_scratch)
+        if (std::byte* copy = w ? cpu::detail::repeated_scratch(static_cast<std::size_t>(indices.count() * w)) : nullptr) {
             // every index checked in [0, n) as it is narrowed; else (a negative or a bad index)
             // the general path below finds which
-            std::byte* copy = cpu::detail::scratch(static_cast<std::size_t>(indices.count() * w));
             const bool ok = w == 1 ? indices_narrowed(indices, n, opt, reinterpret_cast<std::uint8_t*>(copy))
                                    : indices_narrowed(indices, n, opt, reinterpret_cast<std::uint16_t*>(copy));
             if (ok) {
