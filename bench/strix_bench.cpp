@@ -2,12 +2,15 @@
 // measured in the same run. Not a test: it prints timings and never fails on speed.
 //
 //   strix-bench [--backend cpu|vulkan] [--quick] [--json FILE] [--threads N] [--filter TEXT]
-//               [--stream-min BYTES] [--stage auto|always|never]
+//               [--stream-min BYTES] [--stage auto|always|never] [--pages huge|small]
 //
 // --stream-min sets cpu::options::stream_min_bytes (bytes an operator writes from which runs are
 // streamed past the caches; 0 always, -1 never), to measure where streaming pays on a machine;
 // --stage sets cpu::options::stage (partial lines built in a buffer and streamed whole, or stored
-// in place; auto is the library's default, which stores them in place).
+// in place; auto is the library's default, which stores them in place); --pages small makes the
+// CPU's tensors (operands and the memcpy's buffers alike) on 4 KiB pages, as memory a program
+// allocated itself usually is, instead of host_tensor's default (huge pages asked for from 4 MiB:
+// strix::host_huge_pages).
 // Bytes moved: each input read once, each output written once, indices counted (a gather counts
 // the rows it reads, not the whole table). Times: the median of several repetitions after a
 // warm-up; the CPU's from std::chrono::steady_clock, the device's from timestamp queries around
@@ -250,7 +253,8 @@ struct cpu_backend {
             else if (line.rfind("model\t", 0) == 0) number = value();
         }
         if (!family.empty()) model += " (family " + family + ", model " + number + ")";
-        return model + ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+        return model + ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads") +
+               (strix::host_huge_pages ? "" : ", 4 KiB pages");
     }
 };
 
@@ -788,7 +792,7 @@ void write_json(const std::string& file, const std::string& device, const std::s
 }
 
 int usage(int rc) {
-    std::fprintf(rc ? stderr : stdout, "usage: strix-bench [--backend cpu|vulkan] [--quick] [--json FILE] [--threads N] [--filter TEXT] [--stream-min BYTES] [--stage auto|always|never]\n");
+    std::fprintf(rc ? stderr : stdout, "usage: strix-bench [--backend cpu|vulkan] [--quick] [--json FILE] [--threads N] [--filter TEXT] [--stream-min BYTES] [--stage auto|always|never] [--pages huge|small]\n");
     return rc;
 }
 
@@ -825,6 +829,14 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "strix-bench: --stage takes auto, always or never, not %s\n", v.c_str());
                 return usage(2);
             }
+        }
+        else if (a == "--pages") {
+            const std::string v = value();
+            if (v != "huge" && v != "small") {
+                std::fprintf(stderr, "strix-bench: --pages takes huge or small, not %s\n", v.c_str());
+                return usage(2);
+            }
+            strix::host_huge_pages = v == "huge";
         }
         else if (a == "--help" || a == "-h") return usage(0);
         else {

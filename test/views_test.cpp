@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <random>
 #include <set>
 
@@ -124,4 +125,45 @@ TEST_CASE("typed views: strides, Fortran order and negative strides", "[views]")
     CHECK(y.as<int>()[0] == 5);
     CHECK(y.as<int>()[1] == 0);
     CHECK_THROWS_AS(y.as<float>(), error);
+}
+
+TEST_CASE("host_tensor asks for huge pages from 4 MiB where the system has them, and frees either kind", "[views]") {
+    // From 4 MiB (Linux) the elements start on a 2 MiB boundary and are marked MADV_HUGEPAGE;
+    // below that, or with strix::host_huge_pages off, they are 64-byte aligned as before. Either
+    // way they are zeroed, and moves carry the kind to the delete (the sanitized build checks
+    // that each is freed with the alignment it was allocated with).
+    struct restore {
+        bool was = strix::host_huge_pages;
+        ~restore() { strix::host_huge_pages = was; }
+    } keep;
+    auto aligned = [](const strix::host_tensor& t, std::uintptr_t a) { return reinterpret_cast<std::uintptr_t>(t.data()) % a == 0; };
+    auto zeroed = [](const strix::host_tensor& t) {
+        for (std::size_t i = 0; i < t.bytes(); i += 4093)
+            if (t.data()[i] != std::byte{0}) return false;
+        return t.data()[t.bytes() - 1] == std::byte{0};
+    };
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const bool linux_huge = true;
+#else
+    const bool linux_huge = false;
+#endif
+    for (bool on : {true, false}) {
+        strix::host_huge_pages = on;
+        INFO("host_huge_pages " << on);
+        strix::host_tensor big(strix::dtype::float32, strix::shape{1 << 20}); // 4 MiB
+        strix::host_tensor small(strix::dtype::float32, strix::shape{(1 << 20) - 1});
+        CHECK(big.huge_pages() == (on && linux_huge));
+        CHECK_FALSE(small.huge_pages());
+        CHECK(aligned(big, big.huge_pages() ? std::uintptr_t{2} << 20 : 64));
+        CHECK(aligned(small, 64));
+        CHECK(zeroed(big));
+        CHECK(zeroed(small));
+        big.as<float>()[(1 << 20) - 1] = 3.0f;
+        strix::host_tensor moved(std::move(big));
+        CHECK(moved.huge_pages() == (on && linux_huge));
+        CHECK(moved.as<float>()[(1 << 20) - 1] == 3.0f);
+        small = std::move(moved); // frees the small one, takes the big one's kind
+        CHECK(small.huge_pages() == (on && linux_huge));
+        CHECK(small.count() == 1 << 20);
+    }
 }
