@@ -127,6 +127,17 @@ TEST_CASE("allocating calls with an empty output whose other sizes multiply past
     }
     const auto e = gather_elements(grid, none, gather_elements_desc{2});
     CHECK(e.sizes() == shape{0, big, wide});
+    // join locates each input's slice of the new tensor: the second input starts 2^62 elements
+    // along the axis, 2^63 bytes in (fuzz_ops under UBSan); an empty input is not located
+    const std::int64_t half = std::int64_t{1} << 62;
+    const std::vector<any_cview> parts{any_cview(nullptr, dtype::int16, shape{0, half, 1}, {0, 0, 0}),
+                                       any_cview(nullptr, dtype::int16, shape{0, 1, 1}, {0, 0, 0})};
+    try {
+        const auto j = join(parts, join_desc{1});
+        CHECK(j.sizes() == shape{0, half + 1, 1});
+    } catch (const strix::error& err) {
+        CHECK(err.code() == error_code::bad_view);
+    }
 }
 
 TEST_CASE("pad: an empty input (no data) padded into an output with negative strides", "[hostile]") {

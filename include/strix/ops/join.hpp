@@ -137,9 +137,12 @@ std::vector<plan::move_plan> lower_join(std::span<const any_cview> inputs, const
     plans.reserve(inputs.size());
     std::int64_t at = 0;
     for (const auto& in : inputs) {
-        // address arithmetic in integers: an empty output may have no data (a null pointer)
-        const auto address = reinterpret_cast<std::uintptr_t>(output.data()) +
-                             static_cast<std::uintptr_t>(at * output.stride(axis) * static_cast<std::int64_t>(output.element_size()));
+        // address arithmetic in integers: an empty output may have no data (a null pointer). An
+        // empty input moves nothing and is not located: where the output has no elements, the
+        // sizes along the axis may add up past what 64-bit byte offsets reach (inputs [0, 2^62, 1]
+        // and [0, 1, 1] of int16 along axis 1: the second starts 2^63 bytes in)
+        const std::int64_t offset = in.count() == 0 ? 0 : at * output.stride(axis) * static_cast<std::int64_t>(output.element_size());
+        const auto address = reinterpret_cast<std::uintptr_t>(output.data()) + static_cast<std::uintptr_t>(offset);
         const any_view part(reinterpret_cast<std::byte*>(address), output.type(), in.sizes(), output.strides());
         at += in.size(axis);
         plans.push_back(copy_plan(in, part));
