@@ -148,10 +148,9 @@ bool copy_unreplaced_slices(const any_cview& input, const any_view& output, std:
         marked[s / 64] |= std::uint64_t{1} << (s % 64);
     }
     auto is_marked = [&](std::int64_t s) { return (marked[static_cast<std::size_t>(s / 64)] >> (s % 64)) & 1u; };
-    std::int64_t kept = 0; // slices to copy
-    for (const std::uint64_t w : marked) kept += std::popcount(w);
-    kept = slots - kept;
-    const std::int64_t bytes = kept * slice;
+    std::int64_t replaced = 0;
+    for (const std::uint64_t w : marked) replaced += std::popcount(w);
+    const std::int64_t bytes = (slots - replaced) * slice; // what is copied
     const bool stream = opt.stream_min_bytes >= 0 && bytes >= opt.stream_min_bytes;
     auto* dst = static_cast<std::byte*>(output.data());
     const auto* src = static_cast<const std::byte*>(input.data());
