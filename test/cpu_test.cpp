@@ -555,23 +555,23 @@ TEST_CASE("random: gather-elements reads a narrowed copy of large checked indice
         }
         // the copy's buffer stays with the calling thread until released, and comes back as needed
         if (c.width != 0 && strix::cpu::detail::cpu_has_avx2()) {
-            CHECK(strix::cpu::detail::thread_scratch().size >= static_cast<std::size_t>(c.idx.count() * c.width));
+            CHECK(strix::cpu::detail::thread_scratch().block.size() >= static_cast<std::size_t>(c.idx.count() * c.width));
             strix::cpu::release_scratch();
-            CHECK(strix::cpu::detail::thread_scratch().size == 0);
-            CHECK(strix::cpu::detail::thread_scratch().data == nullptr);
+            CHECK(strix::cpu::detail::thread_scratch().block.size() == 0);
+            CHECK(strix::cpu::detail::thread_scratch().block.data() == nullptr);
             const ref_result want = gather_elements_ref(in.ref(), idx.ref(), c.axis);
             check_tensor(strix::gather_elements(in.cview(), idx.cview(), strix::gather_elements_desc{c.axis}, on(1)), c.et, c.idx, want.data);
-            CHECK(strix::cpu::detail::thread_scratch().size >= static_cast<std::size_t>(c.idx.count() * c.width));
+            CHECK(strix::cpu::detail::thread_scratch().block.size() >= static_cast<std::size_t>(c.idx.count() * c.width));
             // a thread's first call goes without the copy (and its buffer), its second makes it;
             // both gather right (checked here, after the thread, as Catch2 asks)
             std::size_t sizes[3] = {1, 1, 0};
             host_tensor results[2];
             std::thread([&] {
-                sizes[0] = strix::cpu::detail::thread_scratch().size;
+                sizes[0] = strix::cpu::detail::thread_scratch().block.size();
                 results[0] = strix::gather_elements(in.cview(), idx.cview(), strix::gather_elements_desc{c.axis}, on(1));
-                sizes[1] = strix::cpu::detail::thread_scratch().size;
+                sizes[1] = strix::cpu::detail::thread_scratch().block.size();
                 results[1] = strix::gather_elements(in.cview(), idx.cview(), strix::gather_elements_desc{c.axis}, on(1));
-                sizes[2] = strix::cpu::detail::thread_scratch().size;
+                sizes[2] = strix::cpu::detail::thread_scratch().block.size();
             }).join();
             CHECK(sizes[0] == 0);
             CHECK(sizes[1] == 0);

@@ -127,7 +127,7 @@ TEST_CASE("typed views: strides, Fortran order and negative strides", "[views]")
     CHECK_THROWS_AS(y.as<float>(), error);
 }
 
-TEST_CASE("host_tensor asks for huge pages from 4 MiB where the system has them, and frees either kind", "[views]") {
+TEST_CASE("host_tensor and the CPU scratch buffer ask for huge pages from 4 MiB where the system has them, and free either kind", "[views]") {
     // From 4 MiB (Linux) the elements start on a 2 MiB boundary and are marked MADV_HUGEPAGE;
     // below that, or with strix::host_huge_pages off, they are 64-byte aligned as before. Either
     // way they are zeroed, and moves carry the kind to the delete (the sanitized build checks
@@ -165,5 +165,19 @@ TEST_CASE("host_tensor asks for huge pages from 4 MiB where the system has them,
         small = std::move(moved); // frees the small one, takes the big one's kind
         CHECK(small.huge_pages() == (on && linux_huge));
         CHECK(small.count() == 1 << 20);
+        // the CPU executor's scratch buffer (gather-elements' narrowed indices) is such memory
+        // too: it grows to a huge-page block at 4 MiB and frees either kind when released
+        strix::cpu::release_scratch();
+        std::byte* s = strix::cpu::detail::scratch((std::size_t{4} << 20) - 1);
+        CHECK_FALSE(strix::cpu::detail::thread_scratch().block.huge_pages());
+        CHECK(reinterpret_cast<std::uintptr_t>(s) % 64 == 0);
+        s[0] = s[(std::size_t{4} << 20) - 2] = std::byte{1};
+        s = strix::cpu::detail::scratch(std::size_t{4} << 20);
+        CHECK(strix::cpu::detail::thread_scratch().block.huge_pages() == (on && linux_huge));
+        CHECK(reinterpret_cast<std::uintptr_t>(s) % (on && linux_huge ? std::uintptr_t{2} << 20 : 64) == 0);
+        s[0] = s[(std::size_t{4} << 20) - 1] = std::byte{1};
+        CHECK(strix::cpu::detail::scratch(1) == s); // a smaller request keeps the block
+        strix::cpu::release_scratch();
+        CHECK(strix::cpu::detail::thread_scratch().block.size() == 0);
     }
 }

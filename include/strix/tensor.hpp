@@ -2,30 +2,15 @@
 /// host_tensor: an owning, C-order tensor in host memory, of a type known at run time.
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <new>
 #include <string_view>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
+#include "strix/host_memory.hpp"
 #include "strix/tensor_view.hpp"
 
 namespace strix {
-
-/// Whether host_tensor asks the kernel for transparent huge pages for its elements (Linux, 4 MiB
-/// and more): such a tensor starts on a 2 MiB boundary and is marked `MADV_HUGEPAGE`, as NumPy
-/// marks its large arrays. Streaming operators are bound by address translation where every
-/// 4 KiB page needs its own TLB entry, most of all in a virtual machine, whose page walks are
-/// nested: on a 2-core Zen 4 EPYC VM a join of 4 x 32 MiB on one thread took 4.9-5.9 ms on
-/// 4 KiB pages and 3.4-3.8 on 2 MiB ones (bench/NOTES.md). The kernel may spend time compacting
-/// memory to find a huge page when a tensor is first written; set false before allocating to
-/// keep 4 KiB pages (tensors made before keep theirs). Whether huge pages come at all is the
-/// system's choice (/sys/kernel/mm/transparent_hugepage/enabled: `always` or `madvise`).
-inline std::atomic<bool> host_huge_pages{true};
 
 /// Thrown when the memory for a tensor's elements cannot be had. A `std::bad_alloc`, so code
 /// that handles running out of memory keeps working, that also tells how many bytes were asked
@@ -73,74 +58,46 @@ public:
             throw error(error_code::invalid_argument, "strix::host_tensor: shape " + to_string(sizes) + " has a negative size or too many elements");
         const auto n = static_cast<std::size_t>(count) * size_of(type);
         if (n) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-            huge_ = n >= huge_min_bytes && host_huge_pages.load(std::memory_order_relaxed);
-#endif
-            void* p = nullptr;
             try {
-                p = ::operator new(n, alignment());
+                block_ = detail::host_block(n);
             } catch (const std::bad_alloc&) {
                 throw out_of_memory(n, type, sizes);
             }
-            data_ = static_cast<std::byte*>(p);
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-            // a hint: where the system gives no huge pages the tensor keeps small ones
-            if (huge_) (void)::madvise(p, n, MADV_HUGEPAGE);
-#endif
-            std::memset(data_, 0, n);
+            std::memset(block_.data(), 0, n);
         }
     }
-    host_tensor(host_tensor&& o) noexcept : type_(o.type_), shape_(o.shape_), data_(o.data_), huge_(o.huge_) {
-        o.data_ = nullptr;
-    }
-    host_tensor& operator=(host_tensor&& o) noexcept {
-        if (this != &o) {
-            release();
-            type_ = o.type_;
-            shape_ = o.shape_;
-            data_ = o.data_;
-            huge_ = o.huge_;
-            o.data_ = nullptr;
-        }
-        return *this;
-    }
+    host_tensor(host_tensor&& o) noexcept = default;
+    host_tensor& operator=(host_tensor&& o) noexcept = default;
     host_tensor(const host_tensor&) = delete;
     host_tensor& operator=(const host_tensor&) = delete;
-    ~host_tensor() { release(); }
 
     [[nodiscard]] dtype type() const { return type_; }
     [[nodiscard]] const shape& sizes() const { return shape_; }
     [[nodiscard]] std::int64_t count() const { return shape_.count(); }
     [[nodiscard]] std::size_t bytes() const { return static_cast<std::size_t>(count()) * size_of(type_); }
-    [[nodiscard]] std::byte* data() { return data_; }
-    [[nodiscard]] const std::byte* data() const { return data_; }
+    [[nodiscard]] std::byte* data() { return block_.data(); }
+    [[nodiscard]] const std::byte* data() const { return block_.data(); }
 
     /// A writable view of the whole tensor.
-    [[nodiscard]] any_view view() { return {data_, type_, shape_}; }
+    [[nodiscard]] any_view view() { return {block_.data(), type_, shape_}; }
     /// A read-only view of the whole tensor.
-    [[nodiscard]] any_cview view() const { return any_view{const_cast<std::byte*>(data_), type_, shape_}; }
+    [[nodiscard]] any_cview view() const { return any_view{block_.data(), type_, shape_}; }
     /// Pointer to the elements as `T`; throws when `T` is not the tensor's type.
     template <element T>
     [[nodiscard]] T* as() {
         if (dtype_of<T> != type_) throw error(error_code::invalid_argument, "strix::host_tensor: the tensor holds " + std::string(name(type_)) + ", not " + std::string(name(dtype_of<T>)));
-        return reinterpret_cast<T*>(data_);
+        return reinterpret_cast<T*>(block_.data());
     }
     template <element T>
     [[nodiscard]] const T* as() const { return const_cast<host_tensor*>(this)->as<T>(); }
 
     /// Whether the elements were allocated for huge pages (see host_huge_pages).
-    [[nodiscard]] bool huge_pages() const { return huge_; }
+    [[nodiscard]] bool huge_pages() const { return block_.huge_pages(); }
 
 private:
-    static constexpr std::size_t huge_min_bytes = std::size_t{4} << 20; // NumPy's threshold too
-    std::align_val_t alignment() const { return std::align_val_t{huge_ ? std::size_t{2} << 20 : 64}; }
-    void release() noexcept {
-        if (data_) ::operator delete(data_, alignment());
-    }
     dtype type_ = dtype::float32;
     shape shape_{};
-    std::byte* data_ = nullptr; // owned (a plain pointer: <memory> would cost every including file its parse)
-    bool huge_ = false;         // data_ starts on a 2 MiB boundary, marked for huge pages
+    detail::host_block block_; // the elements
 };
 
 } // namespace strix

@@ -16,6 +16,7 @@
 
 #include "strix/cpu/thread_pool.hpp"
 #include "strix/dtype.hpp"
+#include "strix/host_memory.hpp"
 #include "strix/plan/move_plan.hpp"
 #include "strix/small_vector.hpp"
 
@@ -67,7 +68,7 @@ struct options {
 
 /// Frees the calling thread's scratch memory: the buffer that holds the narrowed copy of a large
 /// gather-elements' checked indices (strix/ops/gather_elements.hpp), kept between calls because
-/// a fresh one costs a page fault per 4 KiB on every call. It holds a quarter or half of the
+/// a fresh one costs a page fault per page on every call. It holds a quarter or half of the
 /// largest such output the thread has gathered into (1 or 2 bytes per element); it is freed
 /// anyway when the thread ends. A thread's first call that could use a buffer larger than the
 /// largest it has asked for goes without (those faults would cost a one-off call more than the
@@ -78,8 +79,7 @@ namespace detail {
 
 /// The calling thread's scratch buffer (see release_scratch).
 struct scratch_buffer {
-    std::unique_ptr<std::byte[]> data;
-    std::size_t size = 0;
+    strix::detail::host_block block; ///< on huge pages from 4 MiB (host_huge_pages)
     std::size_t asked = 0; ///< the most bytes a call has asked for (repeated_scratch)
 };
 
@@ -92,23 +92,23 @@ inline scratch_buffer& thread_scratch() {
 /// needed. One user at a time: nothing the executor runs asks for it again.
 inline std::byte* scratch(std::size_t bytes) {
     scratch_buffer& s = thread_scratch();
-    if (s.size < bytes) {
-        s.data.reset(); // the old buffer goes first: the two never coexist
-        s.size = 0;
-        s.data.reset(new std::byte[bytes]);
-        s.size = bytes;
+    if (s.block.size() < bytes) {
+        s.block.reset(); // the old buffer goes first: the two never coexist
+        s.block = strix::detail::host_block(bytes);
     }
-    return s.data.get();
+    return s.block.data();
 }
 
 /// `bytes` of the calling thread's scratch memory where the thread has asked for as many before
-/// (or holds them already), else nullptr, noting the request: a buffer of 32 MiB costs 8192 page
-/// faults the first time it is written (13.8-14.4 ms on a Zen 4 VM), which made a one-off
-/// gather-elements along the last axis of 16384x1024 take 39 ms instead of 21 without the copy
-/// (18.5 ms with the copy once the buffer exists).
+/// (or holds them already), else nullptr, noting the request: a new buffer's pages fault in the
+/// first time it is written. On 4 KiB pages 32 MiB took 13.8-14.4 ms on a Zen 4 VM, which made
+/// a one-off gather-elements along the last axis of 16384x1024 take 39 ms instead of 21 without
+/// the copy (18.5 ms with the copy once the buffer exists); on huge pages (host_huge_pages) such
+/// a call takes 16-22 ms, but a virtual machine's host may have to back fresh memory first
+/// (100 ms and more seen), which only a repeated caller should risk.
 inline std::byte* repeated_scratch(std::size_t bytes) {
     scratch_buffer& s = thread_scratch();
-    if (s.size < bytes && s.asked < bytes) {
+    if (s.block.size() < bytes && s.asked < bytes) {
         s.asked = bytes;
         return nullptr;
     }
@@ -870,9 +870,7 @@ template <bool Narrow = false>
 void execute(const plan::move_plan& p, const options& opt = {}) { execute_together<Narrow>(std::span<const plan::move_plan>(&p, 1), opt); }
 
 inline void release_scratch() {
-    detail::scratch_buffer& s = detail::thread_scratch();
-    s.data.reset();
-    s.size = 0;
+    detail::thread_scratch().block.reset();
 }
 
 } // namespace strix::cpu
