@@ -179,19 +179,17 @@ inline bool cpu_has_avx2() {
 
 #ifdef STRIX_X86_AVX2
 /// Copies the `lines` whole 64-byte lines at `s` to the line-aligned `d` with AVX2: two 32-byte
-/// loads and two non-temporal stores a line, the source fetched 1 KiB ahead. Chosen at run time
-/// (copy_run). Against SSE2's four of each, a gather of 8192 random 4 KiB rows on one Zen 4
-/// EPYC core took 2.59-2.96 ms instead of 3.45-3.87 (a memcpy of the same bytes 2.96-3.39): each
-/// row starts on a new page, whose misses the hardware prefetcher does not cover, and half the
-/// instructions per line let the core keep twice the lines in flight. The prefetch runs past
-/// the end as SSE2's does: splits and joins read on there (kept inside the run, a split along
-/// the innermost axis, 1 KiB runs, lost a third at two threads), and a random row gather pays
-/// about 3% for it. (GCC's and clang's vector types and built-ins, not <immintrin.h>, whose
+/// loads and two non-temporal stores a line, the first `fetch` lines each fetching the source
+/// 1 KiB ahead. Chosen at run time (copy_run). Against SSE2's four of each, a gather of 8192
+/// random 4 KiB rows on one Zen 4 EPYC core took 2.59-2.96 ms instead of 3.45-3.87 (a memcpy of
+/// the same bytes 2.96-3.39): each row starts on a new page, whose misses the hardware
+/// prefetcher does not cover, and half the instructions per line let the core keep twice the
+/// lines in flight. (GCC's and clang's vector types and built-ins, not <immintrin.h>, whose
 /// parse costs every including file 0.5 s.)
-__attribute__((target("avx2"))) inline void stream_lines_avx2(std::byte* d, const std::byte* s, std::size_t lines) {
+__attribute__((target("avx2"))) inline void stream_lines_avx2(std::byte* d, const std::byte* s, std::size_t lines, std::size_t fetch) {
     typedef long long v4di __attribute__((vector_size(32)));
     for (std::size_t k = 0; k < lines; ++k, d += 64, s += 64) {
-        __builtin_prefetch(s + 1024);
+        if (k < fetch) __builtin_prefetch(s + 1024);
         v4di a, b;
         std::memcpy(&a, s, 32);
         std::memcpy(&b, s + 32, 32);
@@ -212,8 +210,14 @@ __attribute__((target("avx2"))) inline void stream_lines_avx2(std::byte* d, cons
 /// uses string moves), which row-sized memcpy calls do not: measured on one core of a Xeon VM,
 /// pads of 137 MB ran at 0.74-0.79 of memcpy with plain stores and 0.93-1.03 streamed.
 /// Streamed stores need stream_fence() before another thread may read them.
+/// The streamed copy fetches its source 1 KiB ahead, past the run's end too where `past_end`:
+/// splits and joins read on there (kept inside the run, a split along the innermost axis, 1 KiB
+/// runs, lost a third at two threads). A caller whose next run starts elsewhere (random rows)
+/// passes false and fetches that run's start itself: the 1 KiB past each 4 KiB row made a gather
+/// of 8192 random rows on one Zen 4 EPYC core 0.85-0.92 of a memcpy of its bytes instead of
+/// 1.01-1.16 (huge pages, in turns in one program).
 template <class = void>
-void copy_run(std::byte* d, const std::byte* s, std::size_t n, bool stream) {
+void copy_run(std::byte* d, const std::byte* s, std::size_t n, bool stream, bool past_end = true) {
 #if defined(__SSE2__) || defined(_M_X64)
     const std::size_t head = (64 - (reinterpret_cast<std::uintptr_t>(d) & 63)) & 63;
     if (stream && n >= head + 64) {
@@ -222,12 +226,12 @@ void copy_run(std::byte* d, const std::byte* s, std::size_t n, bool stream) {
 #ifdef STRIX_X86_AVX2
         if (cpu_has_avx2()) {
             const std::size_t lines = (n - head) / 64;
-            stream_lines_avx2(d + head, s + head, lines);
+            stream_lines_avx2(d + head, s + head, lines, past_end ? lines : (n > head + 1024 ? (n - head - 1024 + 63) / 64 : 0));
             k += lines * 64;
         }
 #endif
         for (; k + 64 <= n; k += 64) {
-            _mm_prefetch(reinterpret_cast<const char*>(s + k + 1024), _MM_HINT_T0); // measured: +5% at 512 MiB, +20% at 32 MiB
+            if (past_end || k + 1024 < n) _mm_prefetch(reinterpret_cast<const char*>(s + k + 1024), _MM_HINT_T0); // measured: +5% at 512 MiB, +20% at 32 MiB
             const auto* from = reinterpret_cast<const __m128i*>(s + k);
             auto* to = reinterpret_cast<__m128i*>(d + k);
             const __m128i a = _mm_loadu_si128(from), b = _mm_loadu_si128(from + 1), c = _mm_loadu_si128(from + 2), e = _mm_loadu_si128(from + 3);
@@ -685,12 +689,14 @@ void walk(const run_state& st, cursor& w, std::int64_t n) {
             if (clamp) gather_row<E, I, true>(out, ds, p.src + s, ss, p.index + key, in.key, n_axis, a_stride, a, b, next, st.pf_span);
             else gather_row<E, I, false>(out, ds, p.src + s, ss, p.index + key, in.key, n_axis, a_stride, a, b, next, st.pf_span);
         } else {
+            bool rows_apart = false; // the next row's source is not where this one's ends
             if (table) s += p.table[static_cast<std::size_t>(key)];
             else if (reads) {
                 s += read_index<I>(p.index + key, n_axis, clamp) * a_stride;
                 // rows gathered whole (an embedding lookup): the next row starts at a random
                 // place the hardware prefetcher cannot guess; fetch its first lines now
-                if (!has_map && outer > 0 && b - a == inner && w.c[static_cast<std::size_t>(outer - 1)] + 1 < p.dims[static_cast<std::size_t>(outer - 1)].size) {
+                rows_apart = !has_map && outer > 0 && b - a == inner;
+                if (rows_apart && w.c[static_cast<std::size_t>(outer - 1)] + 1 < p.dims[static_cast<std::size_t>(outer - 1)].size) {
                     const auto& od = p.dims[static_cast<std::size_t>(outer - 1)];
                     const std::byte* next = p.src + w.src + step[static_cast<std::size_t>(outer - 1)] +
                                             read_index<I>(p.index + key + od.key, n_axis, clamp) * a_stride + a * ss;
@@ -701,7 +707,7 @@ void walk(const run_state& st, cursor& w, std::int64_t n) {
             // a staged walk writes its buffer with plain stores: it goes out streamed as a whole
             const bool stream = st.stream && !staged;
             if (in.is_affine()) {
-                if (ds == static_cast<std::int64_t>(E) && ss == ds) copy_run(out + a * E, p.src + s + a * E, static_cast<std::size_t>(b - a) * E, stream);
+                if (ds == static_cast<std::int64_t>(E) && ss == ds) copy_run(out + a * E, p.src + s + a * E, static_cast<std::size_t>(b - a) * E, stream, !rows_apart);
                 else copy_elems<E>(out + a * ds, ds, p.src + s + a * ss, ss, b - a);
             } else {
                 // A padded row's first and last lines are partial, shared with the rows beside
