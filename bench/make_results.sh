@@ -6,8 +6,8 @@
 # 2-core machine of CI's kind, the 2026-11-26 session with PyTorch (CPU) beside NumPy on a
 # 2-core Intel Xeon of CI's kind (after the pads' prefetch; the 2026-11-25 sessions there ran
 # on a loaded machine), the 2026-11-26 session on a 2-core AMD EPYC (Zen 5) of CI's kind, and the
-# 2026-11-27 sixth session on a 2-core AMD EPYC (Zen 4) of CI's kind (strix's tensors on huge pages;
-# the same session on 4 KiB pages is results/2026-11-27-epyc-zen4-2core-sixth-small-*).
+# 2026-11-28 session on a 2-core AMD EPYC (Zen 4) of CI's kind (strix's tensors on huge pages;
+# the same code on 4 KiB pages is results/2026-11-28-epyc-zen4-2core-small-*).
 # A prefix P names P-vulkan.json, P-torch.json (GPU) or P-host-cpu16.json, P-host-cpu1.json,
 # P-host-numpy.json; the CI-kind files are P-cpu2.json, P-cpu1.json, P-numpy.json and, where
 # they exist, P-torch-cpu2.json, P-torch-cpu1.json.
@@ -18,7 +18,7 @@ gpu=${1:-$r/2026-11-22-h200}
 ci=${2:-$r/2026-11-22-ci-2core}
 peers=${3:-$r/2026-11-26-xeon-2core-prefetch}
 epyc=${4:-$r/2026-11-26-epyc-zen5-2core}
-zen4=${5:-$r/2026-11-27-epyc-zen4-2core-sixth-huge}
+zen4=${5:-$r/2026-11-28-epyc-zen4-2core-huge}
 # PyTorch (CPU) runs of a prefix, where it has them
 torch_cpu() { [ -f "$1-torch-cpu2.json" ] && echo --torch-cpu "$1-torch-cpu2.json"; [ -f "$1-torch-cpu1.json" ] && echo --torch-cpu1 "$1-torch-cpu1.json"; true; }
 python3 bench/report.py --vulkan "$gpu-vulkan.json" --torch "$gpu-torch.json" \
@@ -52,7 +52,7 @@ epyc = epyc.replace("### CPU: strix beside NumPy and PyTorch",
                     "### CPU, a 2-core AMD EPYC (Zen 5) machine of CI's kind, 2026-11-26 (quick sizes): strix beside NumPy and PyTorch")
 epyc = epyc.replace("`sweep-cpu.png`", "`epyc-2core/sweep-cpu.png`")
 zen4 = zen4.replace("### CPU: strix beside NumPy and PyTorch",
-                    "### CPU, a 2-core AMD EPYC (Zen 4) machine of CI's kind, 2026-11-27, sixth session, strix's tensors on huge pages (quick sizes): strix beside NumPy and PyTorch")
+                    "### CPU, a 2-core AMD EPYC (Zen 4) machine of CI's kind, 2026-11-28, strix's tensors on huge pages (quick sizes): strix beside NumPy and PyTorch")
 zen4 = zen4.replace("`sweep-cpu.png`", "`epyc-zen4-2core/sweep-cpu.png`")
 body = h200 + "\n\n" + ci + "\n\n" + peers + "\n\n" + epyc + "\n\n" + zen4
 path = "bench/RESULTS.md"
