@@ -181,3 +181,36 @@ TEST_CASE("host_tensor and the CPU scratch buffer ask for huge pages from 4 MiB 
         CHECK(strix::cpu::detail::thread_scratch().block.size() == 0);
     }
 }
+
+TEST_CASE("small_vector copies and moves the elements in use, inline or on the heap", "[views]") {
+    // (a run state holds two of these; a call of more than four plans moves its states to the heap)
+    for (std::size_t n : {0u, 1u, 3u, 4u, 5u, 9u}) {
+        INFO("n " << n);
+        strix::detail::small_vector<std::int64_t, 4> a;
+        for (std::size_t i = 0; i < n; ++i) a.push_back(static_cast<std::int64_t>(10 * i + 1));
+        auto same = [n](const strix::detail::small_vector<std::int64_t, 4>& v) {
+            if (v.size() != n) return false;
+            for (std::size_t i = 0; i < n; ++i)
+                if (v[i] != static_cast<std::int64_t>(10 * i + 1)) return false;
+            return true;
+        };
+        strix::detail::small_vector<std::int64_t, 4> copy(a);
+        CHECK(same(copy));
+        CHECK(same(a));
+        strix::detail::small_vector<std::int64_t, 4> moved(std::move(copy));
+        CHECK(same(moved));
+        CHECK(copy.empty());
+        strix::detail::small_vector<std::int64_t, 4> assigned(7);
+        assigned = moved;
+        CHECK(same(assigned));
+        strix::detail::small_vector<std::int64_t, 4> taken;
+        taken.push_back(99);
+        taken = std::move(assigned);
+        CHECK(same(taken));
+        CHECK(assigned.empty());
+        taken.push_back(5); // grows on from where the moved elements left it
+        CHECK(taken.size() == n + 1);
+        CHECK(taken.back() == 5);
+        if (n) CHECK(taken[0] == 1);
+    }
+}

@@ -189,7 +189,10 @@ namespace detail {
 template <class = void>
 std::string role_text(std::string_view role, int number) {
     std::string r(role);
-    if (number >= 0) r += " " + std::to_string(number);
+    if (number >= 0) {
+        r += ' '; // appended in pieces: GCC 12 at -O3 misreads `" " + std::string` (-Wrestrict)
+        r += std::to_string(number);
+    }
     return r;
 }
 

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,36 @@ public:
         if (n > N) many_.resize(n);
         n_ = n;
     }
+    // Copies and moves carry the elements in use only: the inline slots past them were never
+    // written (a trivial T leaves them indeterminate, and reading those is undefined; GCC 12 at
+    // -O3 warned of it where a vector of run states grew past its inline slots).
+    small_vector(const small_vector& o) : many_(o.many_), n_(o.n_) {
+        for (std::size_t i = 0; i < o.inline_count(); ++i) few_[i] = o.few_[i];
+    }
+    small_vector(small_vector&& o) noexcept(std::is_nothrow_move_assignable_v<T>) : many_(std::move(o.many_)), n_(o.n_) {
+        for (std::size_t i = 0; i < o.inline_count(); ++i) few_[i] = std::move(o.few_[i]);
+        o.n_ = 0;
+        o.many_.clear();
+    }
+    small_vector& operator=(const small_vector& o) {
+        if (this != &o) {
+            many_ = o.many_;
+            for (std::size_t i = 0; i < o.inline_count(); ++i) few_[i] = o.few_[i];
+            n_ = o.n_;
+        }
+        return *this;
+    }
+    small_vector& operator=(small_vector&& o) noexcept(std::is_nothrow_move_assignable_v<T>) {
+        if (this != &o) {
+            many_ = std::move(o.many_);
+            for (std::size_t i = 0; i < o.inline_count(); ++i) few_[i] = std::move(o.few_[i]);
+            n_ = o.n_;
+            o.n_ = 0;
+            o.many_.clear();
+        }
+        return *this;
+    }
+    ~small_vector() = default;
 
     [[nodiscard]] std::size_t size() const { return n_; }
     [[nodiscard]] bool empty() const { return n_ == 0; }
@@ -57,6 +88,9 @@ public:
     }
 
 private:
+    /// How many of the inline slots hold elements (none once they have moved to the heap).
+    std::size_t inline_count() const { return n_ <= N ? n_ : 0; }
+
     std::array<T, N> few_;
     std::vector<T> many_;
     std::size_t n_ = 0;
