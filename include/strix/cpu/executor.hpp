@@ -213,9 +213,10 @@ __attribute__((target("avx2"))) inline void stream_lines_avx2(std::byte* d, cons
 /// The streamed copy fetches its source 1 KiB ahead, past the run's end too where `past_end`:
 /// splits and joins read on there (kept inside the run, a split along the innermost axis, 1 KiB
 /// runs, lost a third at two threads). A caller whose next run starts elsewhere (random rows)
-/// passes false and fetches that run's start itself: the 1 KiB past each 4 KiB row made a gather
-/// of 8192 random rows on one Zen 4 EPYC core 0.85-0.92 of a memcpy of its bytes instead of
-/// 1.01-1.16 (huge pages, in turns in one program).
+/// passes false and fetches that run's start itself: the 1 KiB past each 4 KiB row is a table
+/// row nobody reads. Keeping the fetch inside the row took a gather of 8192 random rows of
+/// 16384x1024 on one Zen 4 EPYC core from 3.27 to 2.98 ms (strix-bench, nine rounds in turns;
+/// a bare loop of the copy with the L3 emptied before each run: 7-10%).
 template <class = void>
 void copy_run(std::byte* d, const std::byte* s, std::size_t n, bool stream, bool past_end = true) {
 #if defined(__SSE2__) || defined(_M_X64)
