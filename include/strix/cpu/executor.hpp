@@ -250,6 +250,14 @@ void copy_run(std::byte* d, const std::byte* s, std::size_t n, bool stream, bool
     std::memcpy(d, s, n);
 }
 
+/// Fetches the first 1 KiB (or the `bytes` there are) of a run that starts where the hardware
+/// prefetcher cannot guess (a gathered row, the next slices a scatter leaves): what a caller of
+/// copy_run with `past_end` false does for its next run while it copies this one.
+inline void fetch_run_start(const std::byte* p, std::int64_t bytes) {
+    const std::int64_t span = bytes < 1024 ? bytes : 1024;
+    for (std::int64_t q = 0; q < span; q += 64) __builtin_prefetch(p + q);
+}
+
 /// Orders streamed stores before whatever follows (a pool worker's completion signal).
 template <class = void>
 void stream_fence() {
@@ -701,8 +709,7 @@ void walk(const run_state& st, cursor& w, std::int64_t n) {
                     const auto& od = p.dims[static_cast<std::size_t>(outer - 1)];
                     const std::byte* next = p.src + w.src + step[static_cast<std::size_t>(outer - 1)] +
                                             read_index<I>(p.index + key + od.key, n_axis, clamp) * a_stride + a * ss;
-                    const std::int64_t span = std::min<std::int64_t>(inner * E, 1024);
-                    for (std::int64_t q = 0; q < span; q += 64) __builtin_prefetch(next + q);
+                    fetch_run_start(next, inner * static_cast<std::int64_t>(E));
                 }
             }
             // a staged walk writes its buffer with plain stores: it goes out streamed as a whole

@@ -168,7 +168,7 @@ bool copy_unreplaced_slices(const any_cview& input, const any_view& output, std:
             std::int64_t e2 = 0;
             const std::int64_t s2 = next_run(e, e2);
             if (s2 < b) // the next run's first lines, which start a new page the prefetcher does not know yet
-                for (std::int64_t x = 0; x < std::min<std::int64_t>((e2 - s2) * slice, 1024); x += 64) __builtin_prefetch(src + s2 * slice + x);
+                cpu::detail::fetch_run_start(src + s2 * slice, (e2 - s2) * slice);
             cpu::detail::copy_run(dst + s * slice, src + s * slice, static_cast<std::size_t>((e - s) * slice), stream, s2 >= b);
             s = s2;
             e = e2;
