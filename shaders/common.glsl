@@ -88,7 +88,20 @@ layout(push_constant) uniform Push {
     uint aux2;           // scatter: work groups in y of its pass 1
     uint64_t aux_addr;   // scatter: address of the winner array; reduce/scan: of the Scratch record
     uint64_t lo;         // scatter, reduce: lowest address of the output (slot 0)
+    uint64_t guard;      // the operator's guard word (0: none), raised by its index check
 } pc;
+
+// Whether the operator's guard word is raised: an index of its check pass was out of range
+// under the error policy, so none of its passes writes anything (every invocation returns).
+// The check pass ran in an earlier dispatch, so the word is the same for every invocation.
+bool guarded() { return pc.guard != 0ul && Words(pc.guard).w[0] != 0u; }
+
+// An index out of range under the error policy: the flag the host reads, and the operator's
+// guard word.
+void raise_flag() {
+    atomicOr(Flag(pc.flag).raised, 1u);
+    if (pc.guard != 0ul) atomicOr(Flag(pc.guard).raised, 1u);
+}
 
 // Coordinate k of invocation i: (i / (product of the sizes after k)) % size, computed by the
 // caller one dimension at a time from the innermost; in 32 bits unless the call is WIDE. The
@@ -185,7 +198,7 @@ int64_t resolve_index_only(uint64_t a, int64_t n, out bool bad) {
 int64_t resolve_index(uint64_t a, int64_t n) {
     bool bad;
     const int64_t v = resolve_index_only(a, n, bad);
-    if (bad && POLICY == 0) atomicOr(Flag(pc.flag).raised, 1u);
+    if (bad && POLICY == 0) raise_flag();
     return v;
 }
 

@@ -10,6 +10,7 @@
 layout(constant_id = 9) const uint UNROLL = 1;
 
 void main() {
+    if (guarded()) return; // the operator's indices failed their check: it writes nothing
     const uint64_t first = (invocation() >> 8) * 256ul * UNROLL + gl_LocalInvocationID.x;
     uvec4 v[UNROLL];
     [[unroll]] for (uint k = 0; k < UNROLL; ++k) {

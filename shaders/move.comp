@@ -301,16 +301,17 @@ uvec4 chunk_at(uint64_t i) {
 }
 
 void main() {
+    if (guarded()) return; // the operator's indices failed their check: it writes nothing
     if (VEC == 1 && ELEM != 16) {
         const uint64_t i = invocation();
         if (i < pc.count) move_one(i);
-        if (INDEX_TYPE != 0 && POLICY == 0 && out_of_range) atomicOr(Flag(pc.flag).raised, 1u);
+        if (INDEX_TYPE != 0 && POLICY == 0 && out_of_range) raise_flag();
         return;
     }
     if (VEC > 1 && UNROLL == 1) { // one chunk: kept free of the arrays below, which measured slower
         const uint64_t i = invocation();
         if (i < pc.count) Chunks(pc.dst + i * 16ul).v[0] = chunk_at(i);
-        if (INDEX_TYPE != 0 && POLICY == 0 && out_of_range) atomicOr(Flag(pc.flag).raised, 1u);
+        if (INDEX_TYPE != 0 && POLICY == 0 && out_of_range) raise_flag();
         return;
     }
     const uint64_t first = (invocation() >> 8) * 256ul * UNROLL + gl_LocalInvocationID.x;
@@ -330,5 +331,5 @@ void main() {
         if (first + k * 256u >= pc.count) break;
         Chunks(d[k]).v[0] = v[k];
     }
-    if (INDEX_TYPE != 0 && POLICY == 0 && out_of_range) atomicOr(Flag(pc.flag).raised, 1u);
+    if (INDEX_TYPE != 0 && POLICY == 0 && out_of_range) raise_flag();
 }

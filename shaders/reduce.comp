@@ -310,6 +310,7 @@ uint64_t update_source(uint64_t id) {
 }
 
 void main() {
+    if (guarded()) return; // the operator's indices failed their check: it writes nothing
     const uint64_t i = invocation();
     if (i >= pc.count) return;
     if (PHASE == 5) {

@@ -58,6 +58,8 @@ shared uint digit_count[256];
 uint tile_digit(uint key, uint shift) { return (key >> shift) & 255u; }
 
 void main() {
+    // (no guard: the sort writes only scratch, and its indirect arguments must be written even
+    // when a guarded reduce pass left its counts at zero)
     Scratch s = Scratch(pc.aux_addr);
     const uint t = gl_LocalInvocationID.x;
     // every slot had one update: reduce.comp applied them, nothing is sorted (the whole

@@ -20,6 +20,7 @@ layout(constant_id = 4) const uint PHASE = 0;
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Winners { uint w[]; };
 
 void main() {
+    if (guarded()) return; // the operator's indices failed their check: it writes nothing
     const uint64_t i = invocation();
     if (i >= pc.count) return;
     const uint64_t g = uint64_t(max(pc.fill[0], 1u)); // elements per winner

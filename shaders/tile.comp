@@ -49,6 +49,7 @@ void store_vec(uint64_t a, uvec4 v) {
 }
 
 void main() {
+    if (guarded()) return; // the operator's indices failed their check: it writes nothing
     Dims dims = Dims(pc.dims);
     const int A = int(pc.aux);
     const uint T = pc.aux2;
@@ -148,5 +149,5 @@ void main() {
             d_at += int64_t(R) * d_step;
         }
     }
-    if (POLICY == 0 && out_of_range) atomicOr(Flag(pc.flag).raised, 1u);
+    if (POLICY == 0 && out_of_range) raise_flag();
 }

@@ -9,6 +9,7 @@
 #include "common.glsl"
 
 void main() {
+    if (guarded()) return; // the operator's indices failed their check: it writes nothing
     const uint64_t i = invocation();
     if (i >= pc.count) return;
     Dims dims = Dims(pc.dims);

@@ -245,7 +245,8 @@ TEST_CASE("vulkan: one stream runs a chain of operators, with barriers only wher
         CHECK(before_scatter == 2); // the join reads what the gather wrote; its two parts need none between them
         s.scatter(dj.view(), dsidx.view(), dupd.view(), dj.view(), {0});
         CHECK(strix::vulkan::detail::counters_of(s).barriers > before_scatter);
-        CHECK(strix::vulkan::detail::counters_of(s).dispatches == 7); // pad, pad, gather, two join parts, two scatter passes
+        // pad, pad, gather's index check and move, two join parts, scatter's index check and two passes
+        CHECK(strix::vulkan::detail::counters_of(s).dispatches == 9);
         s.run();
         CHECK(same_bytes(read_back(ctx, dp), p));
         CHECK(same_bytes(read_back(ctx, dg), gt));
@@ -259,7 +260,8 @@ TEST_CASE("vulkan: one stream runs a chain of operators, with barriers only wher
             d(ctx, dtype::float32, {5, 7});
         vk::stream s(ctx);
         s.pad(dx.view(), a.view(), {pad_mode::edge, {1, 1}, {1, 1}, 0.0});
-        s.gather(dx.view(), didx.view(), b.view(), {1});
+        // (clamped: under the error policy the gather's own index check comes first, behind a barrier)
+        s.gather(dx.view(), didx.view(), b.view(), {1, -1, index_policy::clamp});
         const vk::device_view one[] = {dx.view()};
         s.join(one, c.view(), {1});
         s.pad(dx.view(), d.view(), {pad_mode::constant, {0, 1}, {0, 0}, 2.5});
@@ -299,7 +301,12 @@ namespace {
 
 /// A C-order view of `sizes` elements of `t` at byte `offset` of a device tensor's buffer.
 vk::device_view at_byte(const vk::device_tensor& buf, std::int64_t offset, dtype t, const shape& sizes) {
-    return {buf.storage().handle(), buf.storage().address() + static_cast<std::uint64_t>(offset), t, sizes, strix::c_strides(sizes)};
+    vk::device_view v = buf.view();
+    v.address += static_cast<std::uint64_t>(offset);
+    v.type = t;
+    v.sizes = sizes;
+    v.strides = strix::c_strides(sizes);
+    return v;
 }
 
 } // namespace

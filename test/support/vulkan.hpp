@@ -181,8 +181,13 @@ struct host_operands {
 };
 
 inline vk::device_view device_view(const std::vector<vk::device_tensor>& a, const placed& p) {
-    const auto& b = a[p.arena].storage();
-    return {b.handle(), b.address() + static_cast<std::uint64_t>(p.offset), p.type, p.sizes, p.strides};
+    // a view of the arena's buffer, placed within it (its origin and owner are the arena's)
+    vk::device_view v = a[p.arena].view();
+    v.address += static_cast<std::uint64_t>(p.offset);
+    v.type = p.type;
+    v.sizes = p.sizes;
+    v.strides = p.strides;
+    return v;
 }
 
 /// The elements of an operand in C order, copied one by one (independent of the library).

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -160,33 +161,65 @@ class context;
 
 namespace detail {
 
-/// The buffers of a context that are alive, by serial number (never reused, unlike handles):
-/// a stream replayed after a tensor it used was destroyed finds out here. Also where the
-/// context's host-visible buffers are mapped, so that a transfer from or to their memory goes
-/// straight by the device's copy.
-class live_set {
+/// A serial number unique in the process (never 0, never reused): buffers and contexts take one.
+std::uint64_t next_serial() noexcept;
+
+/// Every buffer a context made, by serial number: which are alive (a stream replayed after a
+/// tensor it used was destroyed finds out here, and so does an operator given a view of a
+/// destroyed or foreign buffer), the address range each holds (so that no operand reaches past
+/// its buffer), and where the host-visible ones are mapped (so that a transfer from or to their
+/// memory goes straight by the device's copy).
+///
+/// It also keeps the device from using freed memory: a buffer that submitted work may still use
+/// is pinned (pin), and one released while pinned stays allocated, dead to every lookup, until
+/// the last pin goes (unpin). Shared by the context and its buffers: when the context goes
+/// (close), whatever is left is freed with it, and a buffer released later finds nothing to do.
+class buffer_registry {
 public:
-    /// `mapped`: where the buffer's memory is mapped (nullptr when it is not), `size` bytes of it.
-    std::uint64_t add(const std::byte* mapped = nullptr, std::uint64_t size = 0, VkBuffer handle = VK_NULL_HANDLE);
-    void erase(std::uint64_t id, const std::byte* mapped = nullptr) noexcept;
+    /// What a live buffer holds: its handle and device addresses [address, address + size).
+    struct extent {
+        VkBuffer handle = VK_NULL_HANDLE;
+        std::uint64_t address = 0, size = 0;
+    };
+
+    buffer_registry(const VolkDeviceTable* vk, VkDevice device);
+    ~buffer_registry();
+    buffer_registry(const buffer_registry&) = delete;
+    buffer_registry& operator=(const buffer_registry&) = delete;
+
+    /// Registers a buffer (and the memory bound to it, which the registry frees with it); its
+    /// serial number. `mapped`: where its memory is mapped (nullptr when it is not).
+    std::uint64_t add(VkBuffer handle, VkDeviceMemory memory, std::uint64_t address, std::uint64_t size, std::byte* mapped);
+    /// The owner let go of buffer `id`: it is dead from now on, and freed now, or when its last
+    /// pin goes.
+    void release(std::uint64_t id) noexcept;
+    /// Pins every buffer of `ids` (0 stands for none) for work the device may run, unless one of
+    /// them is dead: then pins nothing and returns that one. 0 when all were pinned.
+    std::uint64_t pin(std::span<const std::uint64_t> ids);
+    /// Takes back one pin of each of `ids` (pinned before), freeing the dead ones left unpinned.
+    void unpin(std::span<const std::uint64_t> ids) noexcept;
+    /// The live buffer `id`'s extent; none when it is dead or not this context's.
+    [[nodiscard]] std::optional<extent> find(std::uint64_t id) const;
     /// The first of `ids` that is not alive (0 stands for none), or 0.
-    std::uint64_t first_dead(std::span<const std::uint64_t> ids) const;
+    [[nodiscard]] std::uint64_t first_dead(std::span<const std::uint64_t> ids) const;
     /// The live buffer whose mapping holds all of [p, p + bytes), and p's offset in it; a null
     /// handle when none does.
-    std::pair<VkBuffer, std::uint64_t> find_mapped(const void* p, std::uint64_t bytes) const;
-
-    live_set();
-    ~live_set();
-    live_set(const live_set&) = delete;
-    live_set& operator=(const live_set&) = delete;
+    [[nodiscard]] std::pair<VkBuffer, std::uint64_t> find_mapped(const void* p, std::uint64_t bytes) const;
+    /// Buffers released while pinned whose memory is still held (for tests).
+    [[nodiscard]] std::size_t deferred() const;
+    /// The context is going (its queue is idle): frees every buffer still registered, alive or
+    /// not; later calls do nothing.
+    void close() noexcept;
 
 private:
-    struct state; // the ids and the mappings, in ordered containers (defined with the backend)
+    struct state; // the entries and the mappings, in ordered containers (defined with the backend)
+    void free_entry(std::uint64_t id) noexcept; // with the lock held
     mutable std::mutex mutex_;
     owned<state> s_;
-    std::uint64_t last_ = 0;
+    const VolkDeviceTable* vk_;
+    VkDevice device_;
+    bool closed_ = false;
 };
-
 
 } // namespace detail
 
@@ -194,6 +227,10 @@ private:
 /// Its VkBuffer may be used in the application's own commands (see README, "strix inside your
 /// Vulkan"): made with storage, transfer source and destination, indirect and device-address
 /// usage, exclusive to the context's queue family.
+///
+/// Destroying it while a stream that uses it runs is safe: its memory stays allocated until
+/// that work is done (buffer_registry); destroying it after its context is too (the context
+/// freed it).
 class buffer {
 public:
     buffer() = default;
@@ -212,22 +249,19 @@ public:
     [[nodiscard]] VkDeviceAddress address() const { return address_; }
     /// Host pointer to the contents, or nullptr when the memory is not host-visible.
     [[nodiscard]] std::byte* mapped() const { return mapped_; }
-    /// Serial number in its context (see device_view::owner); 0 for an empty buffer.
+    /// Serial number, unique in the process (see device_view::owner); 0 for an empty buffer.
     [[nodiscard]] std::uint64_t id() const { return id_; }
 
 private:
     friend class context;
     void swap(buffer& o) noexcept;
     void release() noexcept;
-    const VolkDeviceTable* vk_ = nullptr;
-    VkDevice device_ = VK_NULL_HANDLE;
+    std::shared_ptr<detail::buffer_registry> registry_;
     VkBuffer buf_ = VK_NULL_HANDLE;
-    VkDeviceMemory mem_ = VK_NULL_HANDLE;
     std::uint64_t size_ = 0;
     VkDeviceAddress address_ = 0;
     std::byte* mapped_ = nullptr;
     std::uint64_t id_ = 0;
-    detail::live_set* live_ = nullptr;
 };
 
 /// Where a buffer lives.
@@ -287,6 +321,7 @@ struct frame {
     VkQueryPool queries = VK_NULL_HANDLE;
     buffer flag;
     std::vector<buffer> meta;      ///< upload chunks for metadata, filled in order
+    std::vector<buffer> guards;    ///< upload chunks of guard words, one per operator whose indices are checked
     std::vector<buffer> scratch;   ///< device scratch, each used whole by one request per stream
     std::vector<bool> scratch_used;
     detail::pipeline_table pipelines;
@@ -449,10 +484,14 @@ public:
     [[nodiscard]] VkPipelineLayout layout() const { return layout_; }
     /// The first of `ids` (buffer serial numbers) whose buffer was destroyed, or 0.
     template <class Range>
-    [[nodiscard]] std::uint64_t first_destroyed(const Range& ids) const { return live_.first_dead(ids); }
+    [[nodiscard]] std::uint64_t first_destroyed(const Range& ids) const { return live_->first_dead(ids); }
     /// The context's host-visible buffer whose mapped memory holds all of [p, p + bytes) (a
     /// memory::host tensor's host_view(), say), and p's offset in it; a null handle when none does.
-    [[nodiscard]] std::pair<VkBuffer, std::uint64_t> find_mapped(const void* p, std::uint64_t bytes) const { return live_.find_mapped(p, bytes); }
+    [[nodiscard]] std::pair<VkBuffer, std::uint64_t> find_mapped(const void* p, std::uint64_t bytes) const { return live_->find_mapped(p, bytes); }
+    /// The buffers of this context, alive and pinned (see buffer_registry).
+    [[nodiscard]] detail::buffer_registry& buffers() const { return *live_; }
+    /// This context's serial number, unique in the process: device views carry it (device_view::origin).
+    [[nodiscard]] std::uint64_t serial() const { return serial_; }
     /// Number of pipelines created so far.
     [[nodiscard]] std::size_t pipeline_count() const {
         std::lock_guard lock(mutex_);
@@ -518,7 +557,8 @@ private:
 
     std::optional<std::uint32_t> find_type(std::uint32_t bits, VkMemoryPropertyFlags want) const;
 
-    mutable detail::live_set live_; // before anything that holds buffers, so destroyed after them
+    std::shared_ptr<detail::buffer_registry> live_; // made by finish_setup; closed by the destructor
+    std::uint64_t serial_ = detail::next_serial();
     detail::environment env_;
     std::optional<detail::instance> inst_; // none when the device is adopted
     VkInstance instance_ = VK_NULL_HANDLE;

@@ -19,8 +19,14 @@ struct device_view {
     /// Serial number of the strix buffer holding the elements (buffer::id), or 0 for the
     /// application's own buffer (see wrap), whose lifetime strix cannot follow.
     std::uint64_t owner = 0;
+    /// Serial number of the context whose device holds the buffer (context::serial); 0 for a
+    /// view no context made, which every operator refuses.
+    std::uint64_t origin = 0;
+    /// Device addresses [first, last) the view may reach: its buffer's (for a strix buffer the
+    /// context checks them against the buffer itself), or the range given to wrap.
+    std::uint64_t reach_first = 0, reach_last = 0;
 
-    /// The same elements in the same layout (buffer, address, type, shape, strides).
+    /// The same elements in the same layout (buffer, address, type, shape, strides, origin).
     bool operator==(const device_view&) const = default;
 
     /// Device addresses [first, last) of the bytes the view touches.
@@ -49,7 +55,7 @@ public:
     device_tensor(const context& ctx, dtype type, const shape& sizes, memory where = memory::device);
     [[nodiscard]] dtype type() const { return type_; }
     [[nodiscard]] const shape& sizes() const { return shape_; }
-    [[nodiscard]] std::uint64_t bytes() const { return static_cast<std::uint64_t>(shape_.count()) * size_of(type_); }
+    [[nodiscard]] std::uint64_t bytes() const { return static_cast<std::uint64_t>(shape_.count()) * size_of(type_); } // (checked when made)
     /// The buffer (for the application's own commands: storage() .handle(), whole, offset 0).
     [[nodiscard]] const buffer& storage() const { return buf_; }
     /// Whether the host can read and write the elements in place (a tensor made with
@@ -61,13 +67,25 @@ public:
     /// device wrote is there to read after wait(). Throws strix::error unless host_visible().
     [[nodiscard]] any_view host_view() const;
     /// The whole tensor as a C-order view.
-    [[nodiscard]] device_view view() const { return {buf_.handle(), buf_.address(), type_, shape_, c_strides(shape_), buf_.id()}; }
+    [[nodiscard]] device_view view() const {
+        return {buf_.handle(), buf_.address(), type_, shape_, c_strides(shape_), buf_.id(), origin_, buf_.address(), buf_.address() + buf_.size()};
+    }
 
 private:
     dtype type_ = dtype::float32;
     shape shape_{};
     buffer buf_;
+    std::uint64_t origin_ = 0; // the context's serial number
 };
+
+namespace detail {
+/// Checks that `v`, operand `operand` of operator `op`, can be used on `ctx`: a view of this
+/// context's (not another's, not one no context made), of a buffer still alive, the same buffer
+/// it names, and reaching no byte outside it. Throws strix::error naming the operator, the
+/// operand, its shape and type, and what is wrong. Integer compares and one look-up under the
+/// registry's lock: per operand per recording, never per element.
+void check_operand(const context& ctx, const device_view& v, std::string_view op, std::string_view operand);
+} // namespace detail
 
 /// A view over the application's own VkBuffer, no copy: `size` bytes from `offset` are strix's
 /// to read and write while it runs on them; the view's lowest byte lies at `offset` (strides

@@ -112,6 +112,7 @@ protected:
         device_view indices;
         detail::callback<void(const any_cview&)> report;
         detail::owned<device_tensor> snapshot{}; // the indices as they were, when a later op overwrote them
+        std::uint32_t* guard = nullptr;          // the operator's guard word (host side), raised when it failed
     };
     /// What the update passes of scatter and scatter-nd need (see record_updates): the update
     /// plan, on device addresses, and the views and hazards around it.
@@ -128,11 +129,42 @@ protected:
     };
 
     /// Hazards as recorder::barrier_for, after copying aside the indices of index checks
-    /// that the write would overwrite.
+    /// that the write would overwrite. While an operator with a guard word records, every
+    /// dispatch of it reads the word (after the check pass that writes it).
     void barrier_for(const std::vector<range>& reads, range write) {
         snapshot_indices_before(write);
-        recorder::barrier_for(reads, write);
+        if (guard_.address == 0) {
+            recorder::barrier_for(reads, write);
+            return;
+        }
+        std::vector<range> with_guard = reads;
+        with_guard.push_back(guard_.range());
+        recorder::barrier_for(with_guard, write);
     }
+
+    /// The state an operator may change, saved when it starts (see recording::op_scope).
+    struct op_saved {
+        op_state rec;
+        std::size_t checks = 0;
+    };
+    [[nodiscard]] op_saved save_op() const { return {save_state(), checks_.size()}; }
+    /// Undoes what the operator did since `s` (it threw).
+    void rollback(op_saved&& s);
+    /// The operator recorded everything: its commands go into the command buffer.
+    void commit() {
+        commit_pending();
+        snapshot_log_.clear();
+    }
+    /// Checks whose indices an operator copied aside (snapshot_indices_before) while it
+    /// recorded, with the indices view they had: put back if it throws.
+    std::vector<std::pair<std::size_t, device_view>> snapshot_log_;
+
+    /// Under the `error` policy, before an operator records anything: its guard word (see
+    /// recorder::guard_word), which the check pass it records next raises and every later
+    /// dispatch of the operator reads.
+    void begin_guard() { guard_ = new_guard(); }
+    /// After the check pass: the guard word was written (the operator's next dispatch waits for it).
+    void guard_written() { written_.push_back(guard_.range()); }
 
     /// Whether a scatter without a reduction takes the claim path (reduce.comp, PHASE 4 and 5):
     /// at most 4 target slots per update, since its last pass reads every slot's claim (4-byte
@@ -161,7 +193,7 @@ protected:
 
     template <class F>
     void check_indices_later(const device_view& indices, F&& report) {
-        checks_.push_back(index_check{indices, std::forward<F>(report), {}});
+        checks_.push_back(index_check{indices, std::forward<F>(report), {}, guard_.host});
     }
 
     void copy_unless_in_place(bool in_place, const device_view& input, const device_view& output);

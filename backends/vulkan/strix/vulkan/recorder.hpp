@@ -41,6 +41,7 @@ protected:
     recorder(context& ctx, VkCommandBuffer target) : ctx_(&ctx), frame_(ctx.acquire_frame()) { cmd_ = target ? target : frame_->cmd; }
     ~recorder() {
         if (own_pending_) ctx_->vk().vkWaitForFences(ctx_->handle(), 1, &frame_->fence, VK_TRUE, UINT64_MAX);
+        if (pinned_ || pin_on_record_) ctx_->buffers().unpin(owners_);
         ctx_->release_frame(std::move(frame_));
     }
 
@@ -51,13 +52,16 @@ protected:
         check(ctx_->vk().vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
     }
     void end_own() { check(ctx_->vk().vkEndCommandBuffer(cmd_), "vkEndCommandBuffer"); }
-    void submit_own() {
-        ctx_->submit(cmd_, frame_->fence);
-        own_pending_ = true;
-    }
+    /// Submits the frame's command buffer, with the buffers it uses pinned until wait_own (so
+    /// that a tensor destroyed meanwhile keeps its memory until the device is done); throws,
+    /// submitting nothing, when one of them was destroyed since it was recorded (`who` names
+    /// the call in the message).
+    void submit_own(const char* who = "strix::vulkan::stream");
     void wait_own() {
         ctx_->wait(frame_->fence);
         own_pending_ = false;
+        if (pinned_) ctx_->buffers().unpin(owners_);
+        pinned_ = false;
     }
     void reset_own_fence() { check(ctx_->vk().vkResetFences(ctx_->handle(), 1, &frame_->fence), "vkResetFences"); }
 
@@ -71,7 +75,22 @@ protected:
 
     /// Whether an index check raised the flag word (host-visible; 16 bytes).
     [[nodiscard]] bool flag_raised() const;
-    void clear_flag() { std::memset(frame_->flag.mapped(), 0, 16); }
+    /// Lowers the flag word and every guard word handed out (before a submission).
+    void clear_flag();
+
+    /// A guard word: one per operator whose indices are checked under the `error` policy. Its
+    /// check pass raises it on a bad index, and every dispatch of the operator (stamped with it
+    /// while the operator records: guard_) returns at once when it is raised, so that the
+    /// operator writes nothing. Device-local where the host can map it (the host lowers it
+    /// before each submission and reads which operator failed), in the frame's guard chunks.
+    struct guard_word {
+        VkDeviceAddress address = 0;
+        std::uint32_t* host = nullptr;
+        [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> range() const { return {address, address + 4}; }
+    };
+    guard_word new_guard();
+    static constexpr std::size_t guard_chunk_bytes = 4096;
+    guard_word guard_; // the recording operator's (address 0: none)
 
     /// The push constants of every shader (see shaders/common.glsl).
     struct push {
@@ -81,6 +100,7 @@ protected:
         std::uint32_t aux, aux2;
         std::uint64_t aux_addr;
         std::uint64_t lo;
+        std::uint64_t guard; ///< the operator's guard word (0: none): a raised one makes every invocation return
     };
     static_assert(sizeof(push) <= 128);
     static constexpr std::size_t dim_words = 7; // int64 fields of a Dim record (shaders/common.glsl)
@@ -136,17 +156,61 @@ protected:
     std::pair<std::uint32_t, std::uint32_t> grid(std::uint64_t groups) const;
 
     /// Dispatches `groups` work groups of 256 (0: enough for p.count invocations), or as many as
-    /// the 12 bytes of `indirect` at `indirect_offset` say when it is given.
+    /// the 12 bytes of `indirect` at `indirect_offset` say when it is given. Stamped with the
+    /// recording operator's guard word.
     void dispatch(pipeline_key key, const push& p, std::uint64_t groups = 0, VkBuffer indirect = VK_NULL_HANDLE, VkDeviceSize indirect_offset = 0);
+
+    /// Fills `size` bytes of `b` from `offset` with zeros (vkCmdFillBuffer).
+    void fill_zero(VkBuffer b, VkDeviceSize offset, VkDeviceSize size);
+
+    /// A command an operator records: kept aside while the operator records (pending_) and
+    /// written into the command buffer only once it has recorded everything, so that an
+    /// operator that throws half-way leaves no command behind (see op_state).
+    struct command {
+        enum class kind : std::uint8_t { barrier, dispatch, fill } what = kind::barrier;
+        VkPipeline pipeline = VK_NULL_HANDLE;
+        push pc{};
+        std::uint32_t gx = 0, gy = 0;
+        VkBuffer buffer = VK_NULL_HANDLE; ///< a fill's target, or an indirect dispatch's arguments
+        VkDeviceSize offset = 0, size = 0;
+        VkPipelineStageFlags src_stage = 0, dst_stage = 0;
+        VkAccessFlags src_access = 0, dst_access = 0;
+    };
+    /// A pipeline barrier (memory only), kept aside while an operator records.
+    void record_barrier(VkPipelineStageFlags src_stage, VkPipelineStageFlags dst_stage, VkAccessFlags src_access, VkAccessFlags dst_access);
+    void emit(const command& c);
+    std::vector<command> pending_;
+    int op_depth_ = 0; // operators recording (nested calls record as one)
+
+    /// What an operator may change in the recorder before it fails: restored when it throws.
+    struct op_state {
+        std::vector<range> written, read;
+        counters count;
+        std::size_t meta_chunk, meta_used, guard_chunk, guard_used, owners;
+        std::vector<bool> scratch_used;
+    };
+    [[nodiscard]] op_state save_state() const;
+    /// Back to `s`: the pending commands dropped, the hazards, metadata, scratch, guards and
+    /// buffers in use as they were.
+    void restore_state(op_state&& s);
+    /// The operator recorded everything: its commands go into the command buffer.
+    void commit_pending();
 
     context* ctx_;
     detail::owned<frame> frame_; // the command buffer, fence, flag, metadata and scratch
     VkCommandBuffer cmd_ = VK_NULL_HANDLE;
     std::size_t meta_chunk_ = 0, meta_used_ = 0; // the metadata chunk being filled, and how far
+    std::size_t guard_chunk_ = 0, guard_used_ = 0; // the guard chunk being filled, and how far (in words)
     std::vector<range> written_, read_;
     counters counters_;
     bool own_pending_ = false; // the frame's command buffer was submitted and not yet waited for
     bool closed_ = false;      // recording is over (a stream after submit)
+    /// The strix buffers the recorded operators use (serial numbers): checked and pinned at
+    /// each submission, for replays to find destroyed ones and for destroyed ones to stay
+    /// allocated while the device may use them.
+    std::vector<std::uint64_t> owners_;
+    bool pinned_ = false;        // owners_ pinned for a submission not yet waited for
+    bool pin_on_record_ = false; // command_recorder: each operator's buffers pinned as it records, until destroyed
 };
 
 inline const counters& counters_of(const recorder& r) { return r.counters_; }

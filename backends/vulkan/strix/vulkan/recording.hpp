@@ -78,42 +78,73 @@ protected:
     std::optional<strix::detail::checked> given_;
     friend void detail::give_checks(recording& r, strix::detail::checked c);
 
-    /// Notes the buffers an operator uses, for replays to find destroyed ones.
+    /// Notes the buffers an operator uses, for submissions to pin and replays to find
+    /// destroyed ones (a command_recorder pins them at once: its application may submit any time).
     void uses(std::span<const device_view> views) {
+        const std::size_t before = owners_.size();
         for (const auto& v : views)
             if (v.owner && std::find(owners_.begin(), owners_.end(), v.owner) == owners_.end()) owners_.push_back(v.owner);
+        if (pin_on_record_ && owners_.size() > before) {
+            const std::span<const std::uint64_t> added(owners_.data() + before, owners_.size() - before);
+            if (const std::uint64_t dead = ctx_->buffers().pin(added)) {
+                owners_.resize(before);
+                throw error(error_code::invalid_argument, "strix::vulkan: buffer #" + std::to_string(dead) + " was destroyed");
+            }
+        }
     }
-    std::vector<std::uint64_t> owners_; // strix buffers the recorded operators use
 
     /// An operator call as a stream keeps it, to record it again on other views (rebind).
     struct call {
         std::vector<device_view> views; ///< its operands, in its parameters' order
         detail::callback<void(recording&, std::span<const device_view>)> record;
     };
-    /// Guards a call kept by note_call: drops it again if the operator throws (a rule it
-    /// breaks), so that only recorded operators are kept.
-    class kept_call {
+    /// One operator recording, all or nothing: its commands are kept aside (recorder::pending_)
+    /// and written into the command buffer when it returns; when it throws (a rule it breaks,
+    /// an allocation that fails), everything it did is undone — commands, hazards, metadata,
+    /// scratch, index checks, guard words, the buffers noted, and the call a stream kept — so
+    /// that the recording is as it was before the call.
+    class op_scope {
     public:
-        explicit kept_call(std::vector<call>* calls) : calls_(calls) {}
-        kept_call(const kept_call&) = delete;
-        kept_call& operator=(const kept_call&) = delete;
-        ~kept_call() {
-            if (calls_ && std::uncaught_exceptions() > exceptions_) calls_->pop_back();
+        op_scope(recording& r, std::vector<call>* calls, op_saved&& saved) : r_(r), calls_(calls), saved_(std::move(saved)) { ++r_.op_depth_; }
+        op_scope(const op_scope&) = delete;
+        op_scope& operator=(const op_scope&) = delete;
+        ~op_scope() {
+            --r_.op_depth_;
+            const bool failed = std::uncaught_exceptions() > exceptions_;
+            if (failed && calls_) calls_->pop_back();
+            if (r_.op_depth_ > 0) return;
+            if (failed) r_.rollback(std::move(saved_));
+            else r_.commit();
         }
 
     private:
+        recording& r_;
         std::vector<call>* calls_;
+        op_saved saved_;
         int exceptions_ = std::uncaught_exceptions();
     };
-    /// Every operator's first step: notes the buffers of its operands (uses) and, in streams
-    /// (keep_calls_), keeps the call to record it again on other views.
-    template <class F>
-    [[nodiscard]] kept_call note_call(std::vector<device_view> views, F&& record) {
-        uses(views);
-        if (!keep_calls_) return kept_call(nullptr);
-        calls_.push_back(call{std::move(views), std::forward<F>(record)});
-        return kept_call(&calls_);
+    /// Every operator's first step: checks each operand (`roles(i)` names operand i in messages)
+    /// against the context (detail::check_operand), opens the operator's op_scope, notes the
+    /// buffers of its operands (uses) and, in streams (keep_calls_), keeps the call to record
+    /// it again on other views.
+    template <class Roles, class F>
+    [[nodiscard]] op_scope note_call(std::string_view op, std::vector<device_view> views, Roles&& roles, F&& record) {
+        ensure_recording();
+        for (std::size_t i = 0; i < views.size(); ++i) detail::check_operand(*ctx_, views[i], op, roles(i));
+        op_saved saved = save_op();
+        uses(views); // (undoes itself when it throws)
+        std::vector<call>* kept = nullptr;
+        if (keep_calls_) {
+            calls_.push_back(call{std::move(views), std::forward<F>(record)});
+            kept = &calls_;
+        }
+        return op_scope(*this, kept, std::move(saved));
     }
+    /// Roles of operands in a fixed order.
+    struct roles_of {
+        std::initializer_list<const char*> names;
+        std::string operator()(std::size_t i) const { return names.begin()[i]; }
+    };
     bool keep_calls_ = false;
     std::vector<call> calls_;
 };

@@ -2,6 +2,7 @@ namespace strix::vulkan {
 
 command_recorder::command_recorder(context& ctx, VkCommandBuffer cmd, const command_recorder_options& opt) : recording(ctx, cmd), opt_(opt) {
     if (cmd == VK_NULL_HANDLE) throw error(error_code::invalid_argument, "strix::vulkan::command_recorder: no command buffer given");
+    pin_on_record_ = true; // the application submits whenever it likes, until the recorder is destroyed
     clear_flag();
     if (opt_.barrier_before) {
         auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);

@@ -12,10 +12,15 @@ std::vector<device_view> split_views(const device_view& input, std::span<const s
     return out;
 }
 
-device_tensor::device_tensor(const context& ctx, dtype type, const shape& sizes, memory where) : type_(type), shape_(sizes) {
+device_tensor::device_tensor(const context& ctx, dtype type, const shape& sizes, memory where) : type_(type), shape_(sizes), origin_(ctx.serial()) {
     const std::int64_t n = sizes.checked_count();
     if (n < 0) throw error(error_code::invalid_argument, "strix::vulkan::device_tensor: shape " + to_string(sizes) + " has a negative size or too many elements");
-    buf_ = ctx.create_buffer(static_cast<std::uint64_t>(n) * size_of(type), where);
+    // its bytes must be a number too: 2^61 float64 elements are 2^64 bytes, which wrap to 0
+    const auto es = static_cast<std::uint64_t>(size_of(type));
+    if (static_cast<std::uint64_t>(n) > (std::numeric_limits<std::uint64_t>::max() - 15) / es)
+        throw error(error_code::invalid_argument, "strix::vulkan::device_tensor: a " + to_string(sizes) + " " + std::string(name(type)) + " tensor needs " +
+                                                      std::to_string(n) + " x " + std::to_string(es) + " bytes, more than 64-bit sizes hold");
+    buf_ = ctx.create_buffer(static_cast<std::uint64_t>(n) * es, where);
 }
 
 auto device_tensor::host_view() const -> any_view {
@@ -59,7 +64,36 @@ device_view wrap(const context& ctx, VkBuffer buffer, VkDeviceSize offset, VkDev
     auto ai = make<VkBufferDeviceAddressInfo>(VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO);
     ai.buffer = buffer;
     const VkDeviceAddress base = ctx.vk().vkGetBufferDeviceAddress(ctx.handle(), &ai);
-    return {buffer, base + offset + below, type, sizes, st, 0};
+    return {buffer, base + offset + below, type, sizes, st, 0, ctx.serial(), base + offset, base + offset + size};
 }
+
+namespace detail {
+
+void check_operand(const context& ctx, const device_view& v, std::string_view op, std::string_view operand) {
+    const auto fail = [&](const std::string& what) {
+        throw error(error_code::invalid_argument, "strix::vulkan::" + std::string(op) + ": the " + std::string(operand) + " (a " + to_string(v.sizes) + " " +
+                                                      std::string(name(v.type)) + " device view) " + what);
+    };
+    if (v.origin != ctx.serial())
+        fail(v.origin == 0 ? "was not made by a context (views come from device_tensor::view, wrap, split_views or from_dlpack)"
+                           : "belongs to another context: a view runs only on the context whose device holds its buffer");
+    std::uint64_t first = v.reach_first, last = v.reach_last;
+    if (v.owner != 0) {
+        const auto e = ctx.buffers().find(v.owner);
+        if (!e) fail("is of buffer #" + std::to_string(v.owner) + ", which was destroyed");
+        if (e->handle != v.buffer) fail("names another VkBuffer than its buffer #" + std::to_string(v.owner) + "'s");
+        first = e->address;
+        last = e->address + e->size;
+    }
+    // the bytes it touches, in 64 bits (a forged shape may reach past any address)
+    strix::detail::check_view("vulkan::" + std::string(op), operand, v.as_any(), false);
+    if (v.sizes.count() == 0) return;
+    const auto [lo, hi] = v.range();
+    if (lo < first || hi > last || lo > hi)
+        fail("reaches device addresses [" + std::to_string(lo) + ", " + std::to_string(hi) + "), outside its buffer's [" + std::to_string(first) + ", " +
+             std::to_string(last) + ")");
+}
+
+} // namespace detail
 
 } // namespace strix::vulkan

@@ -306,7 +306,7 @@ void encoder::record_updates(const update_job& j) {
         const scratch_block claims = scratch(slots * claim_bytes);
         const range cr{claims.address, claims.address + slots * claim_bytes};
         barrier_for({}, cr);
-        ctx_->vk().vkCmdFillBuffer(cmd_, claims.handle, claims.offset, claims.size, 0);
+        fill_zero(claims.handle, claims.offset, claims.size);
         transfer_barrier();
         p.aux_addr = claims.address;
         pipeline_key key{shader::reduce, elem, rank, index_type, policy, 4};
@@ -344,7 +344,7 @@ void encoder::record_updates(const update_job& j) {
         const scratch_block winners = scratch(16 + rows * 4);
         const range wr{winners.address, winners.address + winners.size};
         barrier_for({}, wr);
-        ctx_->vk().vkCmdFillBuffer(cmd_, winners.handle, winners.offset, winners.size, 0);
+        fill_zero(winners.handle, winners.offset, winners.size);
         transfer_barrier();
         p.aux_addr = winners.address;
         p.fill[0] = static_cast<std::uint32_t>(row);
@@ -379,7 +379,7 @@ void encoder::record_updates(const update_job& j) {
         const scratch_block winners = scratch(16 + slots * 4);
         const range wr{winners.address, winners.address + winners.size};
         barrier_for({}, wr);
-        ctx_->vk().vkCmdFillBuffer(cmd_, winners.handle, winners.offset, winners.size, 0);
+        fill_zero(winners.handle, winners.offset, winners.size);
         transfer_barrier();
         p.aux_addr = winners.address;
         const auto [gx, gy] = grid((n + 255) / 256);
@@ -449,7 +449,7 @@ void encoder::record_updates(const update_job& j) {
                                                      addr(at_repeats), addr(at_bits), static_cast<std::int64_t>(slot_shift)});
     };
     barrier_for({}, sr);
-    ctx_->vk().vkCmdFillBuffer(cmd_, work.handle, work.offset + at_bits * 4, (at_args - at_bits) * 4, 0);
+    fill_zero(work.handle, work.offset + at_bits * 4, (at_args - at_bits) * 4);
     transfer_barrier();
     reads.push_back(sr);
     barrier_for(reads, sr);
@@ -533,16 +533,34 @@ void encoder::record_updates(const update_job& j) {
     written_ = {out, sr};
 }
 
+void encoder::rollback(op_saved&& s) {
+    for (auto it = snapshot_log_.rbegin(); it != snapshot_log_.rend(); ++it) { // its copies of earlier checks' indices, undone
+        if (it->first >= checks_.size()) continue;
+        checks_[it->first].indices = it->second;
+        checks_[it->first].snapshot = {};
+    }
+    snapshot_log_.clear();
+    checks_.erase(checks_.begin() + static_cast<std::ptrdiff_t>(std::min(s.checks, checks_.size())), checks_.end());
+    if (pin_on_record_ && owners_.size() > s.rec.owners)
+        ctx_->buffers().unpin(std::span<const std::uint64_t>(owners_.data() + s.rec.owners, owners_.size() - s.rec.owners));
+    restore_state(std::move(s.rec));
+}
+
 void encoder::snapshot_indices_before(range write) {
-    for (auto& c : checks_) {
+    for (std::size_t k = 0; k < checks_.size(); ++k) {
+        auto& c = checks_[k];
         if (c.snapshot || !meets({c.indices.range()}, write)) continue;
+        if (op_depth_ > 0) snapshot_log_.emplace_back(k, c.indices);
         c.snapshot = detail::make_owned<device_tensor>(*ctx_, c.indices.type, c.indices.sizes);
         const device_view copy = c.snapshot->view();
         auto p = strix::detail::copy_plan(c.indices.as_any(), copy.as_any());
         plan::collapse(p);
         const device_view from = c.indices;
         c.indices = copy;
+        // the copy runs whether or not the writing operator's own check fails (unguarded)
+        const guard_word g = std::exchange(guard_, guard_word{});
         record_move(p, {from.range()}, copy.range());
+        guard_ = g;
     }
 }
 
@@ -653,6 +671,7 @@ void encoder::record_tiled(const plan::move_plan& p, const detail::tile_layout& 
 void encoder::report_index_errors() {
     if (!flag_raised()) return;
     for (const auto& c : checks_) {
+        if (c.guard && *c.guard == 0) continue; // its operator's indices were all in range
         // read the indices back and let the CPU's resolver name the first bad one
         const host_tensor host = download_view(*ctx_, c.indices);
         c.report(host.view());

@@ -1,8 +1,113 @@
 namespace strix::vulkan::detail {
 
+void recorder::submit_own(const char* who) {
+    if (const std::uint64_t dead = ctx_->buffers().pin(owners_))
+        throw error(error_code::invalid_argument, std::string(who) + ": a device tensor the stream uses (buffer #" + std::to_string(dead) +
+                                                      ") was destroyed after it was recorded; record a new stream for the new tensors");
+    try {
+        ctx_->submit(cmd_, frame_->fence);
+    } catch (...) {
+        ctx_->buffers().unpin(owners_);
+        throw;
+    }
+    pinned_ = true;
+    own_pending_ = true;
+}
+
+void recorder::clear_flag() {
+    std::memset(frame_->flag.mapped(), 0, 16);
+    for (std::size_t c = 0; c <= guard_chunk_ && c < frame_->guards.size(); ++c)
+        std::memset(frame_->guards[c].mapped(), 0, c < guard_chunk_ ? guard_chunk_bytes : guard_used_ * 4);
+}
+
+auto recorder::new_guard() -> guard_word {
+    auto& chunks = frame_->guards;
+    if (guard_chunk_ < chunks.size() && guard_used_ * 4 == guard_chunk_bytes) {
+        ++guard_chunk_;
+        guard_used_ = 0;
+    }
+    if (guard_chunk_ == chunks.size()) chunks.push_back(ctx_->create_buffer(guard_chunk_bytes, memory::upload));
+    const buffer& c = chunks[guard_chunk_];
+    guard_word g{c.address() + guard_used_ * 4, reinterpret_cast<std::uint32_t*>(c.mapped()) + guard_used_};
+    *g.host = 0;
+    ++guard_used_;
+    return g;
+}
+
+void recorder::record_barrier(VkPipelineStageFlags src_stage, VkPipelineStageFlags dst_stage, VkAccessFlags src_access, VkAccessFlags dst_access) {
+    command c;
+    c.what = command::kind::barrier;
+    c.src_stage = src_stage;
+    c.dst_stage = dst_stage;
+    c.src_access = src_access;
+    c.dst_access = dst_access;
+    if (op_depth_ > 0) pending_.push_back(c);
+    else emit(c);
+}
+
+void recorder::fill_zero(VkBuffer b, VkDeviceSize offset, VkDeviceSize size) {
+    command c;
+    c.what = command::kind::fill;
+    c.buffer = b;
+    c.offset = offset;
+    c.size = size;
+    if (op_depth_ > 0) pending_.push_back(c);
+    else emit(c);
+}
+
+void recorder::emit(const command& c) {
+    const auto& vk = ctx_->vk();
+    switch (c.what) {
+    case command::kind::barrier: {
+        auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+        mb.srcAccessMask = c.src_access;
+        mb.dstAccessMask = c.dst_access;
+        vk.vkCmdPipelineBarrier(cmd_, c.src_stage, c.dst_stage, 0, 1, &mb, 0, nullptr, 0, nullptr);
+        break;
+    }
+    case command::kind::fill: vk.vkCmdFillBuffer(cmd_, c.buffer, c.offset, c.size, 0); break;
+    case command::kind::dispatch:
+        vk.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, c.pipeline);
+        vk.vkCmdPushConstants(cmd_, ctx_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &c.pc);
+        if (c.buffer != VK_NULL_HANDLE)
+            vk.vkCmdDispatchIndirect(cmd_, c.buffer, c.offset);
+        else
+            vk.vkCmdDispatch(cmd_, c.gx, c.gy, 1);
+        break;
+    }
+}
+
+auto recorder::save_state() const -> op_state {
+    return {written_, read_, counters_, meta_chunk_, meta_used_, guard_chunk_, guard_used_, owners_.size(), frame_->scratch_used};
+}
+
+void recorder::restore_state(op_state&& s) {
+    pending_.clear();
+    written_ = std::move(s.written);
+    read_ = std::move(s.read);
+    counters_ = s.count;
+    meta_chunk_ = s.meta_chunk;
+    meta_used_ = s.meta_used;
+    guard_chunk_ = s.guard_chunk;
+    guard_used_ = s.guard_used;
+    owners_.resize(s.owners);
+    // scratch made for the failed operator stays with the frame, free
+    s.scratch_used.resize(frame_->scratch.size(), false);
+    frame_->scratch_used = std::move(s.scratch_used);
+    guard_ = {};
+}
+
+void recorder::commit_pending() {
+    for (const command& c : pending_) emit(c);
+    pending_.clear();
+    guard_ = {};
+}
+
 void recorder::restart_own() {
     check(ctx_->vk().vkResetCommandPool(ctx_->handle(), frame_->pool, 0), "vkResetCommandPool");
     meta_chunk_ = meta_used_ = 0;
+    guard_chunk_ = guard_used_ = 0;
+    owners_.clear();
     frame_->scratch_used.assign(frame_->scratch.size(), false);
     written_.clear();
     read_.clear();
@@ -72,11 +177,9 @@ void recorder::barrier_for(const std::vector<range>& reads, range write) {
     bool hazard = meets(written_, write) || meets(read_, write);
     for (const auto& r : reads) hazard |= meets(written_, r);
     if (hazard) {
-        auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
-        mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-        mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-        ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+        record_barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
         ++counters_.barriers;
         written_.clear();
         read_.clear();
@@ -86,29 +189,21 @@ void recorder::barrier_for(const std::vector<range>& reads, range write) {
 }
 
 void recorder::full_barrier(VkPipelineStageFlags also_stage, VkAccessFlags also_access) {
-    auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
-    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
-    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | also_access;
-    ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | also_stage, 0, 1, &mb, 0,
-                                    nullptr, 0, nullptr);
+    record_barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | also_stage, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
+                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | also_access);
     ++counters_.barriers;
     written_.clear();
     read_.clear();
 }
 
 void recorder::host_barrier() {
-    auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
-    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
-                                    &mb, 0, nullptr, 0, nullptr);
+    record_barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                   VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT);
 }
 
 void recorder::transfer_barrier() {
-    auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
-    mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-    ctx_->vk().vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+    record_barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     ++counters_.barriers;
 }
 
@@ -123,13 +218,17 @@ void recorder::dispatch(pipeline_key key, const push& p, std::uint64_t groups, V
     key.wide = wide(p.count * key.vec) ? 1u : 0u; // coordinates run over count * vec elements
     if (groups == 0) groups = (p.count + 255) / 256;
     const auto [gx, gy] = grid(groups);
-    const auto& vk = ctx_->vk();
-    vk.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, ctx_->pipeline(*frame_, key));
-    vk.vkCmdPushConstants(cmd_, ctx_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &p);
-    if (indirect != VK_NULL_HANDLE)
-        vk.vkCmdDispatchIndirect(cmd_, indirect, indirect_offset);
-    else
-        vk.vkCmdDispatch(cmd_, gx, gy, 1);
+    command c;
+    c.what = command::kind::dispatch;
+    c.pipeline = ctx_->pipeline(*frame_, key); // made now: a failure throws before anything is recorded
+    c.pc = p;
+    c.pc.guard = guard_.address;
+    c.gx = gx;
+    c.gy = gy;
+    c.buffer = indirect;
+    c.offset = indirect_offset;
+    if (op_depth_ > 0) pending_.push_back(c);
+    else emit(c);
     ++counters_.dispatches;
 }
 

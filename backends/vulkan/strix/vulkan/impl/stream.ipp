@@ -8,13 +8,16 @@ stream::stream(context& ctx, const stream_options& opt) : recording(ctx, VK_NULL
 
 void stream::submit() {
     if (closed_) throw error(error_code::invalid_argument, "strix::vulkan::stream: submitted twice");
+    if (const std::uint64_t dead = ctx_->first_destroyed(owners_)) // (before closing: the stream stays open)
+        throw error(error_code::invalid_argument, "strix::vulkan::stream::submit: a device tensor the stream uses (buffer #" + std::to_string(dead) +
+                                                      ") was destroyed after it was recorded; record a new stream for the new tensors");
     close();
-    submit_own();
+    submit_own("strix::vulkan::stream::submit");
 }
 
 void stream::wait() {
     if (!closed_) submit();
-    wait_own();
+    if (own_pending_) wait_own();
     done_ = true;
     report_index_errors();
 }
@@ -30,8 +33,8 @@ void stream::replay() {
                                                       ") was destroyed after it was recorded; record a new stream for the new tensors");
     reset_own_fence();
     clear_flag();
-    submit_own();
     done_ = false;
+    submit_own("strix::vulkan::stream::replay");
 }
 
 void stream::rebind(std::span<const rebinding> changes) {
@@ -88,7 +91,6 @@ void stream::close() {
 void stream::record_again(const std::vector<call>& calls, bool submitted) {
     restart_own();
     checks_.clear();
-    owners_.clear();
     start();
     keep_calls_ = false;
     try {
