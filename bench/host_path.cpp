@@ -229,7 +229,13 @@ int main(int argc, char** argv) {
     // round trip and floor, alternating blocks so that both see the same clocks
     const vk::device_tensor a(ctx, dtype::float32, {1024}), b(ctx, dtype::float32, {1024});
     const vk::buffer fill_target = ctx.create_buffer(4096, vk::memory::device), copy_source = ctx.create_buffer(4096, vk::memory::device);
-    std::vector<double> trip, floor, dispatch_floor, poll_floor;
+    // a small gather as a program makes one: 64 rows of 16 KiB from a 4096-row table, waited
+    // for; under the error policy (an index check pass before the move) and clamped (none)
+    const vk::device_tensor table(ctx, dtype::float32, {4096, 4096}), gathered(ctx, dtype::float32, {64, 4096});
+    strix::host_tensor rows64(dtype::int64, {64});
+    for (std::int64_t i = 0; i < 64; ++i) reinterpret_cast<std::int64_t*>(rows64.data())[i] = (i * 977) % 4096;
+    const vk::device_tensor row_idx = vk::upload(ctx, rows64.view());
+    std::vector<double> trip, floor, dispatch_floor, poll_floor, gather_checked, gather_clamped;
     for (int block = 0; block < 10; ++block) {
         for (int i = 0; i < calls / 10; ++i) {
             const auto t0 = clock_type::now();
@@ -237,6 +243,15 @@ int main(int argc, char** argv) {
             s.copy(a.view(), b.view());
             s.run();
             trip.push_back(seconds_since(t0));
+        }
+        for (int i = 0; i < calls / 10; ++i) {
+            for (const bool checked : {true, false}) {
+                const auto t0 = clock_type::now();
+                vk::stream s(ctx);
+                s.gather(table.view(), row_idx.view(), gathered.view(), {0, -1, checked ? strix::index_policy::error : strix::index_policy::clamp});
+                s.run();
+                (checked ? gather_checked : gather_clamped).push_back(seconds_since(t0));
+            }
         }
         const auto f = floor_times(ctx, fill_target, calls / 10);
         floor.insert(floor.end(), f.begin(), f.end());
@@ -249,6 +264,8 @@ int main(int argc, char** argv) {
     rows.push_back(summarize("floor: reused command buffer, 4 KiB copy dispatch, submit, wait", dispatch_floor));
     rows.push_back(summarize("round trip: stream made, 4 KiB copy, run, destroyed", trip));
     rows.push_back(summarize("floor: reused command buffer, 4 KiB fill, submit, strix's polling wait", poll_floor));
+    rows.push_back(summarize("round trip: stream made, gather 64 rows of 16 KiB (indices checked), run", gather_checked));
+    rows.push_back(summarize("round trip: stream made, gather 64 rows of 16 KiB (clamped), run", gather_clamped));
 
     // the synchronous pad loop: no warm-up, each call waited for
     {
