@@ -9,9 +9,11 @@
 
 #include <cstdint>
 #include <cstring>
+#include <latch>
 #include <limits>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/system.hpp"
@@ -322,4 +324,93 @@ TEST_CASE("vulkan misuse: a device tensor whose bytes would wrap is refused", "[
     const std::string why = thrown([&] { vk::device_tensor t(ctx, dtype::float64, {std::int64_t{1} << 61}); });
     CHECK(contains(why, "strix::vulkan::device_tensor: a [2305843009213693952] float64 tensor needs"));
     CHECK(contains(why, "more than 64-bit sizes hold"));
+}
+
+TEST_CASE("vulkan misuse: threads destroy a tensor that their submitted streams still read", "[vulkan][misuse]") {
+    vk::context ctx;
+    const std::int64_t n = std::int64_t{1} << 18;
+    const host_tensor x = iota({n});
+    std::optional<vk::device_tensor> shared(vk::upload(ctx, x.view()));
+    constexpr int threads = 4;
+    std::vector<vk::device_tensor> outs;
+    for (int k = 0; k < threads; ++k) outs.emplace_back(ctx, dtype::float32, shape{n});
+    std::vector<std::optional<vk::stream>> streams(threads);
+    for (int k = 0; k < threads; ++k) {
+        streams[static_cast<std::size_t>(k)].emplace(ctx);
+        for (int r = 0; r < 4; ++r) streams[static_cast<std::size_t>(k)]->copy(shared->view(), outs[static_cast<std::size_t>(k)].view());
+    }
+    std::latch submitted(threads), destroyed(1);
+    std::vector<std::thread> pool;
+    std::vector<int> ok(threads, 0);
+    for (int k = 0; k < threads; ++k)
+        pool.emplace_back([&, k] {
+            auto& s = *streams[static_cast<std::size_t>(k)];
+            s.submit();
+            submitted.count_down();
+            destroyed.wait();
+            // meanwhile, tensors of this thread's own come and go (the registry under contention)
+            for (int i = 0; i < 8; ++i) {
+                const vk::device_tensor a(ctx, dtype::float32, {256}), b(ctx, dtype::float32, {256});
+                vk::stream t(ctx);
+                t.copy(a.view(), b.view());
+                t.run();
+            }
+            s.wait();
+            ok[static_cast<std::size_t>(k)] = 1;
+        });
+    submitted.wait();
+    shared.reset(); // every stream reading it is in flight
+    destroyed.count_down();
+    for (auto& t : pool) t.join();
+    for (int k = 0; k < threads; ++k) {
+        CHECK(ok[static_cast<std::size_t>(k)] == 1);
+        CHECK(same_bytes(read_back(ctx, outs[static_cast<std::size_t>(k)]), x));
+    }
+    CHECK(ctx.buffers().deferred() == 0);
+}
+
+TEST_CASE("vulkan misuse: index checks share barriers, and come after the last write of their indices", "[vulkan][misuse]") {
+    vk::context ctx;
+    const host_tensor table = iota({64, 16});
+    const vk::device_tensor dt = vk::upload(ctx, table.view());
+    SECTION("many small gathers: one barrier") {
+        const host_tensor idx = int64s({5, 9, 63, 0});
+        const vk::device_tensor di = vk::upload(ctx, idx.view());
+        std::vector<vk::device_tensor> outs;
+        for (int k = 0; k < 20; ++k) outs.emplace_back(ctx, dtype::float32, shape{4, 16});
+        vk::stream s(ctx);
+        for (auto& o : outs) s.gather(dt.view(), di.view(), o.view());
+        const auto& c = vk::detail::counters_of(s);
+        CHECK(c.barriers == 1); // the first gather's check before its move; the others' checks join the first segment
+        CHECK(c.hoisted == 19);
+        CHECK(c.dispatches == 40);
+        s.run();
+        const host_tensor want = strix::gather(table.view(), idx.view());
+        for (auto& o : outs) CHECK(same_bytes(read_back(ctx, o), want));
+    }
+    SECTION("indices an earlier operator of the stream writes are checked after it wrote them") {
+        for (const bool bad : {false, true}) {
+            const host_tensor src = bad ? int64s({2, 99}) : int64s({2, 7});
+            const vk::device_tensor dsrc = vk::upload(ctx, src.view());
+            const vk::device_tensor di = vk::upload(ctx, int64s({0, 0}).view()); // valid until the copy
+            const vk::device_tensor first(ctx, dtype::float32, {2, 16}), out(ctx, dtype::float32, {2, 16});
+            const host_tensor sentinel = filled({2, 16}, -1.0f);
+            vk::detail::upload_into(ctx, out.storage(), 0, sentinel.view());
+            vk::stream s(ctx);
+            s.gather(dt.view(), di.view(), first.view()); // a segment behind a barrier exists
+            s.copy(dsrc.view(), di.view());               // the indices change in the stream
+            s.gather(dt.view(), di.view(), out.view());   // its check must see the copy's indices
+            CHECK(vk::detail::counters_of(s).hoisted == 0);
+            const std::string err = thrown([&] { s.run(); });
+            if (bad) {
+                CHECK(err.rfind("strix::gather: ", 0) == 0);
+                CHECK(contains(err, "99"));
+                CHECK(same_bytes(read_back(ctx, out), sentinel));
+            } else {
+                CHECK(err.empty());
+                CHECK(same_bytes(read_back(ctx, out), strix::gather(table.view(), src.view())));
+            }
+            CHECK(same_bytes(read_back(ctx, first), strix::gather(table.view(), int64s({0, 0}).view())));
+        }
+    }
 }

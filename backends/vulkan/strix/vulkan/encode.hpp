@@ -163,8 +163,6 @@ protected:
     /// recorder::guard_word), which the check pass it records next raises and every later
     /// dispatch of the operator reads.
     void begin_guard() { guard_ = new_guard(); }
-    /// After the check pass: the guard word was written (the operator's next dispatch waits for it).
-    void guard_written() { written_.push_back(guard_.range()); }
 
     /// Whether a scatter without a reduction takes the claim path (reduce.comp, PHASE 4 and 5):
     /// at most 4 target slots per update, since its last pass reads every slot's claim (4-byte

@@ -18,6 +18,8 @@ struct counters {
     int widened = 0, chunked = 0, plain_copies = 0;
     /// moves located in 32-bit arithmetic, and pad dimensions whose fold they computed
     int narrow = 0, folded = 0;
+    /// index check passes placed in an earlier segment of the stream, needing no barrier of their own
+    int hoisted = 0;
     /// index-driven moves through a tile of the input in shared memory (tile.comp)
     int tiled = 0;
     /// scatters without a reduction that took the claim path
@@ -178,9 +180,40 @@ protected:
     };
     /// A pipeline barrier (memory only), kept aside while an operator records.
     void record_barrier(VkPipelineStageFlags src_stage, VkPipelineStageFlags dst_stage, VkAccessFlags src_access, VkAccessFlags dst_access);
+    /// A dispatch as dispatch() records it (its pipeline made, stamped with the guard word), not yet recorded.
+    command make_dispatch(pipeline_key key, const push& p, std::uint64_t groups = 0, VkBuffer indirect = VK_NULL_HANDLE, VkDeviceSize indirect_offset = 0);
+    /// Records `c`: into the recording operator's pending commands, a stream's kept commands, or the command buffer.
+    void queue(const command& c);
     void emit(const command& c);
     std::vector<command> pending_;
     int op_depth_ = 0; // operators recording (nested calls record as one)
+
+    /// Streams keep every command until close() (keep_commands_), in segments that barriers
+    /// separate: barrier k ends segment k. An operator's index check pass needs a barrier
+    /// before the operator writes; rather than one barrier per operator, the check goes into
+    /// the earliest segment after the last one that wrote its indices, when that segment is
+    /// already behind a barrier (hoist): a stream of 100 small gathers then has one barrier,
+    /// not 100.
+    bool keep_commands_ = false;
+    std::vector<command> cmds_;
+    std::vector<std::size_t> barrier_at_;             // where in cmds_ each barrier is
+    std::vector<std::vector<range>> seg_writes_{1};   // the ranges each segment writes (pending ones too)
+    std::vector<std::pair<std::size_t, command>> hoists_; // the recording operator's commands for earlier segments
+    /// The segment after the last one that writes a byte of `r` (0: none does).
+    [[nodiscard]] std::size_t segment_after_writes(range r) const;
+    /// Whether a command may go into segment `s` now: a committed segment before the current one.
+    [[nodiscard]] bool can_hoist(std::size_t s) const { return keep_commands_ && op_depth_ > 0 && s < barrier_at_.size(); }
+    /// Writes the kept commands into the command buffer (a stream's close).
+    void flush_commands();
+    /// The current segment's writes become `w` (a pass after a full barrier writes them).
+    void set_written(std::vector<range> w) {
+        for (const auto& r : w) seg_writes_.back().push_back(r);
+        written_ = std::move(w);
+    }
+    void add_written(range r) {
+        seg_writes_.back().push_back(r);
+        written_.push_back(r);
+    }
 
     /// What an operator may change in the recorder before it fails: restored when it throws.
     struct op_state {
@@ -188,6 +221,8 @@ protected:
         counters count;
         std::size_t meta_chunk, meta_used, guard_chunk, guard_used, owners;
         std::vector<bool> scratch_used;
+        std::size_t segments;
+        std::vector<range> last_segment_writes;
     };
     [[nodiscard]] op_state save_state() const;
     /// Back to `s`: the pending commands dropped, the hazards, metadata, scratch, guards and

@@ -237,9 +237,14 @@ void encoder::check_indices_only(const device_view& indices, std::int64_t n, int
     if (indices.sizes.count() == 0) return;
     const auto ies = static_cast<std::int64_t>(size_of(indices.type));
     std::vector<std::int64_t> dims;
-    for (int i = 0; i < indices.sizes.rank; ++i) dims.insert(dims.end(), {indices.sizes[i], 0, 0, indices.strides[static_cast<std::size_t>(i)] * ies, 0, 0, 0});
-    if (indices.sizes.rank == 0) dims.insert(dims.end(), {1, 0, 0, 0, 0, 0, 0});
-    const int rank = std::max(indices.sizes.rank, 1);
+    int rank = 1;
+    if (c_order(indices)) { // one dimension: an invocation's index is its number, no division
+        dims.insert(dims.end(), {indices.sizes.count(), 0, 0, ies, 0, 0, 0});
+    } else {
+        for (int i = 0; i < indices.sizes.rank; ++i) dims.insert(dims.end(), {indices.sizes[i], 0, 0, indices.strides[static_cast<std::size_t>(i)] * ies, 0, 0, 0});
+        if (indices.sizes.rank == 0) dims.insert(dims.end(), {1, 0, 0, 0, 0, 0, 0});
+        rank = std::max(indices.sizes.rank, 1);
+    }
     dims.insert(dims.end(), {n, 0, 0, 0, 0, 0, 0});
     check_indices_later(indices, [n, axis, op, context](const any_cview& h) {
         strix::detail::resolve_indices(h, n, 1, index_policy::error, op, axis, context);
@@ -263,8 +268,21 @@ std::pair<std::uint64_t, std::uint64_t> encoder::record_resolve(const device_vie
     p.flag = frame_->flag.address();
     p.axis_stride = bias;
     p.aux = static_cast<std::uint32_t>(k);
+    const pipeline_key key{shader::tuples, 8, static_cast<std::uint32_t>(tuple_rank), index_code(indices.type), policy == index_policy::clamp ? 1u : 0u, 0};
+    // into an earlier segment of the stream when one after the indices' last write is already
+    // behind a barrier: the operator's passes, in the current segment, then need no barrier
+    // for the table or the guard word
+    const std::size_t seg = segment_after_writes(indices.range());
+    if (can_hoist(seg)) {
+        hoists_.emplace_back(seg, make_dispatch(key, p));
+        if (table) seg_writes_[seg].push_back(table_range);
+        ++counters_.dispatches;
+        ++counters_.hoisted;
+        return table_range;
+    }
     barrier_for({indices.range()}, table_range);
-    dispatch({shader::tuples, 8, static_cast<std::uint32_t>(tuple_rank), index_code(indices.type), policy == index_policy::clamp ? 1u : 0u, 0}, p);
+    dispatch(key, p);
+    if (guard_.address) add_written(guard_.range()); // the operator's next dispatch reads it
     return table_range;
 }
 
@@ -317,7 +335,7 @@ void encoder::record_updates(const update_job& j) {
         // placed for the last pass's writes of the output (and its reads), as pass 0
         // writes only the claims, fresh and filled behind a transfer barrier
         barrier_for(reads, out);
-        written_.push_back(cr);
+        add_written(cr);
         dispatch(key, p);
         // the last pass after every claim: one invocation per slot, or per 32-bit word of
         // 1- and 2-byte elements
@@ -332,7 +350,7 @@ void encoder::record_updates(const update_job& j) {
         key.policy = 0;
         dispatch(key, rp);
         read_ = reads;
-        written_ = {out};
+        set_written({out});
         ++counters_.claim_scatters;
         return;
     }
@@ -351,7 +369,7 @@ void encoder::record_updates(const update_job& j) {
         pipeline_key key{shader::scatter, elem, rank, index_type, policy, 2};
         reads.push_back(wr);
         barrier_for(reads, wr);
-        written_.push_back(wr);
+        add_written(wr);
         push cp = p;
         cp.count = n / row;
         dispatch(key, cp);
@@ -369,7 +387,7 @@ void encoder::record_updates(const update_job& j) {
             dispatch(key, p);
         }
         read_ = reads;
-        written_ = {out};
+        set_written({out});
         ++counters_.row_scatters;
         return;
     }
@@ -388,14 +406,14 @@ void encoder::record_updates(const update_job& j) {
         pipeline_key key{shader::scatter, elem, rank, index_type, policy, 0};
         reads.push_back(wr);
         barrier_for(reads, out); // pass 0 writes the output: after the input's copy and the fill
-        written_.push_back(wr);
+        add_written(wr);
         dispatch(key, p);
         // pass 1 reads its arguments and the slots after every write of pass 0
         full_barrier(VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
         key.phase = 1;
         dispatch(key, p, 0, winners.handle, winners.offset);
         read_ = reads;
-        written_ = {out};
+        set_written({out});
         return;
     }
     const dtype t = j.output.type;
@@ -530,7 +548,7 @@ void encoder::record_updates(const update_job& j) {
             dispatch(key, fp, 0, work.handle, work.offset + (at_args + 3 * c) * 4);
         }
     }
-    written_ = {out, sr};
+    set_written({out, sr});
 }
 
 void encoder::rollback(op_saved&& s) {

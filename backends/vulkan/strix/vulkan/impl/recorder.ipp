@@ -41,8 +41,31 @@ void recorder::record_barrier(VkPipelineStageFlags src_stage, VkPipelineStageFla
     c.dst_stage = dst_stage;
     c.src_access = src_access;
     c.dst_access = dst_access;
-    if (op_depth_ > 0) pending_.push_back(c);
-    else emit(c);
+    seg_writes_.emplace_back(); // a new segment
+    queue(c);
+}
+
+void recorder::queue(const command& c) {
+    if (op_depth_ > 0) {
+        pending_.push_back(c);
+    } else if (keep_commands_) {
+        if (c.what == command::kind::barrier) barrier_at_.push_back(cmds_.size());
+        cmds_.push_back(c);
+    } else {
+        emit(c);
+    }
+}
+
+std::size_t recorder::segment_after_writes(range r) const {
+    for (std::size_t k = seg_writes_.size(); k-- > 0;)
+        if (meets(seg_writes_[k], r)) return k + 1;
+    return 0;
+}
+
+void recorder::flush_commands() {
+    for (const command& c : cmds_) emit(c);
+    cmds_.clear();
+    barrier_at_.clear();
 }
 
 void recorder::fill_zero(VkBuffer b, VkDeviceSize offset, VkDeviceSize size) {
@@ -51,8 +74,7 @@ void recorder::fill_zero(VkBuffer b, VkDeviceSize offset, VkDeviceSize size) {
     c.buffer = b;
     c.offset = offset;
     c.size = size;
-    if (op_depth_ > 0) pending_.push_back(c);
-    else emit(c);
+    queue(c);
 }
 
 void recorder::emit(const command& c) {
@@ -78,7 +100,8 @@ void recorder::emit(const command& c) {
 }
 
 auto recorder::save_state() const -> op_state {
-    return {written_, read_, counters_, meta_chunk_, meta_used_, guard_chunk_, guard_used_, owners_.size(), frame_->scratch_used};
+    return {written_, read_, counters_, meta_chunk_, meta_used_, guard_chunk_, guard_used_, owners_.size(), frame_->scratch_used,
+            seg_writes_.size(), seg_writes_.back()};
 }
 
 void recorder::restore_state(op_state&& s) {
@@ -94,11 +117,22 @@ void recorder::restore_state(op_state&& s) {
     // scratch made for the failed operator stays with the frame, free
     s.scratch_used.resize(frame_->scratch.size(), false);
     frame_->scratch_used = std::move(s.scratch_used);
+    seg_writes_.resize(s.segments);
+    seg_writes_.back() = std::move(s.last_segment_writes);
+    hoists_.clear();
     guard_ = {};
 }
 
 void recorder::commit_pending() {
-    for (const command& c : pending_) emit(c);
+    for (auto& [seg, c] : hoists_) { // before the barrier that ends segment `seg`
+        const std::size_t at = barrier_at_[seg];
+        cmds_.insert(cmds_.begin() + static_cast<std::ptrdiff_t>(at), c);
+        for (std::size_t k = seg; k < barrier_at_.size(); ++k) ++barrier_at_[k];
+    }
+    hoists_.clear();
+    const int depth = std::exchange(op_depth_, 0);
+    for (const command& c : pending_) queue(c);
+    op_depth_ = depth;
     pending_.clear();
     guard_ = {};
 }
@@ -108,6 +142,11 @@ void recorder::restart_own() {
     meta_chunk_ = meta_used_ = 0;
     guard_chunk_ = guard_used_ = 0;
     owners_.clear();
+    cmds_.clear();
+    barrier_at_.clear();
+    seg_writes_.assign(1, {});
+    hoists_.clear();
+    pending_.clear();
     frame_->scratch_used.assign(frame_->scratch.size(), false);
     written_.clear();
     read_.clear();
@@ -186,6 +225,7 @@ void recorder::barrier_for(const std::vector<range>& reads, range write) {
     }
     for (const auto& r : reads) read_.push_back(r);
     written_.push_back(write);
+    seg_writes_.back().push_back(write);
 }
 
 void recorder::full_barrier(VkPipelineStageFlags also_stage, VkAccessFlags also_access) {
@@ -215,6 +255,11 @@ std::pair<std::uint32_t, std::uint32_t> recorder::grid(std::uint64_t groups) con
 }
 
 void recorder::dispatch(pipeline_key key, const push& p, std::uint64_t groups, VkBuffer indirect, VkDeviceSize indirect_offset) {
+    queue(make_dispatch(key, p, groups, indirect, indirect_offset));
+    ++counters_.dispatches;
+}
+
+auto recorder::make_dispatch(pipeline_key key, const push& p, std::uint64_t groups, VkBuffer indirect, VkDeviceSize indirect_offset) -> command {
     key.wide = wide(p.count * key.vec) ? 1u : 0u; // coordinates run over count * vec elements
     if (groups == 0) groups = (p.count + 255) / 256;
     const auto [gx, gy] = grid(groups);
@@ -227,9 +272,7 @@ void recorder::dispatch(pipeline_key key, const push& p, std::uint64_t groups, V
     c.gy = gy;
     c.buffer = indirect;
     c.offset = indirect_offset;
-    if (op_depth_ > 0) pending_.push_back(c);
-    else emit(c);
-    ++counters_.dispatches;
+    return c;
 }
 
 } // namespace strix::vulkan::detail

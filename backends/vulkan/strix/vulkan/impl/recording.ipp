@@ -24,7 +24,6 @@ void recording::gather(const device_view& input, const device_view& indices, con
     if (d.policy == index_policy::error) { // every index checked before the move writes anything
         begin_guard();
         check_indices_only(idx, input.sizes[axis], axis, "gather", context);
-        guard_written();
     }
     record_move(p, {input.range(), indices.range()}, output.range());
 }
@@ -67,7 +66,6 @@ void recording::gather_elements(const device_view& input, const device_view& ind
     if (d.policy == index_policy::error) { // every index checked before the move writes anything
         begin_guard();
         check_indices_only(indices, input.sizes[axis], axis, "gather-elements", context);
-        guard_written();
     }
     record_move(p, {input.range(), indices.range()}, output.range());
 }
@@ -84,7 +82,6 @@ void recording::gather_nd(const device_view& input, const device_view& indices, 
     }
     if (d.policy == index_policy::error) begin_guard(); // the tuple pass checks every tuple before the move writes
     const range table = record_tuples(indices, axes, d.policy, "gather-nd", context);
-    if (d.policy == index_policy::error) guard_written();
     const auto p = strix::detail::lower_gather_nd(input.as_any(), indices.sizes, out, d, {},
                                                   reinterpret_cast<const std::byte*>(static_cast<std::uintptr_t>(table.first)), axes.bias);
     record_move(p, {input.range(), table}, output.range());
@@ -149,7 +146,6 @@ void recording::scatter(const device_view& input, const device_view& indices, co
     if (n > 0 && d.policy == index_policy::error) { // every index checked before the copy or an update writes
         begin_guard();
         check_indices_only(indices, input.sizes[axis], axis, "scatter", c.context);
-        guard_written();
     }
     if (!fused) copy_unless_in_place(c.in_place, input, output);
     if (n == 0) return;
@@ -168,15 +164,13 @@ void recording::scatter_nd(const device_view& input, const device_view& indices,
         if (d.policy == index_policy::error && indices.sizes.count() > 0) {
             begin_guard();
             record_tuples(indices, axes, d.policy, "scatter-nd", c.context, false);
-            guard_written();
-        }
+            }
         copy_unless_in_place(c.in_place, input, output);
         return;
     }
     // the tuple pass checks every tuple before the copy or an update writes
     if (d.policy == index_policy::error) begin_guard();
     const range table = record_tuples(indices, axes, d.policy, "scatter-nd", c.context);
-    if (d.policy == index_policy::error) guard_written();
     copy_unless_in_place(c.in_place, input, output);
     const auto* device_table = reinterpret_cast<const std::byte*>(static_cast<std::uintptr_t>(table.first));
     std::int64_t unit = 0; // what every tuple's offset is a multiple of (the bias too)

@@ -4,6 +4,7 @@ stream::stream(context& ctx, const stream_options& opt) : recording(ctx, VK_NULL
     queries_ = opt.timestamps ? frame_->queries : VK_NULL_HANDLE;
     keep_calls_ = true;
     start();
+    keep_commands_ = true; // (after start's commands, which go first)
 }
 
 void stream::submit() {
@@ -82,6 +83,7 @@ void stream::start() {
 }
 
 void stream::close() {
+    flush_commands();
     if (queries_) ctx_->vk().vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 1);
     host_barrier();
     end_own();
