@@ -2,8 +2,11 @@
 // strix tensor handed out and its deleter, and the errors for what strix cannot view.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "strix/dlpack.hpp"
@@ -142,4 +145,55 @@ TEST_CASE("dlpack: what strix cannot view is a clear error", "[dlpack]") {
     std::vector<std::int64_t> huge{2, 2}, far{std::int64_t{1} << 62, 1};
     DLTensor wide = describe(buffer.data(), DLDataType{kDLFloat, 64, 1}, huge, &far);
     CHECK(code_of([&] { (void)strix::dlpack::view(wide); }) != error_code{});
+}
+
+TEST_CASE("dlpack: data and byte_offset are checked before a pointer is formed from them", "[dlpack]") {
+    alignas(64) static double buffer[16] = {};
+    std::vector<std::int64_t> sizes{4, 4};
+    std::string what;
+    // no data for a tensor with elements, whatever byte_offset says (the view was at 0x40)
+    DLTensor t = describe(nullptr, DLDataType{kDLFloat, 64, 1}, sizes, nullptr, 64);
+    CHECK(code_of([&] { (void)strix::dlpack::view(t); }, &what) == error_code::invalid_argument);
+    CHECK(what.find("float64 tensor [4,4] has no data") != std::string::npos);
+    t.byte_offset = 0;
+    CHECK(code_of([&] { (void)strix::dlpack::view(t); }, &what) == error_code::invalid_argument);
+    CHECK(what.find("has no data") != std::string::npos);
+    // an empty tensor may have none (DLPack's producers pass null there): a view without data
+    std::vector<std::int64_t> empty{0, 4};
+    DLTensor none = describe(nullptr, DLDataType{kDLFloat, 64, 1}, empty, nullptr, 64);
+    const strix::any_view e = strix::dlpack::view(none);
+    CHECK(e.count() == 0);
+    CHECK(e.sizes() == shape{0, 4});
+    CHECK(e.data() == nullptr);
+    // a byte_offset that wraps the pointer around the address space: it pointed 64 bytes
+    // before the data
+    t.data = buffer + 8;
+    t.byte_offset = ~std::uint64_t{0} - 63; // 2^64 - 64
+    CHECK(code_of([&] { (void)strix::dlpack::view(t); }, &what) == error_code::invalid_argument);
+    CHECK(what.find("byte_offset 18446744073709551552 carries the data pointer 0x") != std::string::npos);
+    CHECK(what.find("past the end of the address space") != std::string::npos);
+    // the largest offset that does not wrap is taken as far as the offset goes; the view's
+    // elements are then beyond the end
+    const auto base = reinterpret_cast<std::uintptr_t>(buffer);
+    t.data = buffer;
+    t.byte_offset = std::numeric_limits<std::uintptr_t>::max() - base - 7; // the address space's last 8 bytes
+    CHECK(code_of([&] { (void)strix::dlpack::view(t); }, &what) == error_code::invalid_argument);
+    CHECK(what.find("reaches 127 bytes above its element at coordinates 0") != std::string::npos);
+    CHECK(what.find("past the end of the address space") != std::string::npos);
+    // negative strides that reach below address 0 (within 64-bit offsets, so check_view took them)
+    std::vector<std::int64_t> two{2}, back{-(std::int64_t{1} << 58)};
+    DLTensor down = describe(buffer, DLDataType{kDLFloat, 64, 1}, two, &back);
+    CHECK(code_of([&] { (void)strix::dlpack::view(down); }, &what) == error_code::invalid_argument);
+    CHECK(what.find("reaches 2305843009213693952 bytes below its element at coordinates 0") != std::string::npos);
+    CHECK(what.find("before the start of the address space") != std::string::npos);
+    // what stays accepted: an offset into the buffer, and the negative strides the existing
+    // views use
+    t.byte_offset = 8 * 8;
+    t.data = buffer;
+    std::vector<std::int64_t> two_by_four{2, 4};
+    t.shape = two_by_four.data();
+    CHECK(strix::dlpack::view(t).data() == buffer + 8);
+    back[0] = -1;
+    down.byte_offset = 8;
+    CHECK(strix::dlpack::view(down).data() == buffer + 1);
 }

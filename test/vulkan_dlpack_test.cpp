@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -101,5 +102,44 @@ TEST_CASE("vulkan dlpack: what cannot be viewed is a clear error", "[vulkan]") {
     sizes[0] = 8;
     e.dtype = DLDataType{kDLBfloat, 16, 1};
     CHECK(error_of([&] { (void)vk::from_dlpack(ctx, e); }).find("no strix element type") != std::string::npos);
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan dlpack: negative strides whose reach before the first element overflows are refused", "[vulkan]") {
+    vk::context ctx;
+    const vk::device_tensor t(ctx, dtype::float32, shape{8});
+    std::int64_t sizes[1] = {2}, strides[1] = {-((std::int64_t{1} << 62) + 1)};
+    DLTensor d{};
+    d.data = vk::detail::data_of(t.storage().handle());
+    d.device = DLDevice{kDLVulkan, static_cast<std::int32_t>(ctx.device().index)};
+    d.ndim = 1;
+    d.dtype = DLDataType{kDLFloat, 32, 1};
+    d.shape = sizes;
+    d.strides = strides;
+    // (2^62 + 1) x 4 bytes wrapped to 4 in 64 bits, and the message spoke of 4 bytes
+    std::string what = error_of([&] { (void)vk::from_dlpack(ctx, d); });
+    CHECK(what.find("strix::dlpack: the negative strides [-4611686018427387905] of the float32 tensor [2] reach") != std::string::npos);
+    CHECK(what.find("beyond 64-bit byte offsets") != std::string::npos);
+    // -INT64_MIN has no value in 64 bits
+    strides[0] = std::numeric_limits<std::int64_t>::min();
+    what = error_of([&] { (void)vk::from_dlpack(ctx, d); });
+    CHECK(what.find("strix::dlpack: the negative strides [-9223372036854775808] of the float32 tensor [2] reach") != std::string::npos);
+    // several dimensions whose reaches fit alone but not summed
+    std::int64_t sizes3[3] = {2, 2, 2}, strides3[3] = {-(std::int64_t{1} << 60), -(std::int64_t{1} << 60), -(std::int64_t{1} << 60)};
+    d.ndim = 3;
+    d.shape = sizes3;
+    d.strides = strides3;
+    what = error_of([&] { (void)vk::from_dlpack(ctx, d); });
+    CHECK(what.find("strix::dlpack: the negative strides") != std::string::npos);
+    // a negative stride whose reach fits is still measured exactly
+    d.ndim = 1;
+    d.shape = sizes;
+    d.strides = strides;
+    strides[0] = -3;
+    d.byte_offset = 2 * 4;
+    what = error_of([&] { (void)vk::from_dlpack(ctx, d); });
+    CHECK(what.find("leaves the negative strides [-3] reaching 4 bytes before the buffer's start") != std::string::npos);
+    d.byte_offset = 3 * 4; // element 1 at the buffer's start
+    CHECK(vk::from_dlpack(ctx, d).address == t.view().address + 3 * 4);
     CHECK(ctx.validation_messages() == 0);
 }

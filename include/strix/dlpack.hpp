@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -33,6 +34,17 @@ namespace detail {
 
 inline std::string type_text(DLDataType t) {
     return "code " + std::to_string(t.code) + ", " + std::to_string(t.bits) + " bits, " + std::to_string(t.lanes) + " lanes";
+}
+
+/// An address as messages give it: "0x7f3a1c000040".
+inline std::string address_text(std::uintptr_t a) {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string r;
+    do {
+        r.insert(r.begin(), digits[a & 0xf]);
+        a >>= 4;
+    } while (a != 0);
+    return "0x" + r;
 }
 
 } // namespace detail
@@ -125,11 +137,14 @@ M* hand_out(T&& tensor, Data data_of, DLDevice device) {
 } // namespace detail
 
 /// A DLPack tensor's elements as a strix view, in place (no copy): DLPack's strides count
-/// elements as strix's do, and a tensor without strides is in C order. Throws strix::error
-/// naming what does not fit: memory the host cannot read (a kDLVulkan tensor: see
-/// strix::vulkan::from_dlpack), the element type, more than strix::max_rank dimensions, a
-/// negative size, a data pointer not aligned to the element, or a reach beyond 64-bit byte
-/// offsets.
+/// elements as strix's do, and a tensor without strides is in C order. An empty tensor may have
+/// no data (DLPack 1.0 asks producers for a null pointer there; its view then has none either).
+/// Throws strix::error naming what does not fit: memory the host cannot read (a kDLVulkan
+/// tensor: see strix::vulkan::from_dlpack), the element type, more than strix::max_rank
+/// dimensions, a negative size, no data for a tensor with elements, a byte_offset that carries
+/// the data pointer past the end of the address space, a data pointer not aligned to the
+/// element, a reach beyond 64-bit byte offsets, or elements beyond either end of the address
+/// space.
 inline any_view view(const DLTensor& t) {
     switch (t.device.device_type) {
     case kDLCPU:
@@ -142,12 +157,46 @@ inline any_view view(const DLTensor& t) {
                      "kDLVulkan tensors through strix::vulkan::from_dlpack)");
     }
     const auto l = detail::layout_of(t);
-    auto* data = static_cast<std::byte*>(t.data) + t.byte_offset;
-    if (reinterpret_cast<std::uintptr_t>(data) % size_of(l.type) != 0)
-        detail::fail("the data (plus byte_offset " + std::to_string(t.byte_offset) + ") is not aligned to its " + std::to_string(size_of(l.type)) +
-                     "-byte " + std::string(name(l.type)) + " elements");
-    any_view v(data, l.type, l.sizes, l.strides);
+    const auto es = static_cast<std::uintptr_t>(size_of(l.type));
+    const auto what = [&] { return std::string(name(l.type)) + " tensor " + to_string(l.sizes); };
+    // the fields are checked as integers first: an offset pointer that points nowhere, or wraps
+    // around, is undefined before anything could read through it
+    if (!t.data) {
+        if (l.sizes.checked_count() != 0)
+            detail::fail("the " + what() + " has no data (a null data pointer); only an empty tensor may have none");
+        any_view v(nullptr, l.type, l.sizes, l.strides); // byte_offset locates no element here
+        strix::detail::check_view("dlpack", "tensor", v, false);
+        return v;
+    }
+    const auto base = reinterpret_cast<std::uintptr_t>(t.data);
+    const std::uintptr_t room = std::numeric_limits<std::uintptr_t>::max() - base; // bytes above the data pointer
+    if (t.byte_offset > room)
+        detail::fail("byte_offset " + std::to_string(t.byte_offset) + " carries the data pointer " + detail::address_text(base) +
+                     " past the end of the address space (at most " + std::to_string(room) + " bytes lie above it)");
+    const std::uintptr_t at = base + static_cast<std::uintptr_t>(t.byte_offset);
+    if (at % es != 0)
+        detail::fail("the data (plus byte_offset " + std::to_string(t.byte_offset) + ") is not aligned to its " + std::to_string(es) + "-byte " +
+                     std::string(name(l.type)) + " elements");
+    any_view v(static_cast<std::byte*>(t.data) + static_cast<std::size_t>(t.byte_offset), l.type, l.sizes, l.strides);
     strix::detail::check_view("dlpack", "tensor", v, false);
+    // the reach fits in 64 bits now (check_view); the elements must also lie between the
+    // address space's ends, below and above the element at coordinates 0
+    if (v.count() > 0) {
+        std::int64_t lo = 0, hi = 0;
+        for (int i = 0; i < v.rank(); ++i) {
+            const std::int64_t span = (v.size(i) - 1) * v.stride(i);
+            (span < 0 ? lo : hi) += span;
+        }
+        const auto below = static_cast<std::uint64_t>(-lo) * es, above = static_cast<std::uint64_t>(hi) * es + (es - 1);
+        if (below > at)
+            detail::fail("the " + what() + " with strides " + strix::detail::strides_text(l.sizes, l.strides) + " reaches " + std::to_string(below) +
+                         " bytes below its element at coordinates 0, which lies at " + detail::address_text(at) +
+                         ": before the start of the address space");
+        if (above > std::numeric_limits<std::uintptr_t>::max() - at)
+            detail::fail("the " + what() + " with strides " + strix::detail::strides_text(l.sizes, l.strides) + " reaches " + std::to_string(above) +
+                         " bytes above its element at coordinates 0, which lies at " + detail::address_text(at) +
+                         ": past the end of the address space");
+    }
     return v;
 }
 

@@ -9,6 +9,9 @@
 ///   DLManagedTensor* out = strix::vulkan::to_dlpack(ctx, std::move(t)); // a device tensor of ctx's handed out
 ///   strix::vulkan::device_view v = strix::vulkan::from_dlpack(ctx, out->dl_tensor); // and back, no copy
 
+#include <cstdint>
+#include <limits>
+#include <string>
 #include <type_traits>
 
 #include "strix/dlpack.hpp"
@@ -36,9 +39,10 @@ void* data_of(H b) {
 /// A kDLVulkan tensor's elements as a device view over its VkBuffer, no copy (see wrap: the
 /// buffer must be `ctx`'s device's, made for storage and device addresses, and must outlive
 /// the view's use). Throws strix::error naming what does not fit: another device type or
-/// device, no buffer, the element type, rank or sizes (as strix::dlpack::view), a byte offset
-/// that is not a multiple of the element size or leaves negative strides reaching before the
-/// buffer's start, or a buffer too small for the view.
+/// device, no buffer, the element type, rank or sizes (as strix::dlpack::view), negative strides
+/// reaching beyond 64-bit byte offsets, a byte offset that is not a multiple of the element size
+/// or leaves negative strides reaching before the buffer's start, or a buffer too small for the
+/// view.
 inline device_view from_dlpack(const context& ctx, const DLTensor& t) {
     if (t.device.device_type != kDLVulkan)
         dlpack::detail::fail("the tensor lives on device type " + std::to_string(static_cast<int>(t.device.device_type)) +
@@ -52,13 +56,21 @@ inline device_view from_dlpack(const context& ctx, const DLTensor& t) {
     if (t.byte_offset % es != 0)
         dlpack::detail::fail("byte_offset " + std::to_string(t.byte_offset) + " is not a multiple of the " + std::to_string(es) + "-byte " +
                              std::string(name(l.type)) + " elements");
-    // wrap takes the view's lowest byte: below the element at coordinates 0 by the negative strides' reach
-    std::uint64_t below = 0;
-    if (l.sizes.count() > 0)
+    // wrap takes the view's lowest byte: below the element at coordinates 0 by the negative
+    // strides' reach, which must fit in 64-bit byte offsets (check_view's rule) before the
+    // subtraction below can mean anything; -2^63 has no magnitude at all
+    std::int64_t reach = 0;
+    if (l.sizes.checked_count() != 0)
         for (int i = 0; i < l.sizes.rank; ++i) {
             const std::int64_t st = l.strides[static_cast<std::size_t>(i)];
-            if (st < 0) below += static_cast<std::uint64_t>(l.sizes[i] - 1) * static_cast<std::uint64_t>(-st) * es;
+            std::int64_t bytes = 0;
+            if (st >= 0) continue;
+            if (st == std::numeric_limits<std::int64_t>::min() || !strix::detail::mul_fits(l.sizes[i] - 1, -st, bytes) ||
+                !strix::detail::mul_fits(bytes, static_cast<std::int64_t>(es), bytes) || !strix::detail::add_fits(reach, bytes, reach))
+                dlpack::detail::fail("the negative strides " + strix::detail::strides_text(l.sizes, l.strides) + " of the " + std::string(name(l.type)) +
+                                     " tensor " + to_string(l.sizes) + " reach beyond 64-bit byte offsets before its element at coordinates 0");
         }
+    const auto below = static_cast<std::uint64_t>(reach);
     if (below > t.byte_offset)
         dlpack::detail::fail("byte_offset " + std::to_string(t.byte_offset) + " leaves the negative strides " +
                              strix::detail::strides_text(l.sizes, l.strides) + " reaching " + std::to_string(below - t.byte_offset) +
