@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -300,5 +301,103 @@ TEST_CASE("vulkan: typed calls run on the device what the CPU's typed calls run"
     host_tensor wrong(dtype::float32, {4, 4});
     const tensor_view<float, strix::dextents<2>> wrong_out(wrong.as<float>(), strix::dextents<2>(4, 4));
     same_error([&] { strix::gather<strix::gather_desc{0}>(in, idx2, wrong_out); }, [&] { vk::gather<strix::gather_desc{0}>(ctx, in, idx2, wrong_out); });
+    CHECK(ctx.validation_messages() == 0);
+}
+
+namespace {
+
+/// Writes k * 7 + 1 into element k of a uint32 tensor's mapped memory, and returns those values.
+std::vector<std::uint32_t> fill_mapped(const vk::device_tensor& t) {
+    auto* p = static_cast<std::uint32_t*>(t.host_view().data());
+    std::vector<std::uint32_t> v(static_cast<std::size_t>(t.sizes().count()));
+    for (std::size_t k = 0; k < v.size(); ++k) p[k] = v[k] = static_cast<std::uint32_t>(k * 7 + 1);
+    return v;
+}
+
+/// The first element at which a uint32 tensor's mapped memory differs from `want`, -1 where
+/// none does (a short message for half a million elements).
+std::int64_t first_difference(const vk::device_tensor& t, const std::vector<std::uint32_t>& want) {
+    const auto* p = static_cast<const std::uint32_t*>(t.host_view().data());
+    const auto at = std::mismatch(want.begin(), want.end(), p).first;
+    return at == want.end() ? -1 : at - want.begin();
+}
+
+} // namespace
+
+TEST_CASE("vulkan: a download into the tensor's own memory reads every element before it writes one", "[vulkan]") {
+    vk::context ctx;
+    // 2 MiB: the host copy takes its streamed path, on several threads where there are cores
+    constexpr std::int64_t n = std::int64_t{1} << 19;
+    const vk::device_tensor t(ctx, dtype::uint32, {n}, vk::memory::upload);
+    auto* at = static_cast<std::uint32_t*>(t.host_view().data());
+    SECTION("the same memory: nothing changes") {
+        const auto old = fill_mapped(t);
+        vk::download(ctx, t, t.host_view());
+        CHECK(first_difference(t, old) == -1);
+    }
+    SECTION("reversed in place") {
+        const auto old = fill_mapped(t);
+        vk::download(ctx, t, strix::any_view(at + n - 1, dtype::uint32, {n}, {-1}));
+        auto want = old;
+        std::reverse(want.begin(), want.end());
+        CHECK(first_difference(t, want) == -1);
+    }
+    SECTION("transposed in place") {
+        const vk::device_tensor sq(ctx, dtype::uint32, {512, 512}, vk::memory::upload);
+        const auto old = fill_mapped(sq);
+        vk::download(ctx, sq, strix::any_view(sq.host_view().data(), dtype::uint32, {512, 512}, {1, 512}));
+        std::vector<std::uint32_t> want(old.size());
+        for (std::size_t r = 0; r < 512; ++r)
+            for (std::size_t c = 0; c < 512; ++c) want[c * 512 + r] = old[r * 512 + c];
+        CHECK(first_difference(sq, want) == -1);
+    }
+    SECTION("shifted by one element, up and down, straight from the mapping and through staging") {
+        const vk::device_tensor wide(ctx, dtype::uint32, {n + 1}, vk::memory::upload);
+        auto* w = static_cast<std::uint32_t*>(wide.host_view().data());
+        for (const bool staged : {false, true}) {
+            INFO((staged ? "staged" : "mapped"));
+            const vk::detail::transfer_options opt{.limit = 1 << 16, .staged = staged, .import = false};
+            auto old = fill_mapped(wide);
+            vk::detail::download_from(ctx, wide.storage(), 0, strix::any_view(w + 1, dtype::uint32, {n}), opt);
+            auto want = old;
+            std::copy(old.begin(), old.end() - 1, want.begin() + 1);
+            CHECK(first_difference(wide, want) == -1);
+            old = fill_mapped(wide);
+            vk::detail::download_from(ctx, wide.storage(), 4, strix::any_view(w, dtype::uint32, {n}), opt);
+            want = old;
+            std::copy(old.begin() + 1, old.end(), want.begin());
+            CHECK(first_difference(wide, want) == -1);
+        }
+    }
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: an upload from the destination's own memory reads every element before it writes one", "[vulkan]") {
+    vk::context ctx;
+    constexpr std::int64_t n = std::int64_t{1} << 19;
+    const vk::device_tensor wide(ctx, dtype::uint32, {n + 1}, vk::memory::upload);
+    auto* w = static_cast<std::uint32_t*>(wide.host_view().data());
+    for (const bool staged : {false, true}) {
+        INFO((staged ? "staged" : "mapped"));
+        const vk::detail::transfer_options opt{.limit = 1 << 16, .staged = staged, .import = false};
+        auto old = fill_mapped(wide);
+        vk::detail::upload_into(ctx, wide.storage(), 4, strix::any_cview(w, dtype::uint32, {n}), opt);
+        auto want = old;
+        std::copy(old.begin(), old.end() - 1, want.begin() + 1);
+        CHECK(first_difference(wide, want) == -1);
+        old = fill_mapped(wide);
+        vk::detail::upload_into(ctx, wide.storage(), 0, strix::any_cview(w + 1, dtype::uint32, {n}), opt);
+        want = old;
+        std::copy(old.begin() + 1, old.end(), want.begin());
+        CHECK(first_difference(wide, want) == -1);
+        old = fill_mapped(wide);
+        vk::detail::upload_into(ctx, wide.storage(), 0, strix::any_cview(w + n, dtype::uint32, {n + 1}, {-1}), opt);
+        want = old;
+        std::reverse(want.begin(), want.end());
+        CHECK(first_difference(wide, want) == -1);
+        old = fill_mapped(wide);
+        vk::detail::upload_into(ctx, wide.storage(), 0, wide.host_view(), opt);
+        CHECK(first_difference(wide, old) == -1);
+    }
     CHECK(ctx.validation_messages() == 0);
 }

@@ -228,22 +228,31 @@ void for_each_span(const void* p, std::uint64_t total, std::uint64_t limit, F&& 
 /// else piece by piece,
 /// each copied by the device straight from the application's memory where it can import it
 /// (dense views, pieces of 1 MiB or more), or packed by the host into a staging slot while the
-/// device copies the previous piece.
+/// device copies the previous piece. A host view in `dev`'s own mapping that meets the bytes it
+/// is written to is packed into a temporary first, so that every element is read as it was; one
+/// that is those bytes already, in C order, is left as it is.
 void upload_into(context& ctx, const buffer& dev, std::uint64_t offset, const any_cview& host, const transfer_options& o = {});
 
 /// Reads `dev` from byte `offset`, packed in C order, into a host view: straight from its
 /// memory when mapped, by one device copy into the context's own host-visible memory (as
 /// upload_into), else piece by piece, the device writing straight into the application's
 /// memory where it can import it, or into a staging slot the host unpacks while the device
-/// copies the next pieces.
+/// copies the next pieces. A host view in `dev`'s own mapping that meets the bytes read gets
+/// them through a temporary (see download); one that is those bytes in C order is left as it is.
 void download_from(context& ctx, const buffer& dev, std::uint64_t offset, const any_view& host, const transfer_options& o = {});
 
 } // namespace detail
 
-/// A new device tensor holding the elements of a host view (any strides), in C order.
+/// A new device tensor holding the elements of a host view (any strides), in C order. (Its
+/// memory is new, so the view cannot lie in it; detail::upload_into, which writes an existing
+/// buffer, reads a view that lies in the bytes it writes as download does.)
 device_tensor upload(context& ctx, const any_cview& host);
 
 /// Copies a C-order device tensor into a host view of the same shape and type (any strides).
+/// The view may lie in the tensor's own mapped memory (its host_view(), or that memory shifted,
+/// reversed or transposed): the view then receives the elements as they were before the call,
+/// as if they had been read in full first (they go through a temporary copy of the tensor where
+/// the view's bytes meet the tensor's), and download(ctx, t, t.host_view()) copies nothing.
 void download(context& ctx, const device_tensor& t, const any_view& host);
 
 } // namespace strix::vulkan

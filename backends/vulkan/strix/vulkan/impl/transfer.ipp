@@ -182,13 +182,35 @@ bool upload_pipelined(context& ctx, staging_ring& st, const buffer& dev, std::ui
     return true;
 }
 
+/// Whether a host view's bytes (all of its byte range: views that interleave with the range
+/// without sharing a byte count too) meet the `bytes` at `p`.
+bool overlaps_range(const any_cview& host, const std::byte* p, std::uint64_t bytes) {
+    const auto r = strix::detail::byte_range(host);
+    const auto lo = static_cast<std::uintptr_t>(r.first), hi = static_cast<std::uintptr_t>(r.second);
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    return lo < hi && bytes > 0 && lo < at + bytes && at < hi;
+}
+
 void upload_into(context& ctx, const buffer& dev, std::uint64_t offset, const any_cview& host, const transfer_options& o) {
     if (host.count() == 0) return;
+    const std::uint64_t total = static_cast<std::uint64_t>(host.count()) * host.element_size();
+    if (dev.mapped()) {
+        // the host view may lie in the very bytes it is to be written to (its own host_view(),
+        // shifted, reversed): the elements as they were are read in full first, and where they
+        // are already in place there is nothing to do
+        const std::byte* to = dev.mapped() + offset;
+        if (dense(host) && host.data() == to) return;
+        if (overlaps_range(host, to, total)) {
+            host_tensor copy(host.type(), host.sizes());
+            pack(host, copy.data(), false);
+            upload_into(ctx, dev, offset, copy.view(), o);
+            return;
+        }
+    }
     if (dev.mapped() && !o.staged) {
         pack(host, dev.mapped() + offset);
         return;
     }
-    const std::uint64_t total = static_cast<std::uint64_t>(host.count()) * host.element_size();
     if (o.pinned && dense(host) && copy_pinned(ctx, dev, offset, host.data(), total, true)) return;
     staging_ring st(ctx, o);
     int h = 0;
@@ -216,11 +238,22 @@ void upload_into(context& ctx, const buffer& dev, std::uint64_t offset, const an
 
 void download_from(context& ctx, const buffer& dev, std::uint64_t offset, const any_view& host, const transfer_options& o) {
     if (host.count() == 0) return;
+    const std::uint64_t total = static_cast<std::uint64_t>(host.count()) * host.element_size();
+    if (dev.mapped()) {
+        // as in upload_into: a host view over the bytes being read gets them as they were
+        const std::byte* from = dev.mapped() + offset;
+        if (dense(host) && host.data() == from) return;
+        if (overlaps_range(host, from, total)) {
+            host_tensor copy(host.type(), host.sizes());
+            download_from(ctx, dev, offset, copy.view(), o);
+            unpack(copy.data(), host);
+            return;
+        }
+    }
     if (dev.mapped() && !o.staged) {
         unpack(dev.mapped() + offset, host);
         return;
     }
-    const std::uint64_t total = static_cast<std::uint64_t>(host.count()) * host.element_size();
     if (o.pinned && dense(host) && copy_pinned(ctx, dev, offset, host.data(), total, false)) return;
     staging_ring st(ctx, o);
     std::vector<detail::callback<void()>> waiting(static_cast<std::size_t>(st.size())); // what unpacks a slot's staging once its copy is done
