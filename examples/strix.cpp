@@ -6,8 +6,8 @@
 // The operators, their options and help are the table in strix_args.hpp; this file reads the
 // operands, runs the entry's call on the CPU or a Vulkan device, and writes the results.
 //
-// Exit status: 0 on success, 2 on any bad input (one line on stderr; the output files are then
-// neither created nor changed).
+// Exit status: 0 on success, 2 on any bad input (one line on stderr, which names the operator
+// when there is one; the output files are then neither created nor changed).
 
 #include <algorithm>
 #include <csignal>
@@ -152,14 +152,21 @@ std::string shape_and_type(const strix::shape& s, strix::dtype t) {
     return "shape " + strix::to_string(s) + ", " + std::string(strix::name(t));
 }
 
-/// Reads the operand `option` (such as "--input") from `path`; running out of memory for it is
-/// a one-line error that names the operator, the operand and the bytes it needed.
+/// The error of a file the tool reads or writes for `op` (strix::io names the file and what went
+/// wrong with it) with the operator in front, as every other error line of the tool has it.
+[[noreturn]] void file_error(const std::string& op, const error& e) { throw error(e.code(), "strix " + op + ": " + e.what()); }
+
+/// Reads the operand `option` (such as "--input") from `path`; what is wrong with the file is a
+/// one-line error that names the operator and the file, and running out of memory for it one
+/// that names the operator, the operand and the bytes it needed.
 strix::io::npy_array read_operand(const std::string& op, const std::string& option, const std::string& path) {
     try {
         return strix::io::read_npy(path);
     } catch (const strix::out_of_memory& e) {
         throw error(error_code::unsupported, "strix " + op + ": cannot allocate " + std::to_string(e.bytes()) + " bytes for " + option + " " +
                                                  path + " (" + shape_and_type(e.sizes(), e.type()) + ")");
+    } catch (const error& e) {
+        file_error(op, e);
     }
 }
 
@@ -187,11 +194,15 @@ void run(const strix::tool::command& c, const Entry& e) {
     const bool several = e.repeats == "output";
     const auto results = make_result(op, several, [&] { return e.call(on, c, strix::tool::operands(x)); });
     on.check_clean(op);
-    // every output or none: see strix::io::write_npy_files
+    // every output or none: see strix::io::write_npy_files (whose errors name the file only)
     const std::vector<std::filesystem::path> paths(c.outputs.begin(), c.outputs.end());
     std::vector<strix::any_cview> views;
     for (const auto& r : results) views.push_back(r.view());
-    strix::io::write_npy_files(paths, views);
+    try {
+        strix::io::write_npy_files(paths, views);
+    } catch (const error& e) {
+        file_error(op, e);
+    }
 }
 
 int devices() {

@@ -1253,14 +1253,13 @@ class FamilyBadInputTests(ToolCase):
         self.refused("scatter-nd", ["--input", self.x, "--indices", ind], ["updates"])
 
     def test_missing_input_file(self):
-        # the message names the file (as for the older commands), not necessarily the operator
+        # the message names the file and the operator
         gone = self.path("does-not-exist.npy")
         keys = ["does-not-exist", "open", "exist", "no such"]
-        self.refused("split", ["--input", gone, "--axis", 0, "--sizes", "1,1"], keys, outputs=2,
-                     named=False)
-        self.refused("gather-nd", ["--input", self.x, "--indices", gone], keys, named=False)
+        self.refused("split", ["--input", gone, "--axis", 0, "--sizes", "1,1"], keys, outputs=2)
+        self.refused("gather-nd", ["--input", self.x, "--indices", gone], keys)
         self.refused("scatter-nd", ["--input", self.x, "--indices", gone, "--updates", gone],
-                     keys, named=False)
+                     keys)
 
 
 
@@ -1347,10 +1346,35 @@ class OutputFileTests(ToolCase):
                 second.unlink()
             err = self.check_refused(self.split(*order))
             self.assertIn("dir.npy", err)
+            self.assertTrue(err.startswith("strix split: "), f"{err!r} does not name split")
             self.assertEqual(first.read_bytes(), SENTINEL, "split changed an output")
             self.assertFalse(second.exists(), "split wrote an output alone")
             self.assertTrue((self.dir / "dir.npy").is_dir())
             self.assertEqual(leftovers(self.dir, ["x6.npy", "first.npy", "dir.npy"]), [])
+
+    def test_every_operator_names_itself_when_an_output_or_input_file_fails(self):
+        # the files' own errors (reading an input, writing an output) name the operator as
+        # every other error line does, whichever operator meets them
+        (self.dir / "dir.npy").mkdir()
+        i = self.npy("i.npy", "int32", [0, 1])
+        gone = self.path("gone.npy")
+        commands = {
+            "gather": ["--input", self.x6, "--indices", i, "--axis", 0],
+            "join": ["--input", self.x6, "--axis", 0],
+            "pad": ["--input", self.x6, "--mode", "edge", "--start", 1, "--end", 0],
+            "gather-elements": ["--input", self.x6, "--indices", i, "--axis", 0],
+            "split": ["--input", self.x6, "--axis", 0, "--sizes", "2,4"],
+        }
+        for op, args in commands.items():
+            outputs = [self.path("ok.npy")] * (op == "split") + [self.dir / "dir.npy"]
+            for where, cmd in (("output", args), ("input", [gone if a == self.x6 else a for a in args])):
+                full = [op, *cmd]
+                for o in outputs:
+                    full += ["--output", o]
+                err = self.check_refused(strix(*full)).strip()
+                self.assertTrue(err.startswith(f"strix {op}: "), f"{where} error {err!r} does not name {op}")
+                self.assertIn("dir.npy" if where == "output" else "gone.npy", err)
+            self.assertEqual(leftovers(self.dir, ["x6.npy", "i.npy", "dir.npy"]), [])
 
     def test_a_file_of_the_old_temporary_name_is_kept(self):
         out = self.path("out.npy")
