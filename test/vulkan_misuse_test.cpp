@@ -414,3 +414,34 @@ TEST_CASE("vulkan misuse: index checks share barriers, and come after the last w
         }
     }
 }
+
+TEST_CASE("vulkan misuse: the chunked index check finds a bad index in every lane of every index type", "[vulkan][misuse]") {
+    vk::context ctx;
+    const host_tensor x = iota({1, 5});
+    const vk::device_tensor dx = vk::upload(ctx, x.view());
+    for (const dtype it : {dtype::int32, dtype::int64, dtype::uint32, dtype::uint64}) {
+        const bool is_signed = it == dtype::int32 || it == dtype::int64;
+        for (int bad_at = -1; bad_at < 8; ++bad_at) {
+            host_tensor idx(it, {1, 8}); // 32 or 64 bytes: whole 16-byte chunks
+            for (int j = 0; j < 8; ++j) {
+                const std::int64_t v = j == bad_at ? (is_signed && j % 2 ? -6 : 5) : (is_signed && j % 3 == 0 ? -1 - j % 5 : j % 5);
+                strix_test::write_index(idx.view(), coords{0, j}, v);
+            }
+            const vk::device_tensor di = vk::upload(ctx, idx.view());
+            const vk::device_tensor out = vk::upload(ctx, filled({1, 8}, -1.0f).view());
+            vk::stream s(ctx);
+            s.gather_elements(dx.view(), di.view(), out.view(), {1});
+            std::string cpu_error;
+            host_tensor want;
+            try {
+                want = strix::gather_elements(x.view(), idx.view(), {1});
+            } catch (const strix::error& e) {
+                cpu_error = e.what();
+            }
+            INFO(strix::name(it) << ", bad index at " << bad_at);
+            CHECK(thrown([&] { s.run(); }) == cpu_error);
+            if (bad_at >= 0) CHECK(same_bytes(read_back(ctx, out), filled({1, 8}, -1.0f)));
+            else CHECK(same_bytes(read_back(ctx, out), want));
+        }
+    }
+}

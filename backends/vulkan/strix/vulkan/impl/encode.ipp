@@ -268,7 +268,17 @@ std::pair<std::uint64_t, std::uint64_t> encoder::record_resolve(const device_vie
     p.flag = frame_->flag.address();
     p.axis_stride = bias;
     p.aux = static_cast<std::uint32_t>(k);
-    const pipeline_key key{shader::tuples, 8, static_cast<std::uint32_t>(tuple_rank), index_code(indices.type), policy == index_policy::clamp ? 1u : 0u, 0};
+    pipeline_key key{shader::tuples, 8, static_cast<std::uint32_t>(tuple_rank), index_code(indices.type), policy == index_policy::clamp ? 1u : 0u, 0};
+    // a check of C-order indices whose bytes are whole 16-byte chunks, 16-byte aligned: a chunk
+    // per invocation (4 or 2 indices), read with one load (tuples.comp's PHASE 1)
+    const auto ies = static_cast<std::uint64_t>(size_of(indices.type));
+    const std::uint64_t index_bytes = static_cast<std::uint64_t>(tuples) * ies;
+    if (!table && k == 1 && tuple_rank == 1 && c_order(indices) && indices.address % 16 == 0 && index_bytes % 16 == 0) {
+        key.phase = 1;
+        key.rank = 1;
+        p.count = index_bytes / 16;
+        p.axis_size = dims[dims.size() - 7]; // the axis's size: the component's record
+    }
     // into an earlier segment of the stream when one after the indices' last write is already
     // behind a barrier: the operator's passes, in the current segment, then need no barrier
     // for the table or the guard word
