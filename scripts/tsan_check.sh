@@ -10,7 +10,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 [ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread -Db_lundef=false --buildtype=debug -Dbenchmarks=false -Dexamples=false >/dev/null || exit 1
 meson compile -C build-tsan test/strix-vulkan-tests || exit 1
-export VK_LOADER_LAYERS_ENABLE='*validation'
+# without the validation layer: its own locks are not instrumented, and TSan reports races between
+# them that are not strix's (seen: a delete in the layer against its rwlock)
+unset VK_LOADER_LAYERS_ENABLE
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 status=0
 for spec in "vulkan: four threads with their own streams share one context" "[misuse]" "$@"; do
