@@ -177,7 +177,9 @@ inline any_view view(const DLTensor& t) {
     if (at % es != 0)
         detail::fail("the data (plus byte_offset " + std::to_string(t.byte_offset) + ") is not aligned to its " + std::to_string(es) + "-byte " +
                      std::string(name(l.type)) + " elements");
-    any_view v(static_cast<std::byte*>(t.data) + static_cast<std::size_t>(t.byte_offset), l.type, l.sizes, l.strides);
+    // (the address made from the integer: pointer arithmetic by an offset beyond the object the
+    // data points into is undefined even where the sum fits)
+    any_view v(reinterpret_cast<std::byte*>(at), l.type, l.sizes, l.strides);
     strix::detail::check_view("dlpack", "tensor", v, false);
     // the reach fits in 64 bits now (check_view); the elements must also lie between the
     // address space's ends, below and above the element at coordinates 0
