@@ -206,6 +206,8 @@ TEST_CASE("vulkan misuse: a view enlarged past its buffer is refused by every op
     CHECK(contains(thrown([&] { s.join(parts, joined.view()); }), "strix::vulkan::join: the input 1 (a [1024] float32 device view)"));
     const vk::device_view pieces[] = {out.view(), big};
     CHECK(contains(thrown([&] { s.split(joined.view(), pieces); }), "strix::vulkan::split: the output 1 (a [1024] float32 device view)"));
+    CHECK(contains(thrown([&] { (void)vk::stream::download_view(ctx, big); }),
+                   "strix::vulkan::stream::download_view: the view (a [1024] float32 device view) reaches"));
     // a sub-view inside the buffer is fine
     const vk::device_view half = vk::split_views(dx.view(), std::vector<std::int64_t>{8, 8})[1];
     CHECK_NOTHROW(s.copy(half, vk::split_views(dx.view(), std::vector<std::int64_t>{8, 8})[0]));

@@ -708,6 +708,7 @@ void encoder::report_index_errors() {
 }
 
 host_tensor download_view(context& ctx, const device_view& v) {
+    check_operand(ctx, v, "stream::download_view", "view"); // an operator's checks: it reads the view on the device
     // copy the view into a C-order device tensor with a move plan, then read that back
     device_tensor packed(ctx, v.type, v.sizes);
     {
