@@ -383,12 +383,48 @@ TEST_CASE("vulkan misuse: index checks share barriers, and come after the last w
         vk::stream s(ctx);
         for (auto& o : outs) s.gather(dt.view(), di.view(), o.view());
         const auto& c = vk::detail::counters_of(s);
-        CHECK(c.barriers == 1); // the first gather's check before its move; the others' checks join the first segment
-        CHECK(c.hoisted == 19);
-        CHECK(c.dispatches == 40);
+        CHECK(c.barriers == 1); // the first gather's check before its move; the others share that check
+        CHECK(c.shared_checks == 19);
+        CHECK(c.dispatches == 21);
         s.run();
         const host_tensor want = strix::gather(table.view(), idx.view());
         for (auto& o : outs) CHECK(same_bytes(read_back(ctx, o), want));
+    }
+    SECTION("gathers of different indices: their checks join the first segment") {
+        std::vector<vk::device_tensor> idx, outs;
+        for (int k = 0; k < 10; ++k) {
+            idx.push_back(vk::upload(ctx, int64s({k, 63 - k, k == 7 ? 64 : 2 * k}).view()));
+            outs.emplace_back(ctx, dtype::float32, shape{3, 16});
+            vk::detail::upload_into(ctx, outs.back().storage(), 0, filled({3, 16}, -1.0f).view());
+        }
+        vk::stream s(ctx);
+        for (int k = 0; k < 10; ++k) s.gather(dt.view(), idx[static_cast<std::size_t>(k)].view(), outs[static_cast<std::size_t>(k)].view());
+        CHECK(vk::detail::counters_of(s).barriers == 1);
+        CHECK(vk::detail::counters_of(s).hoisted == 9);
+        const std::string err = thrown([&] { s.run(); });
+        CHECK(err.rfind("strix::gather: ", 0) == 0); // the eighth, whose index 64 is out of range
+        CHECK(contains(err, "64"));
+        for (int k = 0; k < 10; ++k) {
+            if (k == 7) {
+                CHECK(same_bytes(read_back(ctx, outs[7]), filled({3, 16}, -1.0f)));
+                continue;
+            }
+            const host_tensor want_idx = int64s({k, 63 - k, 2 * k});
+            CHECK(same_bytes(read_back(ctx, outs[static_cast<std::size_t>(k)]), strix::gather(table.view(), want_idx.view())));
+        }
+    }
+    SECTION("gathers sharing one check write nothing when it fails") {
+        const vk::device_tensor di = vk::upload(ctx, int64s({5, 64}).view());
+        std::vector<vk::device_tensor> outs;
+        for (int k = 0; k < 3; ++k) {
+            outs.emplace_back(ctx, dtype::float32, shape{2, 16});
+            vk::detail::upload_into(ctx, outs.back().storage(), 0, filled({2, 16}, -1.0f).view());
+        }
+        vk::stream s(ctx);
+        for (auto& o : outs) s.gather(dt.view(), di.view(), o.view());
+        CHECK(vk::detail::counters_of(s).shared_checks == 2);
+        CHECK(thrown([&] { s.run(); }).rfind("strix::gather: ", 0) == 0);
+        for (auto& o : outs) CHECK(same_bytes(read_back(ctx, o), filled({2, 16}, -1.0f)));
     }
     SECTION("indices an earlier operator of the stream writes are checked after it wrote them") {
         for (const bool bad : {false, true}) {
@@ -403,6 +439,7 @@ TEST_CASE("vulkan misuse: index checks share barriers, and come after the last w
             s.copy(dsrc.view(), di.view());               // the indices change in the stream
             s.gather(dt.view(), di.view(), out.view());   // its check must see the copy's indices
             CHECK(vk::detail::counters_of(s).hoisted == 0);
+            CHECK(vk::detail::counters_of(s).shared_checks == 0); // not the first gather's check: the copy wrote since
             const std::string err = thrown([&] { s.run(); });
             if (bad) {
                 CHECK(err.rfind("strix::gather: ", 0) == 0);

@@ -142,12 +142,25 @@ protected:
         recorder::barrier_for(with_guard, write);
     }
 
+    /// A stream's index checks under a guard word, for a later operator with the same indices
+    /// and axis size to share while the indices are not written meanwhile: its writes wait on
+    /// the same guard word and it records no check of its own (the K and V caches gathered by
+    /// the same token ids check them once). `segment`: where the check runs.
+    struct shared_check {
+        device_view indices;
+        std::int64_t n;
+        guard_word guard;
+        std::size_t segment;
+    };
+    std::vector<shared_check> shared_checks_;
+    std::size_t last_resolve_segment_ = 0; // the segment record_resolve put its pass in
+
     /// The state an operator may change, saved when it starts (see recording::op_scope).
     struct op_saved {
         op_state rec;
-        std::size_t checks = 0;
+        std::size_t checks = 0, shared_checks = 0;
     };
-    [[nodiscard]] op_saved save_op() const { return {save_state(), checks_.size()}; }
+    [[nodiscard]] op_saved save_op() const { return {save_state(), checks_.size(), shared_checks_.size()}; }
     /// Undoes what the operator did since `s` (it threw).
     void rollback(op_saved&& s);
     /// The operator recorded everything: its commands go into the command buffer.

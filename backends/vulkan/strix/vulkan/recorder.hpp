@@ -20,6 +20,8 @@ struct counters {
     int narrow = 0, folded = 0;
     /// index check passes placed in an earlier segment of the stream, needing no barrier of their own
     int hoisted = 0;
+    /// operators that shared an earlier operator's index check (the same indices and axis size)
+    int shared_checks = 0;
     /// index-driven moves through a tile of the input in shared memory (tile.comp)
     int tiled = 0;
     /// scatters without a reduction that took the claim path

@@ -235,6 +235,20 @@ void encoder::copy_unless_in_place(bool in_place, const device_view& input, cons
 
 void encoder::check_indices_only(const device_view& indices, std::int64_t n, int axis, const char* op, const operand_list& context) {
     if (indices.sizes.count() == 0) return;
+    const auto report = [n, axis, op, context](const any_cview& h) { strix::detail::resolve_indices(h, n, 1, index_policy::error, op, axis, context); };
+    // the same indices checked against the same size earlier in the stream, behind a barrier,
+    // and not written since: this operator's writes wait on that check's guard word
+    const bool guarded = guard_.address != 0 && keep_commands_;
+    if (guarded) {
+        const std::size_t current = seg_writes_.size() - 1, after_writes = segment_after_writes(indices.range());
+        for (const auto& sc : shared_checks_)
+            if (sc.indices == indices && sc.n == n && sc.segment < current && after_writes <= sc.segment) {
+                guard_ = sc.guard;
+                check_indices_later(indices, report);
+                ++counters_.shared_checks;
+                return;
+            }
+    }
     const auto ies = static_cast<std::int64_t>(size_of(indices.type));
     std::vector<std::int64_t> dims;
     int rank = 1;
@@ -246,10 +260,9 @@ void encoder::check_indices_only(const device_view& indices, std::int64_t n, int
         rank = std::max(indices.sizes.rank, 1);
     }
     dims.insert(dims.end(), {n, 0, 0, 0, 0, 0, 0});
-    check_indices_later(indices, [n, axis, op, context](const any_cview& h) {
-        strix::detail::resolve_indices(h, n, 1, index_policy::error, op, axis, context);
-    });
+    check_indices_later(indices, report);
     record_resolve(indices, rank, 1, std::move(dims), 0, index_policy::error, false);
+    if (guarded) shared_checks_.push_back({indices, n, guard_, last_resolve_segment_});
 }
 
 std::pair<std::uint64_t, std::uint64_t> encoder::record_resolve(const device_view& indices, int tuple_rank, std::int64_t k, std::vector<std::int64_t> dims,
@@ -284,6 +297,7 @@ std::pair<std::uint64_t, std::uint64_t> encoder::record_resolve(const device_vie
     // for the table or the guard word
     const std::size_t seg = segment_after_writes(indices.range());
     if (can_hoist(seg)) {
+        last_resolve_segment_ = seg;
         hoists_.emplace_back(seg, make_dispatch(key, p));
         if (table) seg_writes_[seg].push_back(table_range);
         ++counters_.dispatches;
@@ -292,6 +306,7 @@ std::pair<std::uint64_t, std::uint64_t> encoder::record_resolve(const device_vie
     }
     barrier_for({indices.range()}, table_range);
     dispatch(key, p);
+    last_resolve_segment_ = seg_writes_.size() - 1;
     if (guard_.address) add_written(guard_.range()); // the operator's next dispatch reads it
     return table_range;
 }
@@ -569,6 +584,7 @@ void encoder::rollback(op_saved&& s) {
     }
     snapshot_log_.clear();
     checks_.erase(checks_.begin() + static_cast<std::ptrdiff_t>(std::min(s.checks, checks_.size())), checks_.end());
+    shared_checks_.resize(std::min(s.shared_checks, shared_checks_.size()));
     if (pin_on_record_ && owners_.size() > s.rec.owners)
         ctx_->buffers().unpin(std::span<const std::uint64_t>(owners_.data() + s.rec.owners, owners_.size() - s.rec.owners));
     restore_state(std::move(s.rec));

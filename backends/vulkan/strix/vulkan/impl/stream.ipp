@@ -93,6 +93,7 @@ void stream::close() {
 void stream::record_again(const std::vector<call>& calls, bool submitted) {
     restart_own();
     checks_.clear();
+    shared_checks_.clear();
     start();
     keep_calls_ = false;
     try {
