@@ -83,9 +83,9 @@ void stream::start() {
 }
 
 void stream::close() {
+    host_barrier(); // kept like every command, so queued before the flush writes them all
     flush_commands();
     if (queries_) ctx_->vk().vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 1);
-    host_barrier();
     end_own();
     closed_ = true;
 }
