@@ -214,6 +214,7 @@ public:
 private:
     struct state; // the entries and the mappings, in ordered containers (defined with the backend)
     void free_entry(std::uint64_t id) noexcept; // with the lock held
+    [[nodiscard]] std::uint64_t first_dead_locked(std::span<const std::uint64_t> ids) const; // with the lock held
     mutable std::mutex mutex_;
     owned<state> s_;
     const VolkDeviceTable* vk_;

@@ -264,23 +264,23 @@ void buffer_registry::release(std::uint64_t id) noexcept {
     const auto it = s_->entries.find(id);
     if (it == s_->entries.end() || !it->second.alive) return;
     if (it->second.mapped) s_->mapped.erase(reinterpret_cast<std::uintptr_t>(it->second.mapped));
-    if (it->second.pins > 0) { // submitted work may still use it: freed by the last unpin
-        it->second.alive = false;
-        ++s_->deferred;
-        return;
-    }
     it->second.alive = false;
     ++s_->deferred;
-    free_entry(id);
+    if (it->second.pins == 0) free_entry(id); // else submitted work may still use it: freed by the last unpin
 }
 
-std::uint64_t buffer_registry::pin(std::span<const std::uint64_t> ids) {
-    std::lock_guard lock(mutex_);
+std::uint64_t buffer_registry::first_dead_locked(std::span<const std::uint64_t> ids) const {
     for (const std::uint64_t id : ids) {
         if (id == 0) continue;
         const auto it = s_->entries.find(id);
         if (it == s_->entries.end() || !it->second.alive) return id;
     }
+    return 0;
+}
+
+std::uint64_t buffer_registry::pin(std::span<const std::uint64_t> ids) {
+    std::lock_guard lock(mutex_);
+    if (const std::uint64_t dead = first_dead_locked(ids)) return dead;
     for (const std::uint64_t id : ids)
         if (id != 0) ++s_->entries.find(id)->second.pins;
     return 0;
@@ -305,12 +305,7 @@ auto buffer_registry::find(std::uint64_t id) const -> std::optional<extent> {
 
 std::uint64_t buffer_registry::first_dead(std::span<const std::uint64_t> ids) const {
     std::lock_guard lock(mutex_);
-    for (const std::uint64_t id : ids) {
-        if (id == 0) continue;
-        const auto it = s_->entries.find(id);
-        if (it == s_->entries.end() || !it->second.alive) return id;
-    }
-    return 0;
+    return first_dead_locked(ids);
 }
 
 std::pair<VkBuffer, std::uint64_t> buffer_registry::find_mapped(const void* p, std::uint64_t bytes) const {
