@@ -4,6 +4,7 @@
 
 #include "strix/cpu/indices.hpp"
 #include "strix/ops/common.hpp"
+#include "strix/ops/traits.hpp"
 
 namespace strix {
 
@@ -210,25 +211,6 @@ void run_gather(const checked& c, const any_cview& input, const any_cview& indic
 
 } // namespace detail
 
-/// Gathers `input` along `d.axis` at `indices` into `output` (any strides). Throws strix::error
-/// when a rule breaks (naming the operator, operand, axis and shapes), when the output overlaps
-/// itself or an input, or — under index_policy::error — when an index is out of range, before
-/// anything is written.
-template <class = void>
-void gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d = {},
-                   const cpu::options& opt = {}) {
-    detail::run_gather(detail::check_gather(input, indices, &output, d), input, indices, output, d, opt);
-}
-
-/// Gathers into a new C-order host tensor of the inferred shape.
-template <class = void>
-host_tensor gather(const any_cview& input, const any_cview& indices, const gather_desc& d = {}, const cpu::options& opt = {}) {
-    const detail::checked c = detail::check_gather(input, indices, nullptr, d);
-    host_tensor out(input.type(), c.out);
-    detail::run_gather(c, input, indices, out.view(), d, opt);
-    return out;
-}
-
 namespace detail {
 /// The compile-time checks of a typed gather (its rules on static extents and element
 /// types), shared by the CPU's typed call and the Vulkan backend's.
@@ -251,12 +233,30 @@ void gather_typed_rules() {
 }
 } // namespace detail
 
-/// Gathers between typed views; with static extents the shapes and types are checked at compile
-/// time (a mismatch is a compile error naming the rule).
-template <gather_desc D, typed_view In, typed_view Idx, typed_view Out>
-void gather(const In& input, const Idx& indices, const Out& output, const cpu::options& opt = {}) {
-    detail::gather_typed_rules<D, In, Idx, Out>();
-    gather(input.erased(), indices.erased(), output.erased_mut(), D, opt);
-}
+/// gather as an operator (see strix/ops/traits.hpp).
+template <>
+struct op_traits<gather_desc> {
+    static constexpr std::string_view name = "gather";
+    static constexpr op_form form = op_form::indexed;
+    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const gather_desc& d) {
+        return detail::check_gather(in[0], in[1], out.empty() ? nullptr : &out[0], d);
+    }
+    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const gather_desc& d,
+                    const cpu::options& opt) {
+        detail::run_gather(c, in[0], in[1], out[0], d, opt);
+    }
+    template <gather_desc D, typed_view In, typed_view Idx, typed_view Out>
+    static void typed_rules() {
+        detail::gather_typed_rules<D, In, Idx, Out>();
+    }
+};
+
+/// Gathers `input` along `d.axis` at `indices` into `output` (any strides), or into a new
+/// C-order host tensor of the inferred shape, or between typed views (`gather<D>(...)`, whose
+/// static extents and element types are checked at compile time). Throws strix::error when a
+/// rule breaks (naming the operator, operand, axis and shapes), when the output overlaps itself
+/// or an input, or — under index_policy::error — when an index is out of range, before
+/// anything is written.
+STRIX_CPU_CALLS(gather, indexed)
 
 } // namespace strix

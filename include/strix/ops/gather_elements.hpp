@@ -4,6 +4,7 @@
 
 #include "strix/cpu/indices.hpp"
 #include "strix/ops/common.hpp"
+#include "strix/ops/traits.hpp"
 
 namespace strix {
 
@@ -177,25 +178,6 @@ void run_gather_elements(const checked& c, const any_cview& input, const any_cvi
 
 } // namespace detail
 
-/// Gathers elements of `input` along `d.axis` at `indices` into `output` (the indices' shape, any
-/// strides). Throws strix::error when a rule breaks, when the output overlaps itself or an
-/// operand, or (index_policy::error) when an index is out of range, before anything is written.
-template <class = void>
-void gather_elements(const any_cview& input, const any_cview& indices, const any_view& output, const gather_elements_desc& d = {},
-                            const cpu::options& opt = {}) {
-    detail::run_gather_elements(detail::check_gather_elements(input, indices, &output, d), input, indices, output, d, opt);
-}
-
-/// Gathers elements into a new C-order host tensor of the indices' shape.
-template <class = void>
-host_tensor gather_elements(const any_cview& input, const any_cview& indices, const gather_elements_desc& d = {},
-                                   const cpu::options& opt = {}) {
-    const detail::checked c = detail::check_gather_elements(input, indices, nullptr, d);
-    host_tensor out(input.type(), c.out);
-    detail::run_gather_elements(c, input, indices, out.view(), d, opt);
-    return out;
-}
-
 namespace detail {
 /// The compile-time checks of a typed gather-elements (its rules on static extents and element
 /// types), shared by the CPU's typed call and the Vulkan backend's.
@@ -217,12 +199,29 @@ void gather_elements_typed_rules() {
 }
 } // namespace detail
 
-/// Gathers elements between typed views; with static extents the shapes and types are checked at
-/// compile time.
-template <gather_elements_desc D, typed_view In, typed_view Idx, typed_view Out>
-void gather_elements(const In& input, const Idx& indices, const Out& output, const cpu::options& opt = {}) {
-    detail::gather_elements_typed_rules<D, In, Idx, Out>();
-    gather_elements(input.erased(), indices.erased(), output.erased_mut(), D, opt);
-}
+/// gather-elements as an operator (see strix/ops/traits.hpp).
+template <>
+struct op_traits<gather_elements_desc> {
+    static constexpr std::string_view name = "gather-elements";
+    static constexpr op_form form = op_form::indexed;
+    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const gather_elements_desc& d) {
+        return detail::check_gather_elements(in[0], in[1], out.empty() ? nullptr : &out[0], d);
+    }
+    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const gather_elements_desc& d,
+                    const cpu::options& opt) {
+        detail::run_gather_elements(c, in[0], in[1], out[0], d, opt);
+    }
+    template <gather_elements_desc D, typed_view In, typed_view Idx, typed_view Out>
+    static void typed_rules() {
+        detail::gather_elements_typed_rules<D, In, Idx, Out>();
+    }
+};
+
+/// Gathers elements of `input` along `d.axis` at `indices` into `output` (the indices' shape, any
+/// strides), into a new C-order host tensor, or between typed views (`gather_elements<D>(...)`,
+/// checked at compile time). Throws strix::error when a rule breaks, when the output overlaps
+/// itself or an operand, or (index_policy::error) when an index is out of range, before anything
+/// is written.
+STRIX_CPU_CALLS(gather_elements, indexed)
 
 } // namespace strix

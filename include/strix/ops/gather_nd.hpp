@@ -6,6 +6,7 @@
 
 #include "strix/cpu/executor.hpp"
 #include "strix/ops/common.hpp"
+#include "strix/ops/traits.hpp"
 
 namespace strix {
 
@@ -172,25 +173,6 @@ void run_gather_nd(const checked& c, const any_cview& input, const any_cview& in
 
 } // namespace detail
 
-/// Gathers slices of `input` addressed by the index tuples in the last dimension of `indices`
-/// into `output` (any strides). Throws strix::error when a rule breaks, when the output overlaps
-/// itself or an operand, or (index_policy::error) when an index is out of range, before anything
-/// is written.
-template <class = void>
-void gather_nd(const any_cview& input, const any_cview& indices, const any_view& output, const gather_nd_desc& d = {},
-                      const cpu::options& opt = {}) {
-    detail::run_gather_nd(detail::check_gather_nd(input, indices, &output, d), input, indices, output, d, opt);
-}
-
-/// Gathers into a new C-order host tensor of the inferred shape.
-template <class = void>
-host_tensor gather_nd(const any_cview& input, const any_cview& indices, const gather_nd_desc& d = {}, const cpu::options& opt = {}) {
-    const detail::checked c = detail::check_gather_nd(input, indices, nullptr, d);
-    host_tensor out(input.type(), c.out);
-    detail::run_gather_nd(c, input, indices, out.view(), d, opt);
-    return out;
-}
-
 namespace detail {
 /// The compile-time checks of a typed gather-nd (its rules on static extents and element
 /// types), shared by the CPU's typed call and the Vulkan backend's.
@@ -213,12 +195,29 @@ void gather_nd_typed_rules() {
 }
 } // namespace detail
 
-/// Gathers between typed views; with static extents the shapes and types are checked at compile
-/// time (the indices' last extent must be static).
-template <gather_nd_desc D, typed_view In, typed_view Idx, typed_view Out>
-void gather_nd(const In& input, const Idx& indices, const Out& output, const cpu::options& opt = {}) {
-    detail::gather_nd_typed_rules<D, In, Idx, Out>();
-    gather_nd(input.erased(), indices.erased(), output.erased_mut(), D, opt);
-}
+/// gather-nd as an operator (see strix/ops/traits.hpp).
+template <>
+struct op_traits<gather_nd_desc> {
+    static constexpr std::string_view name = "gather-nd";
+    static constexpr op_form form = op_form::indexed;
+    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const gather_nd_desc& d) {
+        return detail::check_gather_nd(in[0], in[1], out.empty() ? nullptr : &out[0], d);
+    }
+    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const gather_nd_desc& d,
+                    const cpu::options& opt) {
+        detail::run_gather_nd(c, in[0], in[1], out[0], d, opt);
+    }
+    template <gather_nd_desc D, typed_view In, typed_view Idx, typed_view Out>
+    static void typed_rules() {
+        detail::gather_nd_typed_rules<D, In, Idx, Out>();
+    }
+};
+
+/// Gathers slices of `input` addressed by the index tuples in the last dimension of `indices`
+/// into `output` (any strides), into a new C-order host tensor, or between typed views
+/// (`gather_nd<D>(...)`: the indices' last extent must be static). Throws strix::error when a
+/// rule breaks, when the output overlaps itself or an operand, or (index_policy::error) when an
+/// index is out of range, before anything is written.
+STRIX_CPU_CALLS(gather_nd, indexed)
 
 } // namespace strix

@@ -8,6 +8,7 @@
 
 #include "strix/cpu/executor.hpp"
 #include "strix/ops/common.hpp"
+#include "strix/ops/traits.hpp"
 
 namespace strix {
 
@@ -153,23 +154,6 @@ std::vector<plan::move_plan> lower_join(std::span<const any_cview> inputs, const
 
 } // namespace detail
 
-/// Joins `inputs` along `d.axis` into `output` (any strides). Throws strix::error naming the
-/// operand, axis and shapes when a rule breaks or the output overlaps itself or an input.
-template <class = void>
-void join(std::span<const any_cview> inputs, const any_view& output, const join_desc& d = {}, const cpu::options& opt = {}) {
-    detail::check_join(inputs, &output, d);
-    cpu::execute_together(detail::lower_join(inputs, output, d), opt);
-}
-
-/// Joins into a new C-order host tensor.
-template <class = void>
-host_tensor join(std::span<const any_cview> inputs, const join_desc& d = {}, const cpu::options& opt = {}) {
-    const detail::checked c = detail::check_join(inputs, nullptr, d); // at least one input from here on
-    host_tensor out(inputs[0].type(), c.out);
-    cpu::execute_together(detail::lower_join(inputs, out.view(), d), opt);
-    return out;
-}
-
 namespace detail {
 /// The compile-time checks of a typed join (its rules on static extents and element types),
 /// shared by the CPU's typed call and the Vulkan backend's.
@@ -187,15 +171,32 @@ void join_typed_rules() {
 }
 } // namespace detail
 
-/// Joins typed views: `join<D>(output, a, b, ...)`. With static extents the shapes are checked
-/// at compile time.
-template <join_desc D, typed_view Out, typed_view... In>
-void join(const Out& output, const In&... inputs) {
-    detail::join_typed_rules<D, Out, In...>();
-    if constexpr (sizeof...(In) > 0) {
-        const any_cview views[] = {inputs.erased()...};
-        join(views, output.erased_mut(), D);
+/// join as an operator (see strix/ops/traits.hpp).
+template <>
+struct op_traits<join_desc> {
+    static constexpr std::string_view name = "join";
+    static constexpr op_form form = op_form::joining;
+    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const join_desc& d) {
+        return detail::check_join(in, out.empty() ? nullptr : &out[0], d);
     }
-}
+    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const join_desc& d,
+                    const cpu::options& opt) {
+        detail::run_moves(c, in, out, d, opt);
+    }
+    static std::vector<plan::move_plan> lower(std::span<const any_cview> in, std::span<const any_view> out, const join_desc& d,
+                                              const detail::checked&) {
+        return detail::lower_join(in, out[0], d);
+    }
+    template <join_desc D, typed_view Out, typed_view... In>
+    static void typed_rules() {
+        detail::join_typed_rules<D, Out, In...>();
+    }
+};
+
+/// Joins `inputs` along `d.axis` into `output` (any strides), into a new C-order host tensor,
+/// or typed views (`join<D>(output, a, b, ...)`, checked at compile time). Throws strix::error
+/// naming the operand, axis and shapes when a rule breaks or the output overlaps itself or an
+/// input.
+STRIX_CPU_CALLS(join, joining)
 
 } // namespace strix

@@ -5,6 +5,7 @@
 
 #include "strix/cpu/executor.hpp"
 #include "strix/ops/common.hpp"
+#include "strix/ops/traits.hpp"
 #include "strix/scalar.hpp"
 
 namespace strix {
@@ -135,23 +136,6 @@ checked check_pad(const any_cview& input, const any_view* output, const pad_desc
 
 } // namespace detail
 
-/// Pads `input` into `output` (any strides) as `d` says. Throws strix::error naming the operand,
-/// axis and shapes when a rule breaks, when the constant does not fit the element type, or when
-/// the output overlaps itself or the input.
-template <class = void>
-void pad(const any_cview& input, const any_view& output, const pad_desc& d, const cpu::options& opt = {}) {
-    detail::check_pad(input, &output, d);
-    cpu::execute(detail::lower_pad(input, output, d), opt);
-}
-
-/// Pads into a new C-order host tensor.
-template <class = void>
-host_tensor pad(const any_cview& input, const pad_desc& d, const cpu::options& opt = {}) {
-    host_tensor out(input.type(), detail::check_pad(input, nullptr, d).out);
-    cpu::execute(detail::lower_pad(input, out.view(), d), opt);
-    return out;
-}
-
 namespace detail {
 /// The compile-time checks of a typed pad (its rules on static extents and element
 /// types), shared by the CPU's typed call and the Vulkan backend's.
@@ -169,11 +153,32 @@ void pad_typed_rules() {
 }
 } // namespace detail
 
-/// Pads between typed views; with static extents the shapes are checked at compile time.
-template <pad_desc D, typed_view In, typed_view Out>
-void pad(const In& input, const Out& output, const cpu::options& opt = {}) {
-    detail::pad_typed_rules<D, In, Out>();
-    pad(input.erased(), output.erased_mut(), D, opt);
-}
+/// pad as an operator (see strix/ops/traits.hpp).
+template <>
+struct op_traits<pad_desc> {
+    static constexpr std::string_view name = "pad";
+    static constexpr op_form form = op_form::unary;
+    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const pad_desc& d) {
+        return detail::check_pad(in[0], out.empty() ? nullptr : &out[0], d);
+    }
+    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const pad_desc& d,
+                    const cpu::options& opt) {
+        detail::run_moves(c, in, out, d, opt);
+    }
+    static std::vector<plan::move_plan> lower(std::span<const any_cview> in, std::span<const any_view> out, const pad_desc& d,
+                                              const detail::checked&) {
+        return {detail::lower_pad(in[0], out[0], d)};
+    }
+    template <pad_desc D, typed_view In, typed_view Out>
+    static void typed_rules() {
+        detail::pad_typed_rules<D, In, Out>();
+    }
+};
+
+/// Pads `input` into `output` (any strides) as `d` says, into a new C-order host tensor, or
+/// between typed views (`pad<D>(...)`, checked at compile time). Throws strix::error naming the
+/// operand, axis and shapes when a rule breaks, when the constant does not fit the element type,
+/// or when the output overlaps itself or the input.
+STRIX_CPU_CALLS(pad, unary)
 
 } // namespace strix

@@ -5,6 +5,7 @@
 #include "strix/cpu/indices.hpp"
 #include "strix/cpu/update.hpp"
 #include "strix/ops/common.hpp"
+#include "strix/ops/traits.hpp"
 #include "strix/plan/update_plan.hpp"
 
 namespace strix {
@@ -182,45 +183,31 @@ plan::update_plan lower_scatter(const any_cview& input, const any_cview& indices
 
 } // namespace detail
 
-/// Scatters `updates` into `output` at `indices` along `d.axis`; `output` starts as a copy of
-/// `input`, or is `input` itself (the same view: in place). Every index is checked before
-/// anything is written. Duplicate targets combine under `d.reduction`, in C order of the
-/// updates (with `none`, the last one wins).
-/// Throws strix::error naming the operand, axis and shapes when a rule breaks, when an index is
-/// out of range under index_policy::error, or when the output overlaps an operand (other than
-/// being the input itself).
+namespace detail {
+/// Runs a checked scatter on the CPU.
 template <class = void> // instantiated only where called (its kernels are 220 type combinations)
-void scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
-                    const scatter_desc& d = {}, const cpu::options& opt = {}) {
-    const auto c = detail::check_scatter(input, indices, updates, output, d);
+void run_scatter(const checked& c, const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+                 const scatter_desc& d, const cpu::options& opt) {
     const int axis = c.axis;
     // every index is checked before anything is written; the first bad one (C order) is named
     // by resolve_indices, whatever the number of threads. Indices first checked against [0, n)
     // (none negative, the common case) are then read as their unsigned type, whose kernels skip
     // the move of negatives per update (1M float32 adds onto 64K targets, one Zen 4 core: a
     // tenth of the loop); negative ones cost a second check.
-    const bool unsigned_reads = indices.count() > 0 && d.policy == index_policy::error && detail::indices_checked(indices, input.size(axis), opt, [&] {
-        detail::resolve_indices(indices, input.size(axis), 1, d.policy, "scatter", axis, c.context);
+    const bool unsigned_reads = indices.count() > 0 && d.policy == index_policy::error && indices_checked(indices, input.size(axis), opt, [&] {
+        resolve_indices(indices, input.size(axis), 1, d.policy, "scatter", axis, c.context);
     });
     if (!c.in_place) {
-        auto p = detail::copy_plan(input, output);
+        auto p = copy_plan(input, output);
         plan::collapse(p);
         cpu::execute(p, opt);
     }
     if (indices.count() == 0) return;
-    auto p = detail::lower_scatter(input, indices, updates, output, d, axis);
-    if (unsigned_reads && p.table.empty()) p.index_type = detail::unsigned_index_type(p.index_type);
+    auto p = lower_scatter(input, indices, updates, output, d, axis);
+    if (unsigned_reads && p.table.empty()) p.index_type = unsigned_index_type(p.index_type);
     cpu::execute(p, opt);
 }
-
-/// Scatters into a new C-order host tensor (a copy of `input` with the updates written).
-template <class = void>
-host_tensor scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const scatter_desc& d = {},
-                           const cpu::options& opt = {}) {
-    host_tensor out(input.type(), input.sizes());
-    scatter(input, indices, updates, out.view(), d, opt);
-    return out;
-}
+} // namespace detail
 
 namespace detail {
 /// The compile-time checks of a typed scatter (its rules on static extents and element
@@ -244,11 +231,32 @@ void scatter_typed_rules() {
 }
 } // namespace detail
 
-/// Scatters between typed views; with static extents the shapes are checked at compile time.
-template <scatter_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
-void scatter(const In& input, const Idx& indices, const Upd& updates, const Out& output, const cpu::options& opt = {}) {
-    detail::scatter_typed_rules<D, In, Idx, Upd, Out>();
-    scatter(input.erased(), indices.erased(), updates.erased(), output.erased_mut(), D, opt);
-}
+/// scatter as an operator (see strix/ops/traits.hpp).
+template <>
+struct op_traits<scatter_desc> {
+    static constexpr std::string_view name = "scatter";
+    static constexpr op_form form = op_form::update;
+    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const scatter_desc& d) {
+        return detail::check_scatter(in[0], in[1], in[2], out[0], d);
+    }
+    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const scatter_desc& d,
+                    const cpu::options& opt) {
+        detail::run_scatter(c, in[0], in[1], in[2], out[0], d, opt);
+    }
+    template <scatter_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
+    static void typed_rules() {
+        detail::scatter_typed_rules<D, In, Idx, Upd, Out>();
+    }
+};
+
+/// Scatters `updates` into `output` at `indices` along `d.axis`; `output` starts as a copy of
+/// `input`, or is `input` itself (the same view: in place); the allocating call makes a new
+/// C-order copy of `input`; the typed call `scatter<D>(...)` is checked at compile time. Every
+/// index is checked before anything is written. Duplicate targets combine under `d.reduction`,
+/// in C order of the updates (with `none`, the last one wins). Throws strix::error naming the
+/// operand, axis and shapes when a rule breaks, when an index is out of range under
+/// index_policy::error, or when the output overlaps an operand (other than being the input
+/// itself).
+STRIX_CPU_CALLS(scatter, update)
 
 } // namespace strix

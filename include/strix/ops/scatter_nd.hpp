@@ -180,40 +180,28 @@ bool copy_unreplaced_slices(const any_cview& input, const any_view& output, std:
 
 } // namespace detail
 
-/// Scatters the slices of `updates` into `output` at the index tuples of `indices`; `output`
-/// starts as a copy of `input`, or is `input` itself (the same view: in place). Every index is
-/// checked before anything is written; duplicates combine under `d.reduction` in C order of the
-/// updates. Throws strix::error naming the operand, axis and shapes when a rule breaks, when an
-/// index is out of range under index_policy::error, or when the output overlaps an operand.
+namespace detail {
+/// Runs a checked scatter-nd on the CPU.
 template <class = void> // instantiated only where called (its kernels are 220 type combinations)
-void scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
-                       const scatter_nd_desc& d = {}, const cpu::options& opt = {}) {
-    const auto c = detail::check_scatter_nd(input, indices, updates, output, d);
+void run_scatter_nd(const checked& c, const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+                 const scatter_nd_desc& d, const cpu::options& opt) {
     const int q = indices.rank();
-    const auto axes = detail::tuple_axes_of(output, 0, indices.size(q - 1));
+    const auto axes = tuple_axes_of(output, 0, indices.size(q - 1));
     std::vector<std::int64_t> offsets;
     // resolved (and under index_policy::error checked) even when the updates are empty: a slice of
     // no elements at a row that does not exist is still an error
     if (updates.count() > 0 || d.policy == index_policy::error)
-        offsets = detail::resolve_tuples(indices, axes.n, axes.stride, d.policy, "scatter-nd", 0, c.context);
+        offsets = resolve_tuples(indices, axes.n, axes.stride, d.policy, "scatter-nd", 0, c.context);
     const bool replaced = !c.in_place && d.reduction == scatter_reduction::none && updates.count() > 0 &&
-                          detail::copy_unreplaced_slices(input, output, indices.size(q - 1), offsets, opt);
+                          copy_unreplaced_slices(input, output, indices.size(q - 1), offsets, opt);
     if (!c.in_place && !replaced) {
-        auto p = detail::copy_plan(input, output);
+        auto p = copy_plan(input, output);
         plan::collapse(p);
         cpu::execute(p, opt);
     }
-    cpu::execute(detail::lower_scatter_nd(indices.sizes(), updates, output, d, std::move(offsets)), opt);
+    cpu::execute(lower_scatter_nd(indices.sizes(), updates, output, d, std::move(offsets)), opt);
 }
-
-/// Scatters into a new C-order host tensor (a copy of `input` with the updates applied).
-template <class = void>
-host_tensor scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const scatter_nd_desc& d = {},
-                              const cpu::options& opt = {}) {
-    host_tensor out(input.type(), input.sizes());
-    scatter_nd(input, indices, updates, out.view(), d, opt);
-    return out;
-}
+} // namespace detail
 
 namespace detail {
 /// The compile-time checks of a typed scatter-nd (its rules on static extents and element
@@ -236,11 +224,31 @@ void scatter_nd_typed_rules() {
 }
 } // namespace detail
 
-/// Scatters between typed views; with static extents the shapes are checked at compile time.
-template <scatter_nd_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
-void scatter_nd(const In& input, const Idx& indices, const Upd& updates, const Out& output, const cpu::options& opt = {}) {
-    detail::scatter_nd_typed_rules<D, In, Idx, Upd, Out>();
-    scatter_nd(input.erased(), indices.erased(), updates.erased(), output.erased_mut(), D, opt);
-}
+/// scatter-nd as an operator (see strix/ops/traits.hpp).
+template <>
+struct op_traits<scatter_nd_desc> {
+    static constexpr std::string_view name = "scatter-nd";
+    static constexpr op_form form = op_form::update;
+    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const scatter_nd_desc& d) {
+        return detail::check_scatter_nd(in[0], in[1], in[2], out[0], d);
+    }
+    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const scatter_nd_desc& d,
+                    const cpu::options& opt) {
+        detail::run_scatter_nd(c, in[0], in[1], in[2], out[0], d, opt);
+    }
+    template <scatter_nd_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
+    static void typed_rules() {
+        detail::scatter_nd_typed_rules<D, In, Idx, Upd, Out>();
+    }
+};
+
+/// Scatters the slices of `updates` into `output` at the index tuples of `indices`; `output`
+/// starts as a copy of `input`, or is `input` itself (the same view: in place); the allocating
+/// call makes a new C-order copy of `input`; the typed call `scatter_nd<D>(...)` is checked at
+/// compile time. Every index is checked before anything is written; duplicates combine under
+/// `d.reduction` in C order of the updates. Throws strix::error naming the operand, axis and
+/// shapes when a rule breaks, when an index is out of range under index_policy::error, or when
+/// the output overlaps an operand.
+STRIX_CPU_CALLS(scatter_nd, update)
 
 } // namespace strix

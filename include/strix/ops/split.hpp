@@ -9,6 +9,7 @@
 
 #include "strix/cpu/executor.hpp"
 #include "strix/ops/common.hpp"
+#include "strix/ops/traits.hpp"
 
 namespace strix {
 
@@ -151,29 +152,6 @@ std::vector<basic_any_view<M>> split_views(const basic_any_view<M>& input, std::
     return out;
 }
 
-/// Copies the pieces of `input` along `d.axis` into `outputs` (any strides; their sizes on the
-/// axis are the pieces' sizes). Throws strix::error naming the operand, axis and shapes when a
-/// rule breaks or an output overlaps itself, another output or the input.
-template <class = void>
-void split(const any_cview& input, std::span<const any_view> outputs, const split_desc& d = {}, const cpu::options& opt = {}) {
-    detail::check_split(input, outputs, d);
-    cpu::execute_together(detail::lower_split(input, outputs, d), opt);
-}
-
-/// Copies the pieces of `input` into new C-order host tensors of the given sizes on the axis.
-template <class = void>
-std::vector<host_tensor> split(const any_cview& input, std::span<const std::int64_t> sizes, const split_desc& d = {},
-                                      const cpu::options& opt = {}) {
-    detail::check_view("split", "input", input, false);
-    const auto shapes = detail::checked_split_shapes(input.sizes(), input.type(), sizes, d);
-    std::vector<host_tensor> out;
-    std::vector<any_view> views;
-    for (const auto& s : shapes) out.emplace_back(input.type(), s);
-    for (auto& t : out) views.push_back(t.view());
-    cpu::execute_together(detail::lower_split(input, views, d), opt); // new outputs of the checked shapes: nothing more to check
-    return out;
-}
-
 namespace detail {
 /// The verdict of a split of static extents.
 template <split_desc D, extents_type In, extents_type... Out>
@@ -198,15 +176,38 @@ void split_typed_rules() {
 }
 } // namespace detail
 
-/// Splits between typed views: `split<D>(input, out0, out1, ...)`. With static extents the
-/// shapes are checked at compile time.
-template <split_desc D, typed_view In, typed_view... Out>
-void split(const In& input, const Out&... outputs) {
-    detail::split_typed_rules<D, In, Out...>();
-    if constexpr (sizeof...(Out) > 0) {
-        const any_view views[] = {outputs.erased_mut()...};
-        split(input.erased(), views, D);
+/// split as an operator (see strix/ops/traits.hpp).
+template <>
+struct op_traits<split_desc> {
+    static constexpr std::string_view name = "split";
+    static constexpr op_form form = op_form::splitting;
+    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const split_desc& d) {
+        return detail::check_split(in[0], out, d);
     }
-}
+    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const split_desc& d,
+                    const cpu::options& opt) {
+        detail::run_moves(c, in, out, d, opt);
+    }
+    static std::vector<plan::move_plan> lower(std::span<const any_cview> in, std::span<const any_view> out, const split_desc& d,
+                                              const detail::checked&) {
+        return detail::lower_split(in[0], out, d);
+    }
+    /// The shapes of the outputs of an allocating split (the input and the sizes checked).
+    static std::vector<shape> output_shapes(const any_cview& input, std::span<const std::int64_t> sizes, const split_desc& d) {
+        detail::check_view("split", "input", input, false);
+        return detail::checked_split_shapes(input.sizes(), input.type(), sizes, d);
+    }
+    template <split_desc D, typed_view In, typed_view... Out>
+    static void typed_rules() {
+        detail::split_typed_rules<D, In, Out...>();
+    }
+};
+
+/// Copies the pieces of `input` along `d.axis` into `outputs` (any strides; their sizes on the
+/// axis are the pieces' sizes), into new C-order host tensors of the given sizes on the axis, or
+/// between typed views (`split<D>(input, out0, out1, ...)`, checked at compile time). Throws
+/// strix::error naming the operand, axis and shapes when a rule breaks or an output overlaps
+/// itself, another output or the input.
+STRIX_CPU_CALLS(split, splitting)
 
 } // namespace strix

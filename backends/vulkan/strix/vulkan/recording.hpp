@@ -1,82 +1,117 @@
 #pragma once
 /// The operators on device views, as a stream and a command_recorder record them: each checks
 /// the operator's rules (the same rules and messages as on the CPU), lowers it to plans and
-/// encodes those into dispatches.
+/// encodes those into dispatches. The calls come from the operator list (strix/ops/list.hpp)
+/// and each operator's op_traits.
 
 #include <exception>
 #include <optional>
 #include <span>
 
-#include "strix/ops/gather.hpp"
-#include "strix/ops/gather_elements.hpp"
-#include "strix/ops/gather_nd.hpp"
-#include "strix/ops/join.hpp"
-#include "strix/ops/pad.hpp"
-#include "strix/ops/scatter.hpp"
-#include "strix/ops/scatter_nd.hpp"
-#include "strix/ops/split.hpp"
+#include "strix/ops/list.hpp"
 #include "strix/vulkan/encode.hpp"
 
-namespace strix::vulkan {
+// A recording's calls of an operator `op` of each form (see STRIX_OPERATORS).
+#define STRIX_RECORDING_CALLS_unary(op)                                                                    \
+    void op(const device_view& input, const device_view& output, const op##_desc& d = {}) {                \
+        const device_view v[] = {input, output};                                                           \
+        record<op##_desc>(v, d);                                                                           \
+    }
+#define STRIX_RECORDING_CALLS_indexed(op)                                                                  \
+    void op(const device_view& input, const device_view& indices, const device_view& output, const op##_desc& d = {}) { \
+        const device_view v[] = {input, indices, output};                                                  \
+        record<op##_desc>(v, d);                                                                           \
+    }
+#define STRIX_RECORDING_CALLS_update(op)                                                                   \
+    void op(const device_view& input, const device_view& indices, const device_view& updates, const device_view& output, \
+            const op##_desc& d = {}) {                                                                     \
+        const device_view v[] = {input, indices, updates, output};                                         \
+        record<op##_desc>(v, d);                                                                           \
+    }
+#define STRIX_RECORDING_CALLS_joining(op)                                                                  \
+    void op(std::span<const device_view> inputs, const device_view& output, const op##_desc& d = {}) {     \
+        std::vector<device_view> v(inputs.begin(), inputs.end());                                          \
+        v.push_back(output);                                                                               \
+        record<op##_desc>(v, d);                                                                           \
+    }
+#define STRIX_RECORDING_CALLS_splitting(op)                                                                \
+    void op(const device_view& input, std::span<const device_view> outputs, const op##_desc& d = {}) {     \
+        std::vector<device_view> v{input};                                                                 \
+        v.insert(v.end(), outputs.begin(), outputs.end());                                                 \
+        record<op##_desc>(v, d);                                                                           \
+    }
 
-class recording;
-namespace detail {
-/// Makes the next operator `r` records take `c` as its checks instead of running them: the
-/// convenience calls check the caller's host views once (the CPU's checks, before anything is
-/// uploaded) and record on device copies of them that hold by construction.
-void give_checks(recording& r, strix::detail::checked c);
-} // namespace detail
+namespace strix::vulkan {
 
 /// What stream and command_recorder share: recording operators. Not made directly.
 class recording : public detail::encoder {
 public:
-    /// Records a gather (same rules and messages as strix::gather).
-    void gather(const device_view& input, const device_view& indices, const device_view& output, const gather_desc& d = {});
+    // The operators (strix/ops/list.hpp), each with the rules and messages of its CPU call:
+    // `gather(input, indices, output, d)`, `pad(input, output, d)`, `join(inputs, output, d)`,
+    // `split(input, outputs, d)`, `scatter(input, indices, updates, output, d)` (in place when
+    // `output` is `input`; duplicate targets resolve as on the CPU — the last update in C order
+    // wins — without a reduction; with one, see scatter_desc::deterministic) and so on.
+#define STRIX_RECORDING_CALL(op, form) STRIX_RECORDING_CALLS_##form(op)
+    STRIX_OPERATORS(STRIX_RECORDING_CALL)
+#undef STRIX_RECORDING_CALL
 
-    /// Records a join (same rules and messages as strix::join).
-    void join(std::span<const device_view> inputs, const device_view& output, const join_desc& d = {});
-
-    /// Records a pad (same rules and messages as strix::pad).
-    void pad(const device_view& input, const device_view& output, const pad_desc& d);
-
-    /// Records a scatter (same rules and messages as strix::scatter); in place when `output` is
-    /// `input`. Duplicate targets resolve as on the CPU (the last update in C order wins) without
-    /// a reduction; with one, see scatter_desc::deterministic.
-    void scatter(const device_view& input, const device_view& indices, const device_view& updates, const device_view& output,
-                 const scatter_desc& d = {});
-
-    /// Records a gather-elements (same rules and messages as strix::gather_elements).
-    void gather_elements(const device_view& input, const device_view& indices, const device_view& output, const gather_elements_desc& d = {});
-
-    /// Records a gather-nd (same rules and messages as strix::gather_nd): a pass that resolves the
-    /// index tuples into offsets, then a move that reads them.
-    void gather_nd(const device_view& input, const device_view& indices, const device_view& output, const gather_nd_desc& d = {});
-
-    /// Records a split into `outputs` (same rules and messages as strix::split).
-    void split(const device_view& input, std::span<const device_view> outputs, const split_desc& d = {});
+    /// Records operator `Desc` on `views` (its inputs, then its outputs). `given`: the checks of
+    /// the call, already made (a convenience call checks the caller's host views and records on
+    /// device copies of them that hold by construction); null: made here.
+    template <operator_desc Desc>
+    void record(std::span<const device_view> views, const Desc& d, const strix::detail::checked* given = nullptr) {
+        using T = op_traits<Desc>;
+        const auto noted = note_call(
+            call_name(T::name), {views.begin(), views.end()}, [n = views.size()](std::size_t i) { return operand_role(T::form, i, n); },
+            [d](recording& r, std::span<const device_view> v) { r.record<Desc>(v, d); });
+        const std::size_t outs = T::form == op_form::splitting ? views.size() - 1 : 1;
+        std::vector<any_cview> in;
+        std::vector<any_view> out;
+        for (std::size_t i = 0; i < views.size(); ++i) {
+            if (i < views.size() - outs) in.push_back(views[i].as_any());
+            else out.push_back(views[i].as_any());
+        }
+        const strix::detail::checked c = given ? *given : T::check(in, out, d);
+        record_checked(views, in, out, d, c);
+    }
 
     /// Records a copy of `input` into `output`: the same type and shape, any strides, no
     /// overlap. Views that are contiguous and 16-byte aligned run as the plain 16-byte copy
     /// shader; others as a move plan.
     void copy(const device_view& input, const device_view& output);
-
-    /// Records a scatter-nd (same rules and messages as strix::scatter_nd); in place when
-    /// `output` is `input`: a pass that resolves the index tuples into offsets, then the updates.
-    void scatter_nd(const device_view& input, const device_view& indices, const device_view& updates, const device_view& output,
-                    const scatter_nd_desc& d = {});
 protected:
     using encoder::encoder;
 
-    /// An operator's checks: `check()`, or the ones given for it (give_checks), taken once.
-    template <class Check>
-    strix::detail::checked checks(Check&& check) {
-        if (!given_) return check();
-        strix::detail::checked c = std::move(*given_);
-        given_.reset();
-        return c;
+    /// What each operator records once checked (impl/recording.ipp, impl/ops.ipp): its own
+    /// passes for the operators with indices, the move plans of op_traits::lower for the others.
+    template <operator_desc Desc>
+    void record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out, const Desc& d,
+                        const strix::detail::checked& c) {
+        record_moves(op_traits<Desc>::lower(in, out, d, c), v, v.size() - out.size());
     }
-    std::optional<strix::detail::checked> given_;
-    friend void detail::give_checks(recording& r, strix::detail::checked c);
+    void record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out, const gather_desc& d,
+                        const strix::detail::checked& c);
+    void record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
+                        const gather_elements_desc& d, const strix::detail::checked& c);
+    void record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
+                        const gather_nd_desc& d, const strix::detail::checked& c);
+    void record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out, const join_desc& d,
+                        const strix::detail::checked& c);
+    void record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out, const scatter_desc& d,
+                        const strix::detail::checked& c);
+    void record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
+                        const scatter_nd_desc& d, const strix::detail::checked& c);
+    /// Records move plans over `v`'s first `inputs` views (read) into the rest (written): one
+    /// output each, in order, or (one output) every plan into it.
+    void record_moves(const std::vector<plan::move_plan>& plans, std::span<const device_view> v, std::size_t inputs);
+    /// The C++ name of an operator ("gather_elements" for "gather-elements"), as the Vulkan
+    /// backend's messages give it.
+    static std::string call_name(std::string_view name) {
+        std::string s(name);
+        for (char& ch : s)
+            if (ch == '-') ch = '_';
+        return s;
+    }
 
     /// Notes the buffers an operator uses, for submissions to pin and replays to find
     /// destroyed ones (a command_recorder pins them at once: its application may submit any time).

@@ -1,111 +1,75 @@
 namespace strix::vulkan {
 
-void recording::gather(const device_view& input, const device_view& indices, const device_view& output, const gather_desc& d) {
-    const auto noted = note_call("gather", {input, indices, output}, roles_of{{"input", "indices", "output"}},
-                                 [d](recording& r, std::span<const device_view> v) { r.gather(v[0], v[1], v[2], d); });
-    const any_view out = output.as_any();
-    const operand_list context = checks([&] { return strix::detail::check_gather(input.as_any(), indices.as_any(), &out, d); }).context;
-    const auto p = strix::detail::lower_gather(input.as_any(), indices.as_any(), out, d, context, strix::detail::index_reading::device);
+void recording::record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
+                               const gather_desc& d, const strix::detail::checked& c) {
+    const device_view &input = v[0], &indices = v[1], &output = v[2];
+    const auto p = strix::detail::lower_gather(in[0], in[1], out[0], d, c.context, strix::detail::index_reading::device);
     const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
     // the indices that matter: for the DirectML form, the last K dimensions
     device_view idx = indices;
-    if (d.index_dimensions >= 0) {
-        const int lead = indices.sizes.rank - d.index_dimensions;
-        idx.sizes = shape{};
-        for (int i = lead; i < indices.sizes.rank; ++i) {
-            idx.strides[static_cast<std::size_t>(idx.sizes.rank)] = indices.strides[static_cast<std::size_t>(i)];
-            idx.sizes.push_back(indices.sizes[i]);
-        }
-    }
+    const any_cview part = strix::detail::gather_index_view(in[1], d);
+    idx.sizes = part.sizes();
+    idx.strides = part.strides();
     if (d.policy == index_policy::error && output.sizes.count() == 0) {
-        check_indices_only(idx, input.sizes[axis], axis, "gather", context);
+        check_indices_only(idx, input.sizes[axis], axis, "gather", c.context);
         return;
     }
     if (d.policy == index_policy::error) { // every index checked before the move writes anything
         begin_guard();
-        check_indices_only(idx, input.sizes[axis], axis, "gather", context);
+        check_indices_only(idx, input.sizes[axis], axis, "gather", c.context);
     }
     record_move(p, {input.range(), indices.range()}, output.range());
 }
 
-void recording::join(std::span<const device_view> inputs, const device_view& output, const join_desc& d) {
-    std::vector<device_view> all(inputs.begin(), inputs.end());
-    all.push_back(output);
-    const auto noted = note_call("join", std::move(all),
-                                 [n = inputs.size()](std::size_t i) { return i == n ? std::string("output") : "input " + std::to_string(i); },
-                                 [d](recording& r, std::span<const device_view> v) { r.join(v.first(v.size() - 1), v.back(), d); });
-    std::vector<any_cview> views;
-    for (const auto& v : inputs) views.push_back(v.as_any());
-    const any_view out = output.as_any();
-    (void)checks([&] { return strix::detail::check_join(views, &out, d); });
-    const auto plans = strix::detail::lower_join(views, out, d);
+void recording::record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
+                               const join_desc& d, const strix::detail::checked&) {
+    const auto plans = strix::detail::lower_join(in, out[0], d);
     // one hazard check for the whole join: the inputs' slices of the output are disjoint
     std::vector<range> reads;
-    for (const auto& v : inputs) reads.push_back(v.range());
-    barrier_for(reads, output.range());
+    for (std::size_t i = 0; i + 1 < v.size(); ++i) reads.push_back(v[i].range());
+    barrier_for(reads, v.back().range());
     for (const auto& p : plans) record_move(p, {}, {}, false);
 }
 
-void recording::pad(const device_view& input, const device_view& output, const pad_desc& d) {
-    const auto noted = note_call("pad", {input, output}, roles_of{{"input", "output"}}, [d](recording& r, std::span<const device_view> v) { r.pad(v[0], v[1], d); });
-    const any_view out = output.as_any();
-    (void)checks([&] { return strix::detail::check_pad(input.as_any(), &out, d); });
-    record_move(strix::detail::lower_pad(input.as_any(), out, d), {input.range()}, output.range());
+void recording::record_moves(const std::vector<plan::move_plan>& plans, std::span<const device_view> v, std::size_t inputs) {
+    std::vector<range> reads;
+    for (std::size_t i = 0; i < inputs; ++i) reads.push_back(v[i].range());
+    const std::size_t outputs = v.size() - inputs;
+    for (std::size_t k = 0; k < plans.size(); ++k) record_move(plans[k], reads, v[inputs + (outputs == 1 ? 0 : k)].range());
 }
 
-void recording::gather_elements(const device_view& input, const device_view& indices, const device_view& output, const gather_elements_desc& d) {
-    const auto noted = note_call("gather_elements", {input, indices, output}, roles_of{{"input", "indices", "output"}},
-                                 [d](recording& r, std::span<const device_view> v) { r.gather_elements(v[0], v[1], v[2], d); });
-    const any_view out = output.as_any();
-    const operand_list context =
-        checks([&] { return strix::detail::check_gather_elements(input.as_any(), indices.as_any(), &out, d); }).context;
-    const auto p = strix::detail::lower_gather_elements(input.as_any(), indices.as_any(), out, d, context,
-                                                        strix::detail::index_reading::device);
+void recording::record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
+                               const gather_elements_desc& d, const strix::detail::checked& c) {
+    const device_view &input = v[0], &indices = v[1], &output = v[2];
+    const auto p = strix::detail::lower_gather_elements(in[0], in[1], out[0], d, c.context, strix::detail::index_reading::device);
     if (p.rank == 0 || p.count() == 0) return;
     const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
     if (d.policy == index_policy::error) { // every index checked before the move writes anything
         begin_guard();
-        check_indices_only(indices, input.sizes[axis], axis, "gather-elements", context);
+        check_indices_only(indices, input.sizes[axis], axis, "gather-elements", c.context);
     }
     record_move(p, {input.range(), indices.range()}, output.range());
 }
 
-void recording::gather_nd(const device_view& input, const device_view& indices, const device_view& output, const gather_nd_desc& d) {
-    const auto noted = note_call("gather_nd", {input, indices, output}, roles_of{{"input", "indices", "output"}},
-                                 [d](recording& r, std::span<const device_view> v) { r.gather_nd(v[0], v[1], v[2], d); });
-    const any_view out = output.as_any();
-    const operand_list context = checks([&] { return strix::detail::check_gather_nd(input.as_any(), indices.as_any(), &out, d); }).context;
-    const auto axes = strix::detail::tuple_axes_of(input.as_any(), d.batch_dimensions, indices.sizes[indices.sizes.rank - 1]);
+void recording::record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
+                               const gather_nd_desc& d, const strix::detail::checked& c) {
+    const device_view &indices = v[1], &output = v[2];
+    const auto axes = strix::detail::tuple_axes_of(in[0], d.batch_dimensions, indices.sizes[indices.sizes.rank - 1]);
     if (output.sizes.count() == 0) { // nothing to move, but the tuples are checked all the same
-        if (d.policy == index_policy::error && indices.sizes.count() > 0) record_tuples(indices, axes, d.policy, "gather-nd", context, false);
+        if (d.policy == index_policy::error && indices.sizes.count() > 0) record_tuples(indices, axes, d.policy, "gather-nd", c.context, false);
         return;
     }
     if (d.policy == index_policy::error) begin_guard(); // the tuple pass checks every tuple before the move writes
-    const range table = record_tuples(indices, axes, d.policy, "gather-nd", context);
-    const auto p = strix::detail::lower_gather_nd(input.as_any(), indices.sizes, out, d, {},
+    const range table = record_tuples(indices, axes, d.policy, "gather-nd", c.context);
+    const auto p = strix::detail::lower_gather_nd(in[0], indices.sizes, out[0], d, {},
                                                   reinterpret_cast<const std::byte*>(static_cast<std::uintptr_t>(table.first)), axes.bias);
-    record_move(p, {input.range(), table}, output.range());
-}
-
-void recording::split(const device_view& input, std::span<const device_view> outputs, const split_desc& d) {
-    std::vector<device_view> all{input};
-    all.insert(all.end(), outputs.begin(), outputs.end());
-    const auto noted = note_call("split", std::move(all), [](std::size_t i) { return i == 0 ? std::string("input") : "output " + std::to_string(i - 1); },
-                                 [d](recording& r, std::span<const device_view> v) { r.split(v[0], v.subspan(1), d); });
-    std::vector<any_view> views;
-    for (const auto& v : outputs) views.push_back(v.as_any());
-    (void)checks([&] { return strix::detail::check_split(input.as_any(), views, d); });
-    const auto plans = strix::detail::lower_split(input.as_any(), views, d);
-    for (std::size_t k = 0; k < plans.size(); ++k) record_move(plans[k], {input.range()}, outputs[k].range());
+    record_move(p, {v[0].range(), table}, output.range());
 }
 
 void recording::copy(const device_view& input, const device_view& output) {
     const auto noted = note_call("copy", {input, output}, roles_of{{"input", "output"}}, [](recording& r, std::span<const device_view> v) { r.copy(v[0], v[1]); });
     const any_view out = output.as_any();
-    (void)checks([&] {
-        strix::detail::check_copy(input.as_any(), out);
-        return strix::detail::checked{};
-    });
+    strix::detail::check_copy(input.as_any(), out);
     if (output.sizes.count() == 0) return;
     auto p = strix::detail::copy_plan(input.as_any(), out);
     plan::collapse(p);
@@ -131,12 +95,10 @@ void recording::copy(const device_view& input, const device_view& output) {
 } // namespace strix::vulkan
 namespace strix::vulkan {
 
-void recording::scatter(const device_view& input, const device_view& indices, const device_view& updates, const device_view& output,
-                 const scatter_desc& d) {
-    const auto noted = note_call("scatter", {input, indices, updates, output}, roles_of{{"input", "indices", "updates", "output"}},
-                                 [d](recording& r, std::span<const device_view> v) { r.scatter(v[0], v[1], v[2], v[3], d); });
-    const any_view out = output.as_any();
-    const auto c = checks([&] { return strix::detail::check_scatter(input.as_any(), indices.as_any(), updates.as_any(), out, d); });
+void recording::record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> o,
+                               const scatter_desc& d, const strix::detail::checked& c) {
+    const device_view &input = v[0], &indices = v[1], &updates = v[2], &output = v[3];
+    const any_view& out = o[0];
     const int axis = c.axis;
     const auto n = static_cast<std::uint64_t>(updates.sizes.count());
     // the claim path's last pass writes every element of a C-order output, so it also does
@@ -149,16 +111,14 @@ void recording::scatter(const device_view& input, const device_view& indices, co
     }
     if (!fused) copy_unless_in_place(c.in_place, input, output);
     if (n == 0) return;
-    record_updates({strix::detail::lower_scatter(input.as_any(), indices.as_any(), updates.as_any(), out, d, axis), output, d.deterministic,
+    record_updates({strix::detail::lower_scatter(in[0], in[1], in[2], out, d, axis), output, d.deterministic,
                     {updates.range(), indices.range()}, c.context, fused ? input.address : 0});
 }
 
-void recording::scatter_nd(const device_view& input, const device_view& indices, const device_view& updates, const device_view& output,
-                    const scatter_nd_desc& d) {
-    const auto noted = note_call("scatter_nd", {input, indices, updates, output}, roles_of{{"input", "indices", "updates", "output"}},
-                                 [d](recording& r, std::span<const device_view> v) { r.scatter_nd(v[0], v[1], v[2], v[3], d); });
-    const any_view out = output.as_any();
-    const auto c = checks([&] { return strix::detail::check_scatter_nd(input.as_any(), indices.as_any(), updates.as_any(), out, d); });
+void recording::record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> o,
+                               const scatter_nd_desc& d, const strix::detail::checked& c) {
+    const device_view &input = v[0], &indices = v[1], &updates = v[2], &output = v[3];
+    const any_view& out = o[0];
     const auto axes = strix::detail::tuple_axes_of(out, 0, indices.sizes[indices.sizes.rank - 1]);
     if (updates.sizes.count() == 0) { // nothing to update, but the tuples are checked all the same (before the copy writes)
         if (d.policy == index_policy::error && indices.sizes.count() > 0) {
@@ -175,7 +135,7 @@ void recording::scatter_nd(const device_view& input, const device_view& indices,
     const auto* device_table = reinterpret_cast<const std::byte*>(static_cast<std::uintptr_t>(table.first));
     std::int64_t unit = 0; // what every tuple's offset is a multiple of (the bias too)
     for (const std::int64_t st : axes.stride) unit = std::gcd(unit, st < 0 ? -st : st);
-    record_updates({strix::detail::lower_scatter_nd(indices.sizes, updates.as_any(), out, d, {}, device_table, axes.bias), output,
+    record_updates({strix::detail::lower_scatter_nd(indices.sizes, in[2], out, d, {}, device_table, axes.bias), output,
                     d.deterministic, {updates.range(), table}, c.context, 0, unit});
 }
 

@@ -1,0 +1,215 @@
+#pragma once
+/// An operator described once. Each operator's header specialises `op_traits<Desc>` for its
+/// descriptor, saying what the operator is; the templates here turn that description into every
+/// entry point of the CPU (into an output, allocating, typed), and the Vulkan backend turns the
+/// same description into its recording, convenience and typed calls (strix/vulkan/recording.hpp,
+/// strix/vulkan/ops.hpp). The list of operators is strix/ops/list.hpp.
+///
+/// What a specialisation `op_traits<D>` states:
+///
+///   name                 the operator's name in messages and in the tool ("gather-elements")
+///   form                 how its operands are laid out in calls (op_form)
+///   check(in, out, d)    every run-time check (views, rules, types, the output's shape,
+///                        aliasing); `out` empty: an allocating call, whose output is the
+///                        C-order tensor of the input's type and the returned `checked::out`
+///   run(c, in, out, d, opt)  the CPU run of a checked call
+///   typed_rules<D, V...>()   the compile-time checks of a typed call (D and the views' types)
+///   lower(in, out, d, c)     (operators whose device path is plain moves) its move plans
+///
+/// Operands reach these as spans, inputs then outputs in the order of the operator's calls.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "strix/cpu/executor.hpp"
+#include "strix/ops/common.hpp"
+
+namespace strix {
+
+/// How an operator's operands appear in its calls.
+enum class op_form : std::uint8_t {
+    unary,     ///< (input, output): pad, slice, tile
+    indexed,   ///< (input, indices, output): gather, gather-elements, gather-nd
+    update,    ///< (input, indices, updates, output), in place when output is input: the scatters
+    joining,   ///< (inputs..., output): join
+    splitting, ///< (input, outputs...): split
+};
+
+/// What an operator is (see above); specialised in each operator's header.
+template <class Desc>
+struct op_traits;
+
+/// Whether `Desc` is the descriptor of an operator.
+template <class Desc>
+concept operator_desc = requires { op_traits<Desc>::name; op_traits<Desc>::form; };
+
+/// The number of fixed inputs of a form (joining: any number).
+constexpr int fixed_inputs(op_form f) {
+    switch (f) {
+    case op_form::unary: return 1;
+    case op_form::indexed: return 2;
+    case op_form::update: return 3;
+    case op_form::joining: return -1;
+    case op_form::splitting: return 1;
+    }
+    return 0;
+}
+
+/// The name of operand `i` of an operator of form `f` with `n` operands in all (inputs, then
+/// outputs), as messages give it: "input", "indices", "updates", "output", "input 2", "output 0".
+inline std::string operand_role(op_form f, std::size_t i, std::size_t n) {
+    switch (f) {
+    case op_form::joining: return i + 1 == n ? std::string("output") : "input " + std::to_string(i);
+    case op_form::splitting: return i == 0 ? std::string("input") : "output " + std::to_string(i - 1);
+    default: break;
+    }
+    static constexpr const char* fixed[] = {"input", "indices", "updates"};
+    if (i + 1 == n) return "output";
+    return f == op_form::unary ? "input" : fixed[i];
+}
+
+namespace detail {
+
+/// Runs operator `Desc` on the CPU into `out` (checked first).
+template <operator_desc Desc>
+void call_into(std::span<const any_cview> in, std::span<const any_view> out, const Desc& d, const cpu::options& opt) {
+    using T = op_traits<Desc>;
+    T::run(T::check(in, out, d), in, out, d, opt);
+}
+
+/// Runs operator `Desc` on the CPU into a new C-order host tensor of the inferred shape (an
+/// update: of the input's shape, the updates applied to a copy of the input).
+template <operator_desc Desc>
+host_tensor call_new(std::span<const any_cview> in, const Desc& d, const cpu::options& opt) {
+    using T = op_traits<Desc>;
+    if constexpr (T::form == op_form::update) {
+        check_view(T::name, "input", in[0], false); // before its shape makes a tensor
+        host_tensor out(in[0].type(), in[0].sizes());
+        const any_view o = out.view();
+        call_into(in, {&o, 1}, d, opt);
+        return out;
+    } else {
+        const checked c = T::check(in, {}, d); // (at least one input from here on)
+        host_tensor out(in[0].type(), c.out);
+        const any_view o = out.view();
+        T::run(c, in, {&o, 1}, d, opt);
+        return out;
+    }
+}
+
+/// The CPU run of an operator whose work is its move plans (op_traits::lower), all run together.
+template <operator_desc Desc>
+void run_moves(const checked& c, std::span<const any_cview> in, std::span<const any_view> out, const Desc& d, const cpu::options& opt) {
+    cpu::execute_together(op_traits<Desc>::lower(in, out, d, c), opt);
+}
+
+} // namespace detail
+
+// The CPU's entry points of an operator `op` (descriptor `op_desc`), by form. Each operator's
+// header ends with STRIX_CPU_CALLS(op, form). `template <class = void>`: a call is compiled only
+// where a program makes it (the scatters' kernels are hundreds of type combinations).
+
+/// (input, output): into an output, allocating, typed.
+#define STRIX_CPU_CALLS_unary(op)                                                                                           \
+    template <class = void>                                                                                                 \
+    void op(const any_cview& input, const any_view& output, const op##_desc& d = {}, const cpu::options& opt = {}) {        \
+        detail::call_into<op##_desc>({&input, 1}, {&output, 1}, d, opt);                                                    \
+    }                                                                                                                       \
+    template <class = void>                                                                                                 \
+    host_tensor op(const any_cview& input, const op##_desc& d = {}, const cpu::options& opt = {}) {                         \
+        return detail::call_new<op##_desc>({&input, 1}, d, opt);                                                            \
+    }                                                                                                                       \
+    template <op##_desc D, typed_view In, typed_view Out>                                                                   \
+    void op(const In& input, const Out& output, const cpu::options& opt = {}) {                                             \
+        op_traits<op##_desc>::template typed_rules<D, In, Out>();                                                           \
+        op(input.erased(), output.erased_mut(), D, opt);                                                                    \
+    }
+
+/// (input, indices, output).
+#define STRIX_CPU_CALLS_indexed(op)                                                                                         \
+    template <class = void>                                                                                                 \
+    void op(const any_cview& input, const any_cview& indices, const any_view& output, const op##_desc& d = {},              \
+            const cpu::options& opt = {}) {                                                                                 \
+        const any_cview in[] = {input, indices};                                                                            \
+        detail::call_into<op##_desc>(in, {&output, 1}, d, opt);                                                             \
+    }                                                                                                                       \
+    template <class = void>                                                                                                 \
+    host_tensor op(const any_cview& input, const any_cview& indices, const op##_desc& d = {}, const cpu::options& opt = {}) { \
+        const any_cview in[] = {input, indices};                                                                            \
+        return detail::call_new<op##_desc>(in, d, opt);                                                                     \
+    }                                                                                                                       \
+    template <op##_desc D, typed_view In, typed_view Idx, typed_view Out>                                                   \
+    void op(const In& input, const Idx& indices, const Out& output, const cpu::options& opt = {}) {                         \
+        op_traits<op##_desc>::template typed_rules<D, In, Idx, Out>();                                                      \
+        op(input.erased(), indices.erased(), output.erased_mut(), D, opt);                                                  \
+    }
+
+/// (input, indices, updates, output), in place when `output` is `input`.
+#define STRIX_CPU_CALLS_update(op)                                                                                          \
+    template <class = void>                                                                                                 \
+    void op(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,             \
+            const op##_desc& d = {}, const cpu::options& opt = {}) {                                                        \
+        const any_cview in[] = {input, indices, updates};                                                                   \
+        detail::call_into<op##_desc>(in, {&output, 1}, d, opt);                                                             \
+    }                                                                                                                       \
+    template <class = void>                                                                                                 \
+    host_tensor op(const any_cview& input, const any_cview& indices, const any_cview& updates, const op##_desc& d = {},     \
+                   const cpu::options& opt = {}) {                                                                          \
+        const any_cview in[] = {input, indices, updates};                                                                   \
+        return detail::call_new<op##_desc>(in, d, opt);                                                                     \
+    }                                                                                                                       \
+    template <op##_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>                                   \
+    void op(const In& input, const Idx& indices, const Upd& updates, const Out& output, const cpu::options& opt = {}) {     \
+        op_traits<op##_desc>::template typed_rules<D, In, Idx, Upd, Out>();                                                 \
+        op(input.erased(), indices.erased(), updates.erased(), output.erased_mut(), D, opt);                                \
+    }
+
+/// (inputs..., output); the typed call takes the output first: `op<D>(output, a, b, ...)`.
+#define STRIX_CPU_CALLS_joining(op)                                                                                         \
+    template <class = void>                                                                                                 \
+    void op(std::span<const any_cview> inputs, const any_view& output, const op##_desc& d = {}, const cpu::options& opt = {}) { \
+        detail::call_into<op##_desc>(inputs, {&output, 1}, d, opt);                                                         \
+    }                                                                                                                       \
+    template <class = void>                                                                                                 \
+    host_tensor op(std::span<const any_cview> inputs, const op##_desc& d = {}, const cpu::options& opt = {}) {              \
+        return detail::call_new<op##_desc>(inputs, d, opt);                                                                 \
+    }                                                                                                                       \
+    template <op##_desc D, typed_view Out, typed_view... In>                                                                \
+    void op(const Out& output, const In&... inputs) {                                                                       \
+        op_traits<op##_desc>::template typed_rules<D, Out, In...>();                                                        \
+        if constexpr (sizeof...(In) > 0) {                                                                                  \
+            const any_cview views[] = {inputs.erased()...};                                                                 \
+            op(views, output.erased_mut(), D);                                                                              \
+        }                                                                                                                   \
+    }
+
+/// (input, outputs...); the allocating call takes the outputs' sizes on the axis.
+#define STRIX_CPU_CALLS_splitting(op)                                                                                       \
+    template <class = void>                                                                                                 \
+    void op(const any_cview& input, std::span<const any_view> outputs, const op##_desc& d = {}, const cpu::options& opt = {}) { \
+        detail::call_into<op##_desc>({&input, 1}, outputs, d, opt);                                                         \
+    }                                                                                                                       \
+    template <class = void>                                                                                                 \
+    std::vector<host_tensor> op(const any_cview& input, std::span<const std::int64_t> sizes, const op##_desc& d = {},       \
+                                const cpu::options& opt = {}) {                                                             \
+        std::vector<host_tensor> out;                                                                                       \
+        for (const auto& s : op_traits<op##_desc>::output_shapes(input, sizes, d)) out.emplace_back(input.type(), s);       \
+        std::vector<any_view> views;                                                                                        \
+        for (auto& t : out) views.push_back(t.view());                                                                      \
+        op_traits<op##_desc>::run({}, {&input, 1}, views, d, opt); /* new outputs of the checked shapes */                  \
+        return out;                                                                                                         \
+    }                                                                                                                       \
+    template <op##_desc D, typed_view In, typed_view... Out>                                                                \
+    void op(const In& input, const Out&... outputs) {                                                                       \
+        op_traits<op##_desc>::template typed_rules<D, In, Out...>();                                                        \
+        if constexpr (sizeof...(Out) > 0) {                                                                                 \
+            const any_view views[] = {outputs.erased_mut()...};                                                             \
+            op(input.erased(), views, D);                                                                                   \
+        }                                                                                                                   \
+    }
+
+#define STRIX_CPU_CALLS(op, form) STRIX_CPU_CALLS_##form(op)
+
+} // namespace strix
