@@ -199,6 +199,8 @@ struct command {
     split_desc split;
     std::vector<std::int64_t> sizes; ///< split's --sizes
     pad_desc pad;
+    slice_desc slice;
+    tile_desc tile;
     scatter_desc scatter;
     scatter_nd_desc scatter_nd;
 };
@@ -327,6 +329,31 @@ inline constexpr std::tuple operators{
             parse_policy(c.op, o);
         },
         [](const auto& on, const command& c, operands x) { return on([](auto&&... a) { return pad(a...); }, x[0], c.pad); }},
+    op_entry{"slice", "--input X.npy --starts S0,S1,.. --ends E0,E1,.. [--axes A0,A1,..] [--steps T0,T1,..] --output Y.npy",
+        "  ONNX Slice (numpy's X[s0:e0:t0, ...]): on each of the axes (default 0, 1, ...) the elements\n"
+        "  start, start + step, ... short of end. Negative starts and ends count from the end of the axis;\n"
+        "  both are clamped into it as ONNX clamps them; steps (default 1) may be negative, not 0; axes\n"
+        "  not named are kept whole. --backend cpu|vulkan.\n",
+        {"input"}, {"starts", "ends", "axes", "steps"}, "",
+        [](const options& o, command& c) {
+            c.slice.starts = parse_list(c.op, "--starts", o.need(c.op, "starts"));
+            c.slice.ends = parse_list(c.op, "--ends", o.need(c.op, "ends"));
+            if (auto a = o.get("axes")) c.slice.axes = parse_list(c.op, "--axes", *a);
+            if (auto t = o.get("steps")) c.slice.steps = parse_list(c.op, "--steps", *t);
+            (void)o.need(c.op, "output");
+            parse_policy(c.op, o);
+        },
+        [](const auto& on, const command& c, operands x) { return on([](auto&&... a) { return slice(a...); }, x[0], c.slice); }},
+    op_entry{"tile", "--input X.npy --repeats R0,R1,.. --output Y.npy",
+        "  ONNX Tile (numpy.tile): X repeated R0 times along axis 0, R1 times along axis 1, ... (one\n"
+        "  count per dimension of X, none negative; 0 empties the axis). --backend cpu|vulkan.\n",
+        {"input"}, {"repeats"}, "",
+        [](const options& o, command& c) {
+            c.tile.repeats = parse_list(c.op, "--repeats", o.need(c.op, "repeats"));
+            (void)o.need(c.op, "output");
+            parse_policy(c.op, o);
+        },
+        [](const auto& on, const command& c, operands x) { return on([](auto&&... a) { return tile(a...); }, x[0], c.tile); }},
     op_entry{"scatter", "--input X.npy --indices I.npy --updates U.npy --axis A [--reduction R] [--deterministic] --output Y.npy",
         "  output = X, then output[..., I[j..], ...] = U[j..] along the axis (numpy.put_along_axis, ONNX\n"
         "  ScatterElements). I and U share a shape not larger than X off the axis. Updates apply in\n"
@@ -357,6 +384,19 @@ inline constexpr std::tuple operators{
             return on([](auto&&... a) { return scatter_nd(a...); }, x[0], x[1], x[2], c.scatter_nd);
         }},
 };
+
+/// Whether the table has an entry named `name`.
+constexpr bool has_entry(std::string_view name) {
+    return std::apply([&](const auto&... e) { return ((e.name == name) || ...); }, operators);
+}
+// the table has one entry per operator of the list (strix/ops/list.hpp), named as op_traits names it
+static_assert(std::tuple_size_v<decltype(operators)> == static_cast<std::size_t>(strix::operator_count),
+              "the tool's table must have one entry per operator of strix/ops/list.hpp");
+static_assert([] {
+    bool all = true;
+    strix::with_operators([&]<class D>() { all = all && has_entry(strix::op_traits<D>::name); });
+    return all;
+}(), "an operator of strix/ops/list.hpp has no entry in the tool's table (named as its op_traits<>::name)");
 
 /// Calls `f(entry)` for every entry of `operators`, in order.
 template <class F>

@@ -1,4 +1,4 @@
-// Fuzz target: the eight operators' rules, checks, lowering and CPU execution.
+// Fuzz target: every operator's rules, checks, lowering and CPU execution.
 //
 // An input decodes (see `decode` below; fuzz/make_ops_seeds.py writes inputs in this format) to
 // an operator, a descriptor, element and index types and up to six operands, each with a shape
@@ -139,8 +139,16 @@ struct reader {
     std::int64_t sval() { return value([](std::uint8_t t) { return std::int64_t{t % 17} - 8; }); }        // -8..8
 };
 
-enum op_kind : int { op_gather, op_join, op_pad, op_split, op_scatter, op_gather_elements, op_gather_nd, op_scatter_nd };
-const char* const op_names[8] = {"gather", "join", "pad", "split", "scatter", "gather-elements", "gather-nd", "scatter-nd"};
+enum op_kind : int { op_gather, op_join, op_pad, op_split, op_scatter, op_gather_elements, op_gather_nd, op_scatter_nd, op_slice, op_tile };
+constexpr std::string_view op_names[] = {"gather", "join", "pad", "split", "scatter", "gather-elements", "gather-nd", "scatter-nd", "slice", "tile"};
+constexpr int op_count = static_cast<int>(std::size(op_names));
+// the fuzzer reaches every operator of the list (strix/ops/list.hpp) and only those
+static_assert(op_count == strix::operator_count, "fuzz_ops: an operator of strix/ops/list.hpp has no op_kind here");
+static_assert([] {
+    bool all = true;
+    strix::with_operators([&]<class D>() { all = all && std::find(std::begin(op_names), std::end(op_names), strix::op_traits<D>::name) != std::end(op_names); });
+    return all;
+}(), "fuzz_ops: op_names must be the names of the operators of strix/ops/list.hpp");
 
 // flags (byte 1)
 enum : std::uint8_t {
@@ -512,7 +520,7 @@ void check_indices_were_checked(bool returned, strix::index_policy policy, bool 
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     reader in{data, size};
-    const int op = in.u8() % 8;
+    const int op = in.u8() % op_count;
     const std::uint8_t flags = in.u8();
     const dtype type = strix::all_dtypes[in.u8() % 11];
     const std::uint8_t it = in.u8();
@@ -556,7 +564,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // split  in, out0..out(n-1); scatters  in, indices, updates, out
     int n_ops = 3;
     if (op == op_join || op == op_split) n_ops = count + 1;
-    if (op == op_pad) n_ops = 2;
+    if (op == op_pad || op == op_slice || op == op_tile) n_ops = 2;
     if (op == op_scatter || op == op_scatter_nd) n_ops = 4;
     std::vector<operand> o(static_cast<std::size_t>(n_ops));
     for (auto& x : o) read_operand(in, x, flags & f_layouts);
@@ -582,6 +590,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     strix::gather_elements_desc ged{axis, policy};
     strix::gather_nd_desc gnd{batch, policy};
     strix::scatter_nd_desc snd{policy, reduction, false};
+    // slice: the pad counts as starts and ends; axes the first ones (mode even) or from `axis`
+    // on, wrapping; steps from the end counts shifted by one (0 breaks a rule)
+    strix::slice_desc sld{pad_start, pad_end, {}, {}};
+    if (static_cast<int>(mode) % 2)
+        for (int i = 0; i < pad_start.rank; ++i) sld.axes.push_back(S0.rank > 0 ? (axis + i) % (S0.rank + 1) : axis + i);
+    if (k >= 0)
+        for (int i = 0; i < pad_start.rank; ++i) sld.steps.push_back(pad_end[(i + 1) % strix::max_rank]);
+    const strix::tile_desc td{pad_start};
 
     // the rules, on the decoded shapes (huge ones included), and the consistent shapes
     switch (op) {
@@ -622,6 +638,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             }
         }
         const auto r = strix::pad_rule(o[0].s, pd);
+        check_inferred(r, any_negative({&o[0].s}));
+        if (!keeps(1) && r.v.ok()) reshape(o[1], r.out);
+        break;
+    }
+    case op_slice: {
+        const auto r = strix::slice_rule(o[0].s, sld);
+        check_inferred(r, any_negative({&o[0].s}));
+        if (!keeps(1) && r.v.ok()) reshape(o[1], r.out);
+        break;
+    }
+    case op_tile: {
+        const auto r = strix::tile_rule(o[0].s, td);
         check_inferred(r, any_negative({&o[0].s}));
         if (!keeps(1) && r.v.ok()) reshape(o[1], r.out);
         break;
@@ -700,7 +728,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (tracing()) {
         std::fprintf(stderr, "%s: axis %lld, index_dimensions %d, batch_dimensions %d, policy %s, reduction %d, pad mode %d, value %s,"
                              " pad start %s end %s, flags 0x%02x\n",
-                     op_names[op], static_cast<long long>(axis), k, batch, policy == strix::index_policy::clamp ? "clamp" : "error",
+                     op_names[op].data(), static_cast<long long>(axis), k, batch, policy == strix::index_policy::clamp ? "clamp" : "error",
                      static_cast<int>(reduction), static_cast<int>(mode), value.to_string().c_str(), strix::to_string(pad_start).c_str(),
                      strix::to_string(pad_end).c_str(), flags);
         for (std::size_t i = 0; i < o.size(); ++i) {
@@ -849,6 +877,44 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const auto r = strix::pad_rule(I.sizes(), pd);
             if (!r.v.ok() || bytes_of(r.out, type)) expect_only_strix_errors("allocating entry point", [&] { (void)strix::pad(I, pd, opt); });
         }
+        break;
+    }
+    case op_slice:
+    case op_tile: {
+        const auto I = o[0].cview();
+        const auto O = o[1].view();
+        // the one generic path of the operators of one input (op_traits), as the library's
+        // entry points take it: the checks, the lowering and the CPU run; the plan walk visits
+        // every output element, so an output past 2^24 elements runs only the checks
+        auto run = [&](const auto& d) {
+            using T = strix::op_traits<std::decay_t<decltype(d)>>;
+            const strix::any_cview ins[] = {I};
+            const strix::any_view outs[] = {O};
+            if (all_fit) expect_only_strix_errors("operator on views", [&] { strix::detail::call_into(ins, outs, d, opt); });
+            expect_only_strix_errors("checks + lowering + plan walk", [&] {
+                const auto c = T::check(ins, outs, d);
+                if (O.sizes().checked_count() > (1 << 24)) return;
+                for (const auto& p : T::lower(ins, outs, d, c))
+                    if (all_representable) walk(p, range_of(o[1]), range_of(o[0]));
+            });
+            if (allocating && all_fit) {
+                struct probe_t {
+                    shape out{};
+                    bool ok = false;
+                };
+                const probe_t probe = [&] {
+                    try {
+                        return probe_t{T::check(ins, {}, d).out, true};
+                    } catch (const strix::error&) {
+                        return probe_t{};
+                    }
+                }();
+                if (!probe.ok || (probe.out.checked_count() <= (1 << 24) && bytes_of(probe.out, type)))
+                    expect_only_strix_errors("allocating entry point", [&] { (void)strix::detail::call_new(ins, d, opt); });
+            }
+        };
+        if (op == op_slice) run(sld);
+        else run(td);
         break;
     }
     case op_split: {

@@ -795,6 +795,84 @@ def make_split(rng, dt, rank, error=False):
     return Case(None, args, inputs, np.split(x, bounds, axis=axis), outputs=outs)
 
 
+def make_slice(rng, dt, rank, error=False):
+    """ONNX Slice: random axes (some negative, in any order, or none: the
+    first ones), bounds inside, past and at the int64 limits, steps of either
+    sign. NumPy's basic slicing is the answer (a Python slice clamps as ONNX
+    does once a negative end below the axis stands for "before element 0").
+    With error a step is 0 or an axis repeats."""
+    x_shape = random_shape(rng, rank, 400)
+    big = 2 ** 63 - 1
+    count = int(rng.integers(1, rank + 1))
+    order = [int(a) for a in rng.permutation(rank)[:count]]
+    named = rng.random() < 0.75
+    if not named:
+        order = list(range(count))
+    starts, ends, steps, index = [], [], [], [slice(None)] * rank
+    for a in order:
+        n = x_shape[a]
+        step = int(rng.choice([1, 1, 2, 3, -1, -2, -3, big, -big - 1]))
+        bounds = [0, n, -1, -n - 2, n + 2, big, -big - 1] + [int(rng.integers(-n, n + 1)) for _ in range(4)]
+        s, e = (int(rng.choice(bounds)) for _ in range(2))
+        starts.append(s)
+        ends.append(e)
+        steps.append(step)
+        # ONNX: a negative bound counts from the end; a forward end below 0 or a backward end
+        # below -1 after that is clamped, which a Python slice reads as "from the end" again
+        ps = s + n if s < 0 else s
+        pe = e + n if e < 0 else e
+        if step > 0:
+            ps, pe = min(max(ps, 0), n), min(max(pe, 0), n)
+        else:
+            ps = min(max(ps, 0), n - 1) if n > 0 else 0
+            pe = min(max(pe, -1), n - 1) if n > 0 else -1
+            if pe < 0:
+                pe = None
+        index[a] = slice(ps, pe, step)
+    x = random_values(rng, dt, x_shape)
+    args = ["slice", "--input", "x.npy", "--starts", ",".join(map(str, starts)), "--ends", ",".join(map(str, ends))]
+    axes = [normalize_axis_arg(rng, a, rank) for a in order]
+    if error:
+        if rng.random() < 0.5 or rank == 1:
+            steps[int(rng.integers(0, len(steps)))] = 0
+        else:
+            axes.append(axes[0] - rank if axes[0] >= 0 else axes[0] + rank)
+            starts.append(0)
+            ends.append(1)
+            steps.append(1)
+            args[4], args[6] = ",".join(map(str, starts)), ",".join(map(str, ends))
+        named = True
+    if named:
+        args += ["--axes", ",".join(map(str, axes))]
+    if error or any(t != 1 for t in steps) or rng.random() < 0.3:
+        args += ["--steps", ",".join(map(str, steps))]
+    inputs = {"x.npy": maybe_fortran(rng, x)}
+    if error:
+        return Case(None, args, inputs, expect_error=True, error_kind="a step of 0 or an axis named twice")
+    return Case(None, args, inputs, x[tuple(index)])
+
+
+def make_tile(rng, dt, rank, error=False):
+    """ONNX Tile / numpy.tile with one count per dimension (0 included); with
+    error a count is negative or one is missing."""
+    x_shape = random_shape(rng, rank, 60, max_dim=5)
+    reps = [int(rng.integers(0, 4)) if rng.random() < 0.9 else 0 for _ in range(rank)]
+    while math.prod(x_shape) * math.prod(reps) > ELEMENT_BUDGET:
+        j = int(np.argmax(reps))
+        reps[j] -= 1
+    x = random_values(rng, dt, x_shape)
+    if error:
+        if rng.random() < 0.5:
+            reps[int(rng.integers(0, rank))] = -1 - int(rng.integers(0, 3))
+        else:
+            reps = reps[:-1] if rank > 1 else reps + [1]
+    args = ["tile", "--input", "x.npy", "--repeats", ",".join(map(str, reps))]
+    inputs = {"x.npy": maybe_fortran(rng, x)}
+    if error:
+        return Case(None, args, inputs, expect_error=True, error_kind="repeats that break the rules")
+    return Case(None, args, inputs, np.tile(x, reps))
+
+
 def make_edge(rng, dt, idt, rank, kind):
     """Cases at the edges of the contract (zero-size dims, 0-d indices),
     only with --edge-cases."""
@@ -956,6 +1034,8 @@ def plan(args):
                     lambda rng, dt=dt, idt=idt, r=r: make_scatter_nd(rng, dt, idt, r, explicit=False))
             add(f"join/{dt}/r{r}", lambda rng, dt=dt, r=r: make_join(rng, dt, r))
             add(f"split/{dt}/r{r}", lambda rng, dt=dt, r=r: make_split(rng, dt, r))
+            add(f"slice/{dt}/r{r}", lambda rng, dt=dt, r=r: make_slice(rng, dt, r))
+            add(f"tile/{dt}/r{r}", lambda rng, dt=dt, r=r: make_tile(rng, dt, r))
             for mode in PAD_MODES:
                 add(f"pad-{mode}/{dt}/r{r}",
                     lambda rng, dt=dt, r=r, mode=mode: make_pad(rng, dt, r, mode))
@@ -1018,6 +1098,10 @@ def plan(args):
         # other bad input that must write nothing
         add(f"split-error/{dt}",
             lambda rng, dt=dt: make_split(rng, dt, some_rank(rng), error=True))
+        add(f"slice-error/{dt}",
+            lambda rng, dt=dt: make_slice(rng, dt, some_rank(rng), error=True))
+        add(f"tile-error/{dt}",
+            lambda rng, dt=dt: make_tile(rng, dt, some_rank(rng), error=True))
         add(f"pad-crop-error/{dt}",
             lambda rng, dt=dt: make_pad(rng, dt, some_rank(rng),
                                         PAD_MODES[int(rng.integers(0, len(PAD_MODES)))], error=True))

@@ -6,7 +6,7 @@
 The cases are not stored here: they are generated at run time by the test case
 generators that ship with python3-onnx (onnx.backend.test.case.node), for the
 operators Gather, GatherElements, GatherND, Concat, Split, Pad, Scatter (the
-deprecated one), ScatterElements and ScatterND. Every case the generators hand
+deprecated one), ScatterElements, ScatterND, Slice and Tile. Every case the generators hand
 to `expect(node, inputs, outputs, name)` is captured, mapped to one strix
 command (Concat -> join, Scatter/ScatterElements -> scatter, ...), run on .npy
 files, and each output is compared with ONNX's expected array: same element
@@ -32,7 +32,7 @@ import numpy as np
 
 # the generator modules, one per operator of interest, and the op types they may produce
 GENERATOR_MODULES = ["gather", "gatherelements", "gathernd", "concat", "split", "pad",
-                     "scatter", "scatterelements", "scatternd"]
+                     "scatter", "scatterelements", "scatternd", "slice", "tile"]
 ELEMENT_TYPES = {"float64", "float32", "float16", "int64", "int32", "int16", "int8",
                  "uint64", "uint32", "uint16", "uint8"}
 INDEX_TYPES = {"int32", "int64", "uint32", "uint64"}
@@ -279,6 +279,23 @@ def to_command(case, backend):
             args = ["scatter", "--input", "x.npy", "--indices", "i.npy", "--updates", "u.npy",
                     "--axis", str(attrs.get("axis", 0))]
         return args + reduction_args(attrs, x, backend), files, outs
+    if op == "Slice":
+        x = ins[0]
+        check_element("data", x)
+        starts = as_int_list(ins[1], "starts")
+        ends = as_int_list(ins[2], "ends")
+        args = ["slice", "--input", "x.npy", "--starts", ",".join(map(str, starts)),
+                "--ends", ",".join(map(str, ends))]
+        if present(node, 3):
+            args += ["--axes", ",".join(map(str, as_int_list(ins[3], "axes")))]
+        if present(node, 4):
+            args += ["--steps", ",".join(map(str, as_int_list(ins[4], "steps")))]
+        return args, {"x.npy": x}, outs
+    if op == "Tile":
+        x = ins[0]
+        check_element("input", x)
+        reps = as_int_list(ins[1], "repeats")
+        return ["tile", "--input", "x.npy", "--repeats", ",".join(map(str, reps))], {"x.npy": x}, outs
     raise Unmappable(f"op type {op} has no strix command")
 
 

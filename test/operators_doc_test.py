@@ -12,6 +12,9 @@ doc = open(os.path.join(root, "docs", "OPERATORS.md"), encoding="utf-8").read()
 args = open(os.path.join(root, "examples", "strix_args.hpp"), encoding="utf-8").read()
 help_block = args[args.index("operators{"):]
 commands = set(re.findall(r'^\s*op_entry\{"([a-z-]+)",', help_block, re.M))
+# the operator list: X(name, form) lines, named in messages and the tool with '-' for '_'
+op_list = open(os.path.join(root, "include", "strix", "ops", "list.hpp"), encoding="utf-8").read()
+listed = {m.group(1).replace("_", "-") for m in re.finditer(r"^\s*X\(([a-z_]+),", op_list, re.M)}
 problems = []
 checked = 0
 for token in re.findall(r"`([^`]+)`", doc):
@@ -29,13 +32,15 @@ for token in re.findall(r"`([^`]+)`", doc):
         problems.append(f"{token}: {path} does not exist")
     elif symbol and os.path.isfile(full) and symbol not in open(full, encoding="utf-8").read():
         problems.append(f"{token}: {path} does not hold {symbol!r}")
-# every operator of the tool has a row in each of the three tables
+if listed != commands:
+    problems.append(f"the tool's commands {sorted(commands)} are not the operators of the list {sorted(listed)}")
+# every operator of the list and of the tool has a row in each table
 for table in re.split(r"^## ", doc, flags=re.M)[1:]:
     rows = {m.group(1) for m in re.finditer(r"^\| ([a-z-]+) \|", table, re.M)}
     title = table.splitlines()[0]
-    for c in sorted(commands - rows):
+    for c in sorted((commands | listed) - rows):
         problems.append(f"table '{title}' has no row for {c}")
 for p in problems:
     print("FAIL", p)
-print(f"operators doc: {checked} places checked, {len(problems)} problems, {len(commands)} tool commands")
+print(f"operators doc: {checked} places checked, {len(problems)} problems, {len(commands)} tool commands, {len(listed)} listed operators")
 sys.exit(1 if problems else 0)

@@ -49,6 +49,18 @@ namespace strix {
     X(pad_value_range, "pad: the constant value does not fit the element type")                                    \
     X(pad_dtype, "pad: the output must have the input's element type")                                             \
     X(pad_output_shape, "pad: the output's shape is not the inferred shape")                                        \
+    X(slice_count, "slice: starts and ends must have one entry per sliced axis, as must axes and steps when given") \
+    X(slice_axis_range, "slice: an axis must lie in [-rank, rank) of the input")                                  \
+    X(slice_axis_twice, "slice: an axis may be sliced only once")                                                 \
+    X(slice_step_zero, "slice: a step must not be 0")                                                             \
+    X(slice_dtype, "slice: the output must have the input's element type")                                       \
+    X(slice_output_shape, "slice: the output's shape is not the inferred shape")                                  \
+    X(tile_count, "tile: the repeats must have one entry per dimension of the input")                            \
+    X(tile_negative, "tile: a repeat count must not be negative")                                                 \
+    X(tile_output_size, "tile: the output's size on an axis would exceed 2^63 - 1")                              \
+    X(tile_output_count, "tile: the output would have more than 2^63 - 1 elements")                              \
+    X(tile_dtype, "tile: the output must have the input's element type")                                         \
+    X(tile_output_shape, "tile: the output's shape is not the inferred shape")                                    \
     X(scatter_input_rank, "scatter: the input must have at least one dimension")                                    \
     X(scatter_axis_range, "scatter: the axis must lie in [-rank, rank) of the input")                               \
     X(scatter_rank, "scatter: the input, the indices and the updates must have the same rank")                      \
@@ -118,13 +130,13 @@ constexpr std::string_view rule_text(rule r) noexcept {
 }
 
 /// What the number in a verdict is, for the message.
-enum class value_kind : std::uint8_t { none, given_axis, rank, size, pad, start_count, end_count, index_dimensions, batch_dimensions, tuple_length, sum, sum_beyond };
+enum class value_kind : std::uint8_t { none, given_axis, rank, size, pad, start_count, end_count, index_dimensions, batch_dimensions, tuple_length, sum, sum_beyond, step, repeat, entry_count };
 
 /// The words before a verdict's number in messages ("rank 3", "axis given as -5").
 constexpr std::string_view value_label(value_kind k) noexcept {
     constexpr std::string_view labels[] = {"",          "axis given as", "rank",         "size",          "pad", "start count",
                                            "end count", "IndexDimensions", "batch dimensions", "index tuple length", "sizes add up to",
-                                           "sizes add up to more than"};
+                                           "sizes add up to more than", "step", "repeat", "entry count"};
     return labels[static_cast<int>(k)];
 }
 

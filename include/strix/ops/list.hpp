@@ -13,7 +13,9 @@
 #include "strix/ops/pad.hpp"
 #include "strix/ops/scatter.hpp"
 #include "strix/ops/scatter_nd.hpp"
+#include "strix/ops/slice.hpp"
 #include "strix/ops/split.hpp"
+#include "strix/ops/tile.hpp"
 
 // clang-format off
 #define STRIX_OPERATORS(X)       \
@@ -23,6 +25,8 @@
     X(join, joining)             \
     X(split, splitting)          \
     X(pad, unary)                \
+    X(slice, unary)              \
+    X(tile, unary)               \
     X(scatter, update)           \
     X(scatter_nd, update)
 // clang-format on

@@ -1,0 +1,129 @@
+#pragma once
+/// tile: the input repeated along each axis — ONNX Tile, numpy.tile with one repeat count per
+/// dimension. Lowered as a wrap pad (the input's coordinates folded modulo its size), so it
+/// runs on the same plans and shaders as pad.
+
+#include <cstdint>
+
+#include "strix/ops/common.hpp"
+#include "strix/ops/pad.hpp"
+#include "strix/ops/traits.hpp"
+
+namespace strix {
+
+/// Describes a tile: how many times the input repeats along each of its dimensions (`repeats`
+/// has the input's rank; 0 empties that axis). Structural: usable as a template argument.
+struct tile_desc {
+    shape repeats{};
+};
+
+/// The rules of tile: one repeat count per dimension, none negative; output[i] = input[i] *
+/// repeats[i], which like the output's element count must not exceed 2^63 - 1.
+constexpr inferred tile_rule(const shape& input, const tile_desc& d) {
+    inferred res;
+    if (d.repeats.rank != input.rank) {
+        res.v = {rule::tile_count, 0, -1, d.repeats.rank, value_kind::entry_count};
+        return res;
+    }
+    res.out = input;
+    for (int i = 0; i < input.rank; ++i) {
+        if (d.repeats[i] < 0) {
+            res.v = {rule::tile_negative, 0, i, d.repeats[i], value_kind::repeat};
+            return res;
+        }
+        if (!detail::mul_fits(input[i], d.repeats[i], res.out[i])) {
+            res.v = {rule::tile_output_size, 0, i, d.repeats[i], value_kind::repeat};
+            return res;
+        }
+    }
+    if (res.out.checked_count() < 0) res.v = {rule::tile_output_count, 0};
+    return res;
+}
+
+namespace detail {
+
+/// A tile as the pad that makes it: nothing before, (repeats - 1) copies after, folded by wrap
+/// (repeats 0: the whole axis cropped).
+constexpr pad_desc tile_as_pad(const shape& input, const tile_desc& d) {
+    pad_desc p;
+    p.mode = pad_mode::wrap;
+    for (int i = 0; i < input.rank; ++i) {
+        p.start.push_back(0);
+        p.end.push_back(d.repeats[i] == 0 ? -input[i] : input[i] * (d.repeats[i] - 1)); // (checked by tile_rule)
+    }
+    return p;
+}
+
+/// Every run-time check of a tile (views, rules, type, output shape, aliasing when an output is
+/// given).
+template <class = void>
+checked check_tile(const any_cview& input, const any_view* output, const tile_desc& d) {
+    check_view("tile", "input", input, false);
+    if (output) check_view("tile", "output", *output, true);
+    const operand_info all[] = {{"input", input.sizes(), input.type()}, {"output", output ? output->sizes() : shape{}, output ? output->type() : input.type()}};
+    const std::span<const operand_info> ops(all, output ? 2 : 1);
+    const inferred r = tile_rule(input.sizes(), d);
+    if (!r.v.ok()) enforce(r.v, ops, ", repeats " + to_string(d.repeats));
+    if (output) {
+        if (output->type() != input.type()) enforce({rule::tile_dtype, 1}, ops);
+        if (output->sizes() != r.out) enforce({rule::tile_output_shape, 1}, ops);
+        check_disjoint("tile", *output, "input", input);
+    }
+    checked c;
+    c.out = r.out;
+    return c;
+}
+
+} // namespace detail
+
+/// tile as an operator (see strix/ops/traits.hpp).
+template <>
+struct op_traits<tile_desc> {
+    static constexpr std::string_view name = "tile";
+    static constexpr op_form form = op_form::unary;
+    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const tile_desc& d) {
+        return detail::check_tile(in[0], out.empty() ? nullptr : &out[0], d);
+    }
+    static std::vector<plan::move_plan> lower(std::span<const any_cview> in, std::span<const any_view> out, const tile_desc& d,
+                                              const detail::checked&) {
+        return {detail::lower_pad(in[0], out[0], detail::tile_as_pad(in[0].sizes(), d))};
+    }
+    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const tile_desc& d,
+                    const cpu::options& opt) {
+        detail::run_moves(c, in, out, d, opt);
+    }
+    template <tile_desc D, typed_view In, typed_view Out>
+    static void typed_rules() {
+        static_enforce<verdict{dtype_of<typename In::element_type> == dtype_of<typename Out::element_type> ? rule::ok : rule::tile_dtype, 1}>();
+        using in_ext = typename In::extents_type;
+        using out_ext = typename Out::extents_type;
+        if constexpr (in_ext::is_static) {
+            constexpr inferred r = tile_rule(in_ext{}.to_shape(), D);
+            static_output_check<r, rule::tile_output_shape, 1, out_ext>();
+        } else {
+            static_enforce<verdict{In::rank == Out::rank ? rule::ok : rule::tile_output_shape, 1}>();
+        }
+    }
+};
+
+/// Output extents of a tile (static when the input's are).
+template <tile_desc D, extents_type In>
+constexpr auto tile_extents(const In& input) {
+    if constexpr (In::is_static) {
+        constexpr inferred r = tile_rule(In{}.to_shape(), D);
+        static_enforce<r.v>();
+        if constexpr (r.v.ok()) return static_extents<r.out>{};
+    } else {
+        const inferred r = tile_rule(input.to_shape(), D);
+        const operand_info ops[] = {{"input", input.to_shape()}};
+        enforce(r.v, ops);
+        return dextents<In::rank>(r.out);
+    }
+}
+
+/// Repeats `input` into `output` (any strides), into a new C-order host tensor, or between typed
+/// views (`tile<D>(...)`, checked at compile time). Throws strix::error naming the operand, axis
+/// and values when a rule breaks or the output overlaps itself or the input.
+STRIX_CPU_CALLS(tile, unary)
+
+} // namespace strix
