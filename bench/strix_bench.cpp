@@ -30,6 +30,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -177,6 +178,8 @@ struct cpu_backend {
             strix::split(in.view(), v, d, opt);
         }
         void pad(const tensor& in, tensor& out, const strix::pad_desc& d) { strix::pad(in.view(), out.view(), d, opt); }
+        void slice(const tensor& in, tensor& out, const strix::slice_desc& d) { strix::slice(in.view(), out.view(), d, opt); }
+        void tile(const tensor& in, tensor& out, const strix::tile_desc& d) { strix::tile(in.view(), out.view(), d, opt); }
         void scatter(const tensor& in, const tensor& idx, const tensor& upd, tensor& out, const strix::scatter_desc& d) {
             strix::scatter(in.view(), idx.view(), upd.view(), out.view(), d, opt);
         }
@@ -287,6 +290,8 @@ struct vulkan_backend {
             s.split(in.view(), v, d);
         }
         void pad(const tensor& in, const tensor& out, const strix::pad_desc& d) { s.pad(in.view(), out.view(), d); }
+        void slice(const tensor& in, const tensor& out, const strix::slice_desc& d) { s.slice(in.view(), out.view(), d); }
+        void tile(const tensor& in, const tensor& out, const strix::tile_desc& d) { s.tile(in.view(), out.view(), d); }
         void scatter(const tensor& in, const tensor& idx, const tensor& upd, const tensor& out, const strix::scatter_desc& d) {
             s.scatter(in.view(), idx.view(), upd.view(), out.view(), d);
         }
@@ -610,6 +615,29 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
             return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.pad(at(in, k), out, d); });
         });
     }
+
+    // Slice: every second row, the last axis reversed (a strided read, a reversed one).
+    R.run("slice", "rows ::2, columns ::-1 " + shape_name(z.image), false, [&] {
+        shape o = z.image;
+        o[2] = (o[2] + 1) / 2;
+        auto in = ins(f32, z.image);
+        tensor out = be.make(f32, o);
+        const double bytes = 2.0 * static_cast<double>(bytes_of(f32, o));
+        const strix::slice_desc d{{0, -1}, {std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()}, {2, 3}, {2, -1}};
+        return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.slice(at(in, k), out, d); });
+    });
+
+    // Tile: the two last axes repeated twice each.
+    R.run("tile", "2x2 " + shape_name(z.image), false, [&] {
+        shape i = z.image;
+        i[2] /= 2;
+        i[3] /= 2;
+        auto in = ins(f32, i);
+        tensor out = be.make(f32, z.image);
+        const double bytes = static_cast<double>(bytes_of(f32, i) + bytes_of(f32, z.image));
+        const strix::tile_desc d{{1, 1, 2, 2}};
+        return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.tile(at(in, k), out, d); });
+    });
 
     // Scatter of 1M float32 updates: unique targets (a permutation), and onto 64K targets with add.
     struct scat {
