@@ -15,6 +15,12 @@ fi
 # one X server for every Wine process of the run (Wine's Vulkan needs a display)
 if [ -z "${DISPLAY:-}" ]; then exec xvfb-run -a bash "$0" "$@"; fi
 export WINEPREFIX=${WINEPREFIX:-$out.setup/wineprefix} WINEDEBUG=-all
+# a crash ends its program with an error instead of starting Wine's debugger, which waits for a
+# terminal that never comes (a CI run once sat there until its time ran out); and no program may
+# run longer than `limit` seconds
+export WINEDLLOVERRIDES="winedbg.exe=d${WINEDLLOVERRIDES:+;$WINEDLLOVERRIDES}"
+limit=600
+wine() { timeout -k 10 "$limit" command wine "$@"; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failed=0

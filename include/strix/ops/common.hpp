@@ -92,25 +92,30 @@ struct checked {
 };
 
 /// The checks every gathering operator (an input, indices, an output) shares: the views, then
-/// `rules(operands, output type)` — the operator's shape and type rules, returning its inferred
-/// output — then that the output has that shape (`mismatch` when not), then `later(operands)`
-/// — the rules on the indexed axes — and aliasing. With no `output` (an allocating call) the
-/// output is the one the call will make (C order, the input's element type): the rules see the
-/// input and indices alone, and what follows them sees that output as if it were given.
-template <class Rules, class Later>
+/// its rules — `shape_rule(input, indices)` (the inferred output; its verdict's message gets
+/// `extra`), `type_rule(input, indices, output)` — then that the output has the inferred shape
+/// (`mismatch` when not), then `axis_rule(input, indices)` (the rules on the indexed axes), and
+/// aliasing. With no `output` (an allocating call) the output is the one the call will make (C
+/// order, the input's element type): the rules see the input and indices alone, and what
+/// follows them sees that output as if it were given.
+template <class ShapeRule, class AxisRule>
 checked check_gathering(std::string_view op, const any_cview& input, const any_cview& indices, const any_view* output, rule mismatch,
-                        Rules&& rules, Later&& later) {
+                        ShapeRule&& shape_rule, verdict (*type_rule)(dtype, dtype, dtype), AxisRule&& axis_rule, const std::string& extra = {}) {
     operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()},
                           {"output", output ? output->sizes() : shape{}, output ? output->type() : input.type()}};
     check_view(op, "input", input, false);
     check_view(op, "indices", indices, false);
     if (output) check_view(op, "output", *output, true);
     const std::span<const operand_info> all(ops);
+    const std::span<const operand_info> known = output ? all : all.first(2);
+    const inferred r = shape_rule(input.sizes(), indices.sizes());
+    if (!r.v.ok()) enforce(r.v, known, extra);
+    enforce(type_rule(input.type(), indices.type(), ops[2].type.value()), known);
     checked c;
-    c.out = rules(output ? all : all.first(2), ops[2].type.value());
+    c.out = r.out;
     if (!output) ops[2].sizes = c.out;
     if (c.out != ops[2].sizes) enforce({mismatch, 2}, all);
-    later(all);
+    enforce(axis_rule(input.sizes(), indices.sizes()), all);
     if (output) {
         check_disjoint(op, *output, "input", input);
         check_disjoint(op, *output, "indices", indices);

@@ -180,15 +180,9 @@ plan::move_plan lower_gather(const any_cview& input, const any_cview& indices, c
 /// of the one an allocating call makes (see check_gathering).
 template <class = void>
 checked check_gather(const any_cview& input, const any_cview& indices, const any_view* output, const gather_desc& d) {
-    return check_gathering(
-        "gather", input, indices, output, rule::gather_output_shape,
-        [&](std::span<const operand_info> ops, dtype out_type) {
-            const inferred r = gather_rule(input.sizes(), indices.sizes(), d);
-            enforce(r.v, ops);
-            enforce(gather_type_rule(input.type(), indices.type(), out_type), ops);
-            return r.out;
-        },
-        [&](std::span<const operand_info> ops) { enforce(gather_axis_rule(input.sizes(), indices.sizes(), d), ops); });
+    return check_gathering("gather", input, indices, output, rule::gather_output_shape,
+                           [&](const shape& i, const shape& x) { return gather_rule(i, x, d); }, gather_type_rule,
+                           [&](const shape& i, const shape& x) { return gather_axis_rule(i, x, d); });
 }
 
 /// Runs a checked gather (`c` from check_gather) on the CPU.
@@ -211,43 +205,19 @@ void run_gather(const checked& c, const any_cview& input, const any_cview& indic
 
 } // namespace detail
 
-namespace detail {
-/// The compile-time checks of a typed gather (its rules on static extents and element
-/// types), shared by the CPU's typed call and the Vulkan backend's.
-template <gather_desc D, typed_view In, typed_view Idx, typed_view Out>
-void gather_typed_rules() {
-    constexpr verdict tv = gather_type_rule(dtype_of<typename In::element_type>, dtype_of<typename Idx::element_type>,
-                                            dtype_of<typename Out::element_type>);
-    static_enforce<tv>();
-    using in_ext = typename In::extents_type;
-    using idx_ext = typename Idx::extents_type;
-    using out_ext = typename Out::extents_type;
-    if constexpr (in_ext::is_static && idx_ext::is_static) {
-        constexpr inferred r = gather_rule(in_ext{}.to_shape(), idx_ext{}.to_shape(), D);
-        static_output_check<r, rule::gather_output_shape, 2, out_ext>(); // the rule that broke, and nothing after it
-    } else {
-        constexpr int rank = detail::gather_rank<D, In::rank, Idx::rank>;
-        static_enforce<verdict{rank <= max_rank ? rule::ok : rule::gather_output_rank, 1}>();
-        static_enforce<verdict{(rank > max_rank || rank == Out::rank) ? rule::ok : rule::gather_output_shape, 2}>();
-    }
-}
-} // namespace detail
 
 /// gather as an operator (see strix/ops/traits.hpp).
 template <>
-struct op_traits<gather_desc> {
+struct op_traits<gather_desc> : detail::indexed_operator<gather_desc, &detail::check_gather<>, &detail::run_gather<>> {
     static constexpr std::string_view name = "gather";
     static constexpr op_form form = op_form::indexed;
-    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const gather_desc& d) {
-        return detail::check_gather(in[0], in[1], out.empty() ? nullptr : &out[0], d);
-    }
-    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const gather_desc& d,
-                    const cpu::options& opt) {
-        detail::run_gather(c, in[0], in[1], out[0], d, opt);
-    }
     template <gather_desc D, typed_view In, typed_view Idx, typed_view Out>
     static void typed_rules() {
-        detail::gather_typed_rules<D, In, Idx, Out>();
+        using namespace detail;
+        static_enforce<gather_type_rule(view_dtype<In>, view_dtype<Idx>, view_dtype<Out>)>();
+        if constexpr (all_static<In, Idx>) output_check<gather_rule(static_shape<In>(), static_shape<Idx>(), D), rule::gather_output_shape, 2, Out>();
+        else static_enforce<(gather_rank<D, In::rank, Idx::rank> > max_rank) ? verdict{rule::gather_output_rank, 1}
+                            : rank_verdict(gather_rank<D, In::rank, Idx::rank> == Out::rank, rule::gather_output_shape, 2)>();
     }
 };
 

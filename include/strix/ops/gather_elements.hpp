@@ -109,15 +109,9 @@ plan::move_plan lower_gather_elements(const any_cview& input, const any_cview& i
 /// Every run-time check of a gather-elements; no `output`: of the one an allocating call makes.
 template <class = void>
 checked check_gather_elements(const any_cview& input, const any_cview& indices, const any_view* output, const gather_elements_desc& d) {
-    return check_gathering(
-        "gather-elements", input, indices, output, rule::gather_elements_output_shape,
-        [&](std::span<const operand_info> ops, dtype out_type) {
-            const inferred r = gather_elements_rule(input.sizes(), indices.sizes(), d);
-            enforce(r.v, ops);
-            enforce(gather_elements_type_rule(input.type(), indices.type(), out_type), ops);
-            return r.out;
-        },
-        [&](std::span<const operand_info> ops) { enforce(gather_elements_axis_rule(input.sizes(), indices.sizes(), d), ops); });
+    return check_gathering("gather-elements", input, indices, output, rule::gather_elements_output_shape,
+                           [&](const shape& i, const shape& x) { return gather_elements_rule(i, x, d); }, gather_elements_type_rule,
+                           [&](const shape& i, const shape& x) { return gather_elements_axis_rule(i, x, d); });
 }
 
 /// The width (1 or 2 bytes) of the narrowed copy of checked indices a gather-elements reads in
@@ -178,42 +172,20 @@ void run_gather_elements(const checked& c, const any_cview& input, const any_cvi
 
 } // namespace detail
 
-namespace detail {
-/// The compile-time checks of a typed gather-elements (its rules on static extents and element
-/// types), shared by the CPU's typed call and the Vulkan backend's.
-template <gather_elements_desc D, typed_view In, typed_view Idx, typed_view Out>
-void gather_elements_typed_rules() {
-    constexpr verdict tv = gather_elements_type_rule(dtype_of<typename In::element_type>, dtype_of<typename Idx::element_type>,
-                                                     dtype_of<typename Out::element_type>);
-    static_enforce<tv>();
-    using in_ext = typename In::extents_type;
-    using idx_ext = typename Idx::extents_type;
-    using out_ext = typename Out::extents_type;
-    if constexpr (in_ext::is_static && idx_ext::is_static) {
-        constexpr inferred r = gather_elements_rule(in_ext{}.to_shape(), idx_ext{}.to_shape(), D);
-        static_output_check<r, rule::gather_elements_output_shape, 2, out_ext>();
-    } else {
-        static_enforce<verdict{In::rank == Idx::rank ? rule::ok : rule::gather_elements_rank, 1}>();
-        static_enforce<verdict{Idx::rank == Out::rank ? rule::ok : rule::gather_elements_output_shape, 2}>();
-    }
-}
-} // namespace detail
 
 /// gather-elements as an operator (see strix/ops/traits.hpp).
 template <>
-struct op_traits<gather_elements_desc> {
+struct op_traits<gather_elements_desc> : detail::indexed_operator<gather_elements_desc, &detail::check_gather_elements<>, &detail::run_gather_elements<>> {
     static constexpr std::string_view name = "gather-elements";
     static constexpr op_form form = op_form::indexed;
-    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const gather_elements_desc& d) {
-        return detail::check_gather_elements(in[0], in[1], out.empty() ? nullptr : &out[0], d);
-    }
-    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const gather_elements_desc& d,
-                    const cpu::options& opt) {
-        detail::run_gather_elements(c, in[0], in[1], out[0], d, opt);
-    }
     template <gather_elements_desc D, typed_view In, typed_view Idx, typed_view Out>
     static void typed_rules() {
-        detail::gather_elements_typed_rules<D, In, Idx, Out>();
+        using namespace detail;
+        static_enforce<gather_elements_type_rule(view_dtype<In>, view_dtype<Idx>, view_dtype<Out>)>();
+        if constexpr (all_static<In, Idx>)
+            output_check<gather_elements_rule(static_shape<In>(), static_shape<Idx>(), D), rule::gather_elements_output_shape, 2, Out>();
+        else static_enforce<In::rank != Idx::rank ? verdict{rule::gather_elements_rank, 1}
+                            : rank_verdict(Idx::rank == Out::rank, rule::gather_elements_output_shape, 2)>();
     }
 };
 

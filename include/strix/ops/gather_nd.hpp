@@ -146,15 +146,10 @@ plan::move_plan lower_gather_nd(const any_cview& input, const shape& indices, co
 /// Every run-time check of a gather-nd; no `output`: of the one an allocating call makes.
 template <class = void>
 checked check_gather_nd(const any_cview& input, const any_cview& indices, const any_view* output, const gather_nd_desc& d) {
-    return check_gathering(
-        "gather-nd", input, indices, output, rule::gather_nd_output_shape,
-        [&](std::span<const operand_info> ops, dtype out_type) {
-            const inferred r = gather_nd_rule(input.sizes(), indices.sizes(), d);
-            if (!r.v.ok()) enforce(r.v, ops, ", batch dimensions " + std::to_string(d.batch_dimensions));
-            enforce(gather_nd_type_rule(input.type(), indices.type(), out_type), ops);
-            return r.out;
-        },
-        [&](std::span<const operand_info> ops) { enforce(gather_nd_axis_rule(input.sizes(), indices.sizes(), d), ops); });
+    return check_gathering("gather-nd", input, indices, output, rule::gather_nd_output_shape,
+                           [&](const shape& i, const shape& x) { return gather_nd_rule(i, x, d); }, gather_nd_type_rule,
+                           [&](const shape& i, const shape& x) { return gather_nd_axis_rule(i, x, d); },
+                           ", batch dimensions " + std::to_string(d.batch_dimensions));
 }
 
 /// Runs a checked gather-nd on the CPU.
@@ -173,43 +168,25 @@ void run_gather_nd(const checked& c, const any_cview& input, const any_cview& in
 
 } // namespace detail
 
-namespace detail {
-/// The compile-time checks of a typed gather-nd (its rules on static extents and element
-/// types), shared by the CPU's typed call and the Vulkan backend's.
-template <gather_nd_desc D, typed_view In, typed_view Idx, typed_view Out>
-void gather_nd_typed_rules() {
-    constexpr verdict tv = gather_nd_type_rule(dtype_of<typename In::element_type>, dtype_of<typename Idx::element_type>,
-                                               dtype_of<typename Out::element_type>);
-    static_enforce<tv>();
-    using in_ext = typename In::extents_type;
-    using idx_ext = typename Idx::extents_type;
-    using out_ext = typename Out::extents_type;
-    if constexpr (in_ext::is_static && idx_ext::is_static) {
-        constexpr inferred r = gather_nd_rule(in_ext{}.to_shape(), idx_ext{}.to_shape(), D);
-        static_output_check<r, rule::gather_nd_output_shape, 2, out_ext>();
-    } else {
-        static_enforce<verdict{(Idx::rank >= 1 && idx_ext::static_extent(Idx::rank - 1) != dynamic_extent) ? rule::ok : rule::gather_nd_static_tuple, 1}>();
-        constexpr int rank = detail::gather_nd_rank<In::rank, Idx::rank, idx_ext::static_extent(Idx::rank - 1), D.batch_dimensions>;
-        static_enforce<verdict{rank == Out::rank ? rule::ok : rule::gather_nd_output_shape, 2}>();
-    }
-}
-} // namespace detail
 
 /// gather-nd as an operator (see strix/ops/traits.hpp).
 template <>
-struct op_traits<gather_nd_desc> {
+struct op_traits<gather_nd_desc> : detail::indexed_operator<gather_nd_desc, &detail::check_gather_nd<>, &detail::run_gather_nd<>> {
     static constexpr std::string_view name = "gather-nd";
     static constexpr op_form form = op_form::indexed;
-    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const gather_nd_desc& d) {
-        return detail::check_gather_nd(in[0], in[1], out.empty() ? nullptr : &out[0], d);
-    }
-    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const gather_nd_desc& d,
-                    const cpu::options& opt) {
-        detail::run_gather_nd(c, in[0], in[1], out[0], d, opt);
-    }
     template <gather_nd_desc D, typed_view In, typed_view Idx, typed_view Out>
     static void typed_rules() {
-        detail::gather_nd_typed_rules<D, In, Idx, Out>();
+        using namespace detail;
+        static_enforce<gather_nd_type_rule(view_dtype<In>, view_dtype<Idx>, view_dtype<Out>)>();
+        if constexpr (all_static<In, Idx>) {
+            output_check<gather_nd_rule(static_shape<In>(), static_shape<Idx>(), D), rule::gather_nd_output_shape, 2, Out>();
+        } else {
+            // the tuple length, the indices' last extent, decides the output's rank
+            constexpr std::int64_t k = Idx::rank >= 1 ? Idx::extents_type::static_extent(Idx::rank - 1) : dynamic_extent;
+            static_enforce<rank_verdict(k != dynamic_extent, rule::gather_nd_static_tuple, 1)>();
+            if constexpr (k != dynamic_extent)
+                static_enforce<rank_verdict(gather_nd_rank<In::rank, Idx::rank, k, D.batch_dimensions> == Out::rank, rule::gather_nd_output_shape, 2)>();
+        }
     }
 };
 

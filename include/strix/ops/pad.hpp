@@ -136,42 +136,18 @@ checked check_pad(const any_cview& input, const any_view* output, const pad_desc
 
 } // namespace detail
 
-namespace detail {
-/// The compile-time checks of a typed pad (its rules on static extents and element
-/// types), shared by the CPU's typed call and the Vulkan backend's.
-template <pad_desc D, typed_view In, typed_view Out>
-void pad_typed_rules() {
-    static_enforce<verdict{dtype_of<typename In::element_type> == dtype_of<typename Out::element_type> ? rule::ok : rule::pad_dtype, 1}>();
-    using in_ext = typename In::extents_type;
-    using out_ext = typename Out::extents_type;
-    if constexpr (in_ext::is_static) {
-        constexpr inferred r = pad_rule(in_ext{}.to_shape(), D);
-        static_output_check<r, rule::pad_output_shape, 1, out_ext>(); // the rule that broke, and nothing after it
-    } else {
-        static_enforce<verdict{In::rank == Out::rank ? rule::ok : rule::pad_output_shape, 1}>();
-    }
-}
-} // namespace detail
 
 /// pad as an operator (see strix/ops/traits.hpp).
 template <>
-struct op_traits<pad_desc> {
+struct op_traits<pad_desc> : detail::moves_operator<pad_desc, &detail::check_pad<>, &detail::lower_pad<>> {
     static constexpr std::string_view name = "pad";
     static constexpr op_form form = op_form::unary;
-    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const pad_desc& d) {
-        return detail::check_pad(in[0], out.empty() ? nullptr : &out[0], d);
-    }
-    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const pad_desc& d,
-                    const cpu::options& opt) {
-        detail::run_moves(c, in, out, d, opt);
-    }
-    static std::vector<plan::move_plan> lower(std::span<const any_cview> in, std::span<const any_view> out, const pad_desc& d,
-                                              const detail::checked&) {
-        return {detail::lower_pad(in[0], out[0], d)};
-    }
     template <pad_desc D, typed_view In, typed_view Out>
     static void typed_rules() {
-        detail::pad_typed_rules<D, In, Out>();
+        using namespace detail;
+        static_enforce<rank_verdict(view_dtype<In> == view_dtype<Out>, rule::pad_dtype, 1)>();
+        if constexpr (all_static<In>) output_check<pad_rule(static_shape<In>(), D), rule::pad_output_shape, 1, Out>();
+        else static_enforce<rank_verdict(In::rank == Out::rank, rule::pad_output_shape, 1)>();
     }
 };
 

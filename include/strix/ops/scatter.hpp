@@ -100,11 +100,14 @@ bool same_view(const any_cview& a, const any_view& b) {
     return true;
 }
 
-/// The checks scatter and scatter-nd share: the views, then `rules(operands)` — the operator's
-/// own shape and type rules — then whether it runs in place, and aliasing.
-template <class Rules>
+/// The checks scatter and scatter-nd share: the views, then their rules — `shape_rule(input,
+/// indices, updates)` (the output's shape, which must be the given output's: `mismatch`),
+/// `type_rule(input, indices, updates, output)`, `axis_rule(input, indices, axis)` on the axis
+/// the shape rule normalised — then whether it runs in place, and aliasing.
+template <class ShapeRule, class AxisRule>
 checked check_scattering(std::string_view op, const any_cview& input, const any_cview& indices, const any_cview& updates,
-                                 const any_view& output, Rules&& rules) {
+                         const any_view& output, rule mismatch, ShapeRule&& shape_rule, verdict (*type_rule)(dtype, dtype, dtype, dtype),
+                         AxisRule&& axis_rule) {
     const operand_info ops[] = {{"input", input.sizes(), input.type()},
                                 {"indices", indices.sizes(), indices.type()},
                                 {"updates", updates.sizes(), updates.type()},
@@ -113,10 +116,15 @@ checked check_scattering(std::string_view op, const any_cview& input, const any_
     check_view(op, "indices", indices, false);
     check_view(op, "updates", updates, false);
     check_view(op, "output", output, true);
-    rules(std::span<const operand_info>(ops));
+    const inferred r = shape_rule(input.sizes(), indices.sizes(), updates.sizes());
+    enforce(r.v, ops);
+    enforce(type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
+    if (output.sizes() != r.out) enforce({mismatch, 3}, ops);
+    enforce(axis_rule(input.sizes(), indices.sizes(), r.axis), ops);
     checked c;
     c.context = operand_list(ops);
     c.out = output.sizes();
+    c.axis = r.axis < 0 ? 0 : r.axis;
     c.in_place = same_view(input, output);
     if (!c.in_place) check_disjoint(op, output, "input", input);
     check_disjoint(op, output, "indices", indices);
@@ -128,17 +136,9 @@ checked check_scattering(std::string_view op, const any_cview& input, const any_
 template <class = void>
 checked check_scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
                                      const scatter_desc& d) {
-    int axis = 0;
-    checked c = check_scattering("scatter", input, indices, updates, output, [&](std::span<const operand_info> ops) {
-        const inferred r = scatter_rule(input.sizes(), indices.sizes(), updates.sizes(), d);
-        enforce(r.v, ops);
-        enforce(scatter_type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
-        if (output.sizes() != r.out) enforce({rule::scatter_output_shape, 3}, ops);
-        enforce(scatter_axis_rule(input.sizes(), indices.sizes(), r.axis), ops);
-        axis = r.axis;
-    });
-    c.axis = axis;
-    return c;
+    return check_scattering("scatter", input, indices, updates, output, rule::scatter_output_shape,
+                            [&](const shape& i, const shape& x, const shape& u) { return scatter_rule(i, x, u, d); }, scatter_type_rule,
+                            scatter_axis_rule);
 }
 
 /// The output's byte span [lo, hi) relative to its first element (its strides may be negative).
@@ -209,43 +209,20 @@ void run_scatter(const checked& c, const any_cview& input, const any_cview& indi
 }
 } // namespace detail
 
-namespace detail {
-/// The compile-time checks of a typed scatter (its rules on static extents and element
-/// types), shared by the CPU's typed call and the Vulkan backend's.
-template <scatter_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
-void scatter_typed_rules() {
-    constexpr verdict tv = scatter_type_rule(dtype_of<typename In::element_type>, dtype_of<typename Idx::element_type>,
-                                             dtype_of<typename Upd::element_type>, dtype_of<typename Out::element_type>);
-    static_enforce<tv>();
-    using in_ext = typename In::extents_type;
-    using idx_ext = typename Idx::extents_type;
-    using upd_ext = typename Upd::extents_type;
-    using out_ext = typename Out::extents_type;
-    if constexpr (in_ext::is_static && idx_ext::is_static && upd_ext::is_static) {
-        constexpr inferred r = scatter_rule(in_ext{}.to_shape(), idx_ext{}.to_shape(), upd_ext{}.to_shape(), D);
-        static_output_check<r, rule::scatter_output_shape, 3, out_ext>(); // the rule that broke, and nothing after it
-    } else {
-        static_enforce<verdict{In::rank == Idx::rank && In::rank == Upd::rank ? rule::ok : rule::scatter_rank, 1}>();
-        static_enforce<verdict{In::rank == Out::rank ? rule::ok : rule::scatter_output_shape, 3}>();
-    }
-}
-} // namespace detail
 
 /// scatter as an operator (see strix/ops/traits.hpp).
 template <>
-struct op_traits<scatter_desc> {
+struct op_traits<scatter_desc> : detail::update_operator<scatter_desc, &detail::check_scatter<>, &detail::run_scatter<>> {
     static constexpr std::string_view name = "scatter";
     static constexpr op_form form = op_form::update;
-    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const scatter_desc& d) {
-        return detail::check_scatter(in[0], in[1], in[2], out[0], d);
-    }
-    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const scatter_desc& d,
-                    const cpu::options& opt) {
-        detail::run_scatter(c, in[0], in[1], in[2], out[0], d, opt);
-    }
     template <scatter_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
     static void typed_rules() {
-        detail::scatter_typed_rules<D, In, Idx, Upd, Out>();
+        using namespace detail;
+        static_enforce<scatter_type_rule(view_dtype<In>, view_dtype<Idx>, view_dtype<Upd>, view_dtype<Out>)>();
+        if constexpr (all_static<In, Idx, Upd>)
+            output_check<scatter_rule(static_shape<In>(), static_shape<Idx>(), static_shape<Upd>(), D), rule::scatter_output_shape, 3, Out>();
+        else static_enforce<In::rank != Idx::rank || In::rank != Upd::rank ? verdict{rule::scatter_rank, 1}
+                            : rank_verdict(In::rank == Out::rank, rule::scatter_output_shape, 3)>();
     }
 };
 

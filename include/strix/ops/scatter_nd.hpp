@@ -64,14 +64,9 @@ namespace detail {
 template <class = void>
 checked check_scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
                                         const scatter_nd_desc& d) {
-    const checked c = check_scattering("scatter-nd", input, indices, updates, output, [&](std::span<const operand_info> ops) {
-        const inferred r = scatter_nd_rule(input.sizes(), indices.sizes(), updates.sizes(), d);
-        enforce(r.v, ops);
-        enforce(scatter_nd_type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
-        if (output.sizes() != r.out) enforce({rule::scatter_nd_output_shape, 3}, ops);
-        enforce(scatter_nd_axis_rule(input.sizes(), indices.sizes()), ops);
-    });
-    return c;
+    return check_scattering("scatter-nd", input, indices, updates, output, rule::scatter_nd_output_shape,
+                            [&](const shape& i, const shape& x, const shape& u) { return scatter_nd_rule(i, x, u, d); }, scatter_nd_type_rule,
+                            [](const shape& i, const shape& x, int) { return scatter_nd_axis_rule(i, x); });
 }
 
 /// The update plan of a checked scatter-nd: the tuple dimensions of the updates take their
@@ -203,42 +198,19 @@ void run_scatter_nd(const checked& c, const any_cview& input, const any_cview& i
 }
 } // namespace detail
 
-namespace detail {
-/// The compile-time checks of a typed scatter-nd (its rules on static extents and element
-/// types), shared by the CPU's typed call and the Vulkan backend's.
-template <scatter_nd_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
-void scatter_nd_typed_rules() {
-    constexpr verdict tv = scatter_nd_type_rule(dtype_of<typename In::element_type>, dtype_of<typename Idx::element_type>,
-                                                dtype_of<typename Upd::element_type>, dtype_of<typename Out::element_type>);
-    static_enforce<tv>();
-    using in_ext = typename In::extents_type;
-    using idx_ext = typename Idx::extents_type;
-    using upd_ext = typename Upd::extents_type;
-    using out_ext = typename Out::extents_type;
-    if constexpr (in_ext::is_static && idx_ext::is_static && upd_ext::is_static) {
-        constexpr inferred r = scatter_nd_rule(in_ext{}.to_shape(), idx_ext{}.to_shape(), upd_ext{}.to_shape(), D);
-        static_output_check<r, rule::scatter_nd_output_shape, 3, out_ext>();
-    } else {
-        static_enforce<verdict{In::rank == Out::rank ? rule::ok : rule::scatter_nd_output_shape, 3}>();
-    }
-}
-} // namespace detail
 
 /// scatter-nd as an operator (see strix/ops/traits.hpp).
 template <>
-struct op_traits<scatter_nd_desc> {
+struct op_traits<scatter_nd_desc> : detail::update_operator<scatter_nd_desc, &detail::check_scatter_nd<>, &detail::run_scatter_nd<>> {
     static constexpr std::string_view name = "scatter-nd";
     static constexpr op_form form = op_form::update;
-    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const scatter_nd_desc& d) {
-        return detail::check_scatter_nd(in[0], in[1], in[2], out[0], d);
-    }
-    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const scatter_nd_desc& d,
-                    const cpu::options& opt) {
-        detail::run_scatter_nd(c, in[0], in[1], in[2], out[0], d, opt);
-    }
     template <scatter_nd_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
     static void typed_rules() {
-        detail::scatter_nd_typed_rules<D, In, Idx, Upd, Out>();
+        using namespace detail;
+        static_enforce<scatter_nd_type_rule(view_dtype<In>, view_dtype<Idx>, view_dtype<Upd>, view_dtype<Out>)>();
+        if constexpr (all_static<In, Idx, Upd>)
+            output_check<scatter_nd_rule(static_shape<In>(), static_shape<Idx>(), static_shape<Upd>(), D), rule::scatter_nd_output_shape, 3, Out>();
+        else static_enforce<rank_verdict(In::rank == Out::rank, rule::scatter_nd_output_shape, 3)>();
     }
 };
 

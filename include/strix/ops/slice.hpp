@@ -166,31 +166,15 @@ checked check_slice(const any_cview& input, const any_view* output, const slice_
 
 /// slice as an operator (see strix/ops/traits.hpp).
 template <>
-struct op_traits<slice_desc> {
+struct op_traits<slice_desc> : detail::moves_operator<slice_desc, &detail::check_slice<>, &detail::lower_slice<>> {
     static constexpr std::string_view name = "slice";
     static constexpr op_form form = op_form::unary;
-    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const slice_desc& d) {
-        return detail::check_slice(in[0], out.empty() ? nullptr : &out[0], d);
-    }
-    static std::vector<plan::move_plan> lower(std::span<const any_cview> in, std::span<const any_view> out, const slice_desc& d,
-                                              const detail::checked&) {
-        return {detail::lower_slice(in[0], out[0], d)};
-    }
-    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const slice_desc& d,
-                    const cpu::options& opt) {
-        detail::run_moves(c, in, out, d, opt);
-    }
     template <slice_desc D, typed_view In, typed_view Out>
     static void typed_rules() {
-        static_enforce<verdict{dtype_of<typename In::element_type> == dtype_of<typename Out::element_type> ? rule::ok : rule::slice_dtype, 1}>();
-        using in_ext = typename In::extents_type;
-        using out_ext = typename Out::extents_type;
-        if constexpr (in_ext::is_static) {
-            constexpr inferred r = slice_rule(in_ext{}.to_shape(), D);
-            static_output_check<r, rule::slice_output_shape, 1, out_ext>();
-        } else {
-            static_enforce<verdict{In::rank == Out::rank ? rule::ok : rule::slice_output_shape, 1}>();
-        }
+        using namespace detail;
+        static_enforce<rank_verdict(view_dtype<In> == view_dtype<Out>, rule::slice_dtype, 1)>();
+        if constexpr (all_static<In>) output_check<slice_rule(static_shape<In>(), D), rule::slice_output_shape, 1, Out>();
+        else static_enforce<rank_verdict(In::rank == Out::rank, rule::slice_output_shape, 1)>();
     }
 };
 

@@ -54,6 +54,12 @@ constexpr pad_desc tile_as_pad(const shape& input, const tile_desc& d) {
     return p;
 }
 
+/// The move plan of a tile: its wrap pad's.
+template <class = void>
+plan::move_plan lower_tile(const any_cview& input, const any_view& output, const tile_desc& d) {
+    return lower_pad(input, output, tile_as_pad(input.sizes(), d));
+}
+
 /// Every run-time check of a tile (views, rules, type, output shape, aliasing when an output is
 /// given).
 template <class = void>
@@ -78,31 +84,15 @@ checked check_tile(const any_cview& input, const any_view* output, const tile_de
 
 /// tile as an operator (see strix/ops/traits.hpp).
 template <>
-struct op_traits<tile_desc> {
+struct op_traits<tile_desc> : detail::moves_operator<tile_desc, &detail::check_tile<>, &detail::lower_tile<>> {
     static constexpr std::string_view name = "tile";
     static constexpr op_form form = op_form::unary;
-    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const tile_desc& d) {
-        return detail::check_tile(in[0], out.empty() ? nullptr : &out[0], d);
-    }
-    static std::vector<plan::move_plan> lower(std::span<const any_cview> in, std::span<const any_view> out, const tile_desc& d,
-                                              const detail::checked&) {
-        return {detail::lower_pad(in[0], out[0], detail::tile_as_pad(in[0].sizes(), d))};
-    }
-    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const tile_desc& d,
-                    const cpu::options& opt) {
-        detail::run_moves(c, in, out, d, opt);
-    }
     template <tile_desc D, typed_view In, typed_view Out>
     static void typed_rules() {
-        static_enforce<verdict{dtype_of<typename In::element_type> == dtype_of<typename Out::element_type> ? rule::ok : rule::tile_dtype, 1}>();
-        using in_ext = typename In::extents_type;
-        using out_ext = typename Out::extents_type;
-        if constexpr (in_ext::is_static) {
-            constexpr inferred r = tile_rule(in_ext{}.to_shape(), D);
-            static_output_check<r, rule::tile_output_shape, 1, out_ext>();
-        } else {
-            static_enforce<verdict{In::rank == Out::rank ? rule::ok : rule::tile_output_shape, 1}>();
-        }
+        using namespace detail;
+        static_enforce<rank_verdict(view_dtype<In> == view_dtype<Out>, rule::tile_dtype, 1)>();
+        if constexpr (all_static<In>) output_check<tile_rule(static_shape<In>(), D), rule::tile_output_shape, 1, Out>();
+        else static_enforce<rank_verdict(In::rank == Out::rank, rule::tile_output_shape, 1)>();
     }
 };
 

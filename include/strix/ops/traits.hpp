@@ -105,6 +105,67 @@ void run_moves(const checked& c, std::span<const any_cview> in, std::span<const 
     cpu::execute_together(op_traits<Desc>::lower(in, out, d, c), opt);
 }
 
+/// The check and the CPU run of an operator of one input and one output whose device path is
+/// plain moves: `Check(input, output or null, d)` and `Lower(input, output, d)`, its one plan.
+template <class Desc, auto Check, auto Lower>
+struct moves_operator {
+    static checked check(std::span<const any_cview> in, std::span<const any_view> out, const Desc& d) {
+        return Check(in[0], out.empty() ? nullptr : &out[0], d);
+    }
+    static std::vector<plan::move_plan> lower(std::span<const any_cview> in, std::span<const any_view> out, const Desc& d, const checked&) {
+        return {Lower(in[0], out[0], d)};
+    }
+    static void run(const checked& c, std::span<const any_cview> in, std::span<const any_view> out, const Desc& d, const cpu::options& opt) {
+        run_moves(c, in, out, d, opt);
+    }
+};
+
+/// The check and the CPU run of an operator of the indexed form: `Check(input, indices, output
+/// or null, d)`, `Run(checked, input, indices, output, d, opt)`.
+template <class Desc, auto Check, auto Run>
+struct indexed_operator {
+    static checked check(std::span<const any_cview> in, std::span<const any_view> out, const Desc& d) {
+        return Check(in[0], in[1], out.empty() ? nullptr : &out[0], d);
+    }
+    static void run(const checked& c, std::span<const any_cview> in, std::span<const any_view> out, const Desc& d, const cpu::options& opt) {
+        Run(c, in[0], in[1], out[0], d, opt);
+    }
+};
+
+/// The check and the CPU run of an operator of the update form (the output always given):
+/// `Check(input, indices, updates, output, d)`, `Run(checked, input, indices, updates, output,
+/// d, opt)`.
+template <class Desc, auto Check, auto Run>
+struct update_operator {
+    static checked check(std::span<const any_cview> in, std::span<const any_view> out, const Desc& d) {
+        return Check(in[0], in[1], in[2], out[0], d);
+    }
+    static void run(const checked& c, std::span<const any_cview> in, std::span<const any_view> out, const Desc& d, const cpu::options& opt) {
+        Run(c, in[0], in[1], in[2], out[0], d, opt);
+    }
+};
+
+/// What the typed calls' compile-time checks read off their views.
+template <class View>
+inline constexpr dtype view_dtype = dtype_of<typename View::element_type>;
+template <class... Views>
+inline constexpr bool all_static = (Views::extents_type::is_static && ...);
+/// The shape of a view type's static extents.
+template <class View>
+constexpr shape static_shape() {
+    return typename View::extents_type{}.to_shape();
+}
+/// Checks a typed call whose inputs have static extents: the rules' result `R` (the rule that
+/// broke, and nothing after it), then the output's extents against the inferred shape
+/// (`Mismatch`, naming operand `Operand`).
+template <inferred R, rule Mismatch, int Operand, class Out>
+void output_check() {
+    static_output_check<R, Mismatch, Operand, typename Out::extents_type>();
+}
+/// A rank rule of a typed call with dynamic extents: `holds`, or `r` naming `operand`.
+constexpr verdict rank_verdict(bool holds, rule r, int operand) { return holds ? verdict{} : verdict{r, operand}; }
+
+
 } // namespace detail
 
 // The CPU's entry points of an operator `op` (descriptor `op_desc`), by form. Each operator's
