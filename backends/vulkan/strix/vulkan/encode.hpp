@@ -226,10 +226,7 @@ protected:
     std::pair<std::uint64_t, std::uint64_t> record_resolve(const device_view& indices, int tuple_rank, std::int64_t k, std::vector<std::int64_t> dims,
                                                            std::int64_t bias, index_policy policy, bool table);
 
-    /// Records the update passes of scatter / scatter-nd. Without a reduction the last update
-    /// per target wins: the claim path (see claims_scatter), else scatter.comp's two passes, the
-    /// second only where a target repeats. With one: atomics (one pass), or — deterministic, or 8-byte
-    /// elements on a device without 64-bit atomics — the bucket path in C order of the updates.
+    /// Records the update passes of scatter / scatter-nd, by the strategy choose_scatter picks.
     /// Targets are numbered by their distance from the output's lowest address (slots).
     void record_updates(const update_job& j);
 
@@ -251,6 +248,41 @@ protected:
     std::vector<index_check> checks_;
 
     friend host_tensor download_view(context& ctx, const device_view& v);
+
+private:
+    /// The ways record_updates applies a scatter's updates. Without a reduction the last
+    /// update per target wins: claims (reduce.comp's PHASE 4 and 5, see claims_scatter), rows
+    /// (one winner per row of elements, scatter.comp's PHASE 2 then 1, see winner_row), else
+    /// winners (scatter.comp's two passes, the second only where a target repeats). With a
+    /// reduction: atomics (one pass), or buckets (the updates sorted by target and folded in
+    /// their C order: deterministic, and the only way for 8-byte elements on a device without
+    /// 64-bit atomics).
+    enum class scatter_strategy : std::uint8_t { claims, rows, winners, atomics, buckets };
+    struct scatter_route {
+        scatter_strategy strategy;
+        std::uint64_t row; ///< rows: elements per winner (winner_row); else 1
+    };
+    /// The cost model of scatters: which strategy records the `n` updates of `j`.
+    [[nodiscard]] scatter_route choose_scatter(const update_job& j, std::uint64_t n) const;
+
+    /// What every strategy starts from: the push constants of the update plan (its Dim records
+    /// uploaded), the output's bytes and slots, the pipeline key's fields, the hazards' reads.
+    struct update_start {
+        push p{};
+        std::uint64_t n = 0, slots = 0;
+        std::uint32_t elem = 0, rank = 0, policy = 0, index_type = 0;
+        range out{};
+        std::vector<range> reads;
+    };
+    /// An update plan's Dim records, uploaded.
+    VkDeviceAddress upload_update_dims(const plan::update_plan& q);
+    void scatter_by_claims(const update_job& j, update_start& u);
+    void scatter_by_rows(const update_job& j, update_start& u, std::uint64_t row);
+    void scatter_by_winners(update_start& u);
+    void reduce_by_atomics(const update_job& j, update_start& u);
+    /// The bucket path: (slot, update number) pairs sorted stably by slot, each slot's run
+    /// folded in C order.
+    void reduce_by_buckets(const update_job& j, update_start& u);
 };
 
 host_tensor download_view(context& ctx, const device_view& v);
