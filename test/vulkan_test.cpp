@@ -154,9 +154,9 @@ TEST_CASE("vulkan: a stream that threw while recording stays usable", "[vulkan]"
     const vk::device_tensor bad(ctx, dtype::int16, {3, 3});
     const vk::device_tensor good(ctx, dtype::int16, {6, 8});
     const strix::pad_desc d{pad_mode::edge, {1, 2}, {1, 1}, 0};
-    vk::stream s(ctx);
+    vk::stream s(ctx, {.stats = true});
     CHECK_THROWS_AS(s.pad(dx.view(), bad.view(), d), strix::error);
-    CHECK(strix::vulkan::detail::counters_of(s).dispatches == 0);
+    CHECK(s.stats().dispatches == 0);
     s.pad(dx.view(), good.view(), d);
     s.run();
     host_tensor got(dtype::int16, {6, 8});
@@ -176,7 +176,7 @@ TEST_CASE("vulkan: a submitted stream refuses more work", "[vulkan]") {
     const host_tensor zeros(dtype::int32, {2, 3});
     {
         const vk::device_tensor z = vk::upload(ctx, zeros.view());
-        vk::stream s(ctx);
+        vk::stream s(ctx, {.stats = true});
         s.pad(a.view(), b.view(), {pad_mode::constant, {1, 0}, {1, 0}, 0.0});
         s.submit();
         CHECK_THROWS_AS(s.submit(), strix::error);
@@ -186,7 +186,7 @@ TEST_CASE("vulkan: a submitted stream refuses more work", "[vulkan]") {
         CHECK_THROWS_AS(s.gather(a.view(), z.view(), b.view(), {0, 2}), strix::error);
         CHECK_THROWS_AS(s.scatter(a.view(), z.view(), upd.view(), c.view(), {0}), strix::error);
         s.wait();
-        CHECK(strix::vulkan::detail::counters_of(s).dispatches == 1);
+        CHECK(s.stats().dispatches == 1);
     }
     CHECK(ctx.validation_messages() == 0);
 }
@@ -233,20 +233,20 @@ TEST_CASE("vulkan: one stream runs a chain of operators, with barriers only wher
         const vk::device_tensor didx = vk::upload(ctx, idx.view()), dsidx = vk::upload(ctx, sidx.view()), dupd = vk::upload(ctx, upd.view());
         const vk::device_tensor dp(ctx, dtype::float32, {7, 9}), dg(ctx, dtype::float32, {7, 6}), dj(ctx, dtype::float32, {12, 6}),
             de(ctx, dtype::float32, {7, 9});
-        vk::stream s(ctx);
+        vk::stream s(ctx, {.stats = true});
         s.pad(dx.view(), dp.view(), pd);
         s.pad(dx.view(), de.view(), {pad_mode::symmetric, {0, 3}, {2, 0}, 0.0}); // independent of the first
-        CHECK(strix::vulkan::detail::counters_of(s).barriers == 0);
+        CHECK(s.stats().barriers == 0);
         s.gather(dp.view(), didx.view(), dg.view(), {1});
-        CHECK(strix::vulkan::detail::counters_of(s).barriers == 1); // reads what the first pad wrote
+        CHECK(s.stats().barriers == 1); // reads what the first pad wrote
         const vk::device_view dparts[] = {dg.view(), dx.view()};
         s.join(dparts, dj.view(), {0});
-        const int before_scatter = strix::vulkan::detail::counters_of(s).barriers;
+        const int before_scatter = s.stats().barriers;
         CHECK(before_scatter == 2); // the join reads what the gather wrote; its two parts need none between them
         s.scatter(dj.view(), dsidx.view(), dupd.view(), dj.view(), {0});
-        CHECK(strix::vulkan::detail::counters_of(s).barriers > before_scatter);
+        CHECK(s.stats().barriers > before_scatter);
         // pad, pad, gather's index check and move, two join parts, scatter's index check and two passes
-        CHECK(strix::vulkan::detail::counters_of(s).dispatches == 9);
+        CHECK(s.stats().dispatches == 9);
         s.run();
         CHECK(same_bytes(read_back(ctx, dp), p));
         CHECK(same_bytes(read_back(ctx, dg), gt));
@@ -258,15 +258,15 @@ TEST_CASE("vulkan: one stream runs a chain of operators, with barriers only wher
         const vk::device_tensor didx = vk::upload(ctx, idx.view());
         const vk::device_tensor a(ctx, dtype::float32, {7, 8}), b(ctx, dtype::float32, {5, 3, 2}), c(ctx, dtype::float32, {5, 6}),
             d(ctx, dtype::float32, {5, 7});
-        vk::stream s(ctx);
+        vk::stream s(ctx, {.stats = true});
         s.pad(dx.view(), a.view(), {pad_mode::edge, {1, 1}, {1, 1}, 0.0});
         // (clamped: under the error policy the gather's own index check comes first, behind a barrier)
         s.gather(dx.view(), didx.view(), b.view(), {1, -1, index_policy::clamp});
         const vk::device_view one[] = {dx.view()};
         s.join(one, c.view(), {1});
         s.pad(dx.view(), d.view(), {pad_mode::constant, {0, 1}, {0, 0}, 2.5});
-        CHECK(strix::vulkan::detail::counters_of(s).barriers == 0);
-        CHECK(strix::vulkan::detail::counters_of(s).dispatches == 4);
+        CHECK(s.stats().barriers == 0);
+        CHECK(s.stats().dispatches == 4);
         s.run();
         CHECK(same_bytes(read_back(ctx, a), strix::pad(x.view(), {pad_mode::edge, {1, 1}, {1, 1}, 0.0})));
         CHECK(same_bytes(read_back(ctx, b), strix::gather(x.view(), idx.view(), {1})));
@@ -277,11 +277,11 @@ TEST_CASE("vulkan: one stream runs a chain of operators, with barriers only wher
         const host_tensor y = random_tensor(g, dtype::float32, {5, 6});
         const vk::device_tensor dy = vk::upload(ctx, y.view());
         const vk::device_tensor a(ctx, dtype::float32, {6, 6});
-        vk::stream s(ctx);
+        vk::stream s(ctx, {.stats = true});
         s.pad(dx.view(), a.view(), {pad_mode::symmetric, {1, 0}, {0, 0}, 0.0}); // reads x
         const vk::device_view one[] = {dy.view()};
         s.join(one, dx.view(), {0}); // then overwrites x
-        CHECK(strix::vulkan::detail::counters_of(s).barriers == 1);
+        CHECK(s.stats().barriers == 1);
         s.run();
         CHECK(same_bytes(read_back(ctx, a), strix::pad(x.view(), {pad_mode::symmetric, {1, 0}, {0, 0}, 0.0})));
         CHECK(same_bytes(read_back(ctx, dx), y));
@@ -324,14 +324,14 @@ TEST_CASE("vulkan: barriers follow the bytes operators touch, not the buffers", 
     std::memcpy(want.data(), initial.data(), 64);
     auto cpu_view = [&](std::int64_t offset, const shape& sizes) { return any_view(want.data() + offset, dtype::uint8, sizes); };
     const strix::pad_desc edge{pad_mode::edge, {1}, {1}, 0};
-    vk::stream s(ctx);
+    vk::stream s(ctx, {.stats = true});
     SECTION("writes to neighbouring bytes, then a read of the first one's bytes") {
         s.pad(da.view(), at_byte(buf, 0, dtype::uint8, {12}), edge);  // bytes [0, 12)
         s.pad(db.view(), at_byte(buf, 12, dtype::uint8, {12}), edge); // bytes [12, 24): no hazard
-        CHECK(strix::vulkan::detail::counters_of(s).barriers == 0);
+        CHECK(s.stats().barriers == 0);
         const vk::device_view one[] = {at_byte(buf, 11, dtype::uint8, {2})}; // reads bytes 11 and 12
         s.join(one, at_byte(buf, 30, dtype::uint8, {2}), {0});
-        CHECK(strix::vulkan::detail::counters_of(s).barriers == 1);
+        CHECK(s.stats().barriers == 1);
         strix::pad(a.view(), cpu_view(0, {12}), edge);
         strix::pad(b.view(), cpu_view(12, {12}), edge);
         const any_cview cone[] = {cpu_view(11, {2})};
@@ -340,7 +340,7 @@ TEST_CASE("vulkan: barriers follow the bytes operators touch, not the buffers", 
     SECTION("a write that overlaps an earlier write by one byte comes after it") {
         s.pad(da.view(), at_byte(buf, 0, dtype::uint8, {12}), edge);                            // [0, 12)
         s.pad(db.view(), at_byte(buf, 11, dtype::uint8, {12}), {pad_mode::reflect, {2}, {0}, 0}); // [11, 23)
-        CHECK(strix::vulkan::detail::counters_of(s).barriers == 1);
+        CHECK(s.stats().barriers == 1);
         strix::pad(a.view(), cpu_view(0, {12}), edge);
         strix::pad(b.view(), cpu_view(11, {12}), {pad_mode::reflect, {2}, {0}, 0});
     }
@@ -348,7 +348,7 @@ TEST_CASE("vulkan: barriers follow the bytes operators touch, not the buffers", 
         const vk::device_view one[] = {at_byte(buf, 40, dtype::uint8, {8})};
         s.join(one, at_byte(buf, 0, dtype::uint8, {8}), {0}); // reads [40, 48)
         s.pad(da.view(), at_byte(buf, 36, dtype::uint8, {12}), edge); // writes [36, 48)
-        CHECK(strix::vulkan::detail::counters_of(s).barriers == 1);
+        CHECK(s.stats().barriers == 1);
         const any_cview cone[] = {cpu_view(40, {8})};
         strix::join(cone, cpu_view(0, {8}), {0});
         strix::pad(a.view(), cpu_view(36, {12}), edge);
@@ -387,18 +387,18 @@ TEST_CASE("vulkan: contiguous rows move in 16-byte elements, contiguous outputs 
         // a pad whose output ([3, 7, 11], an odd count) is not: one element per invocation
         const vk::device_tensor odd(ctx, type, {3, 7, 11});
         const strix::pad_desc od{strix::pad_mode::edge, {-1, 1, 0}, {0, 0, 1}, {}};
-        vk::stream s(ctx);
+        vk::stream s(ctx, {.stats = true});
         const vk::device_view parts[] = {da.view(), db.view()};
         s.join(parts, joined.view(), {0});
-        CHECK(strix::vulkan::detail::counters_of(s).widened == 2);
+        CHECK(s.stats().regrouped == 2);
         s.pad(dx.view(), padded.view(), pd);
         s.gather(dx.view(), didx.view(), gathered.view(), {2});
-        CHECK(strix::vulkan::detail::counters_of(s).chunked == 2);
+        CHECK(s.stats().chunked == 2);
         s.pad(dx.view(), odd.view(), od);
-        CHECK(strix::vulkan::detail::counters_of(s).chunked == 2);
-        CHECK(strix::vulkan::detail::counters_of(s).widened == 2);
+        CHECK(s.stats().chunked == 2);
+        CHECK(s.stats().regrouped == 2);
         s.pad(dw.view(), wide_pad.view(), wd);
-        CHECK(strix::vulkan::detail::counters_of(s).chunked == 3);
+        CHECK(s.stats().chunked == 3);
         s.run();
         const any_cview hparts[] = {a.view(), b.view()};
         CHECK(same_bytes(read_back(ctx, joined), strix::join(hparts, {0})));
@@ -426,7 +426,7 @@ TEST_CASE("vulkan: many work groups of unrolled 16-byte moves, chunks and copies
     const vk::device_tensor zjoin(ctx, dtype::float16, {6, 700, 96});     // widened to 16 bytes
     const strix::pad_desc pd{strix::pad_mode::wrap, {0, 5, 3}, {0, 4, 5}, {}};
     const vk::device_tensor zpad(ctx, dtype::float16, {3, 709, 104});     // chunks of 8 halves
-    vk::stream s(ctx);
+    vk::stream s(ctx, {.stats = true});
     s.copy(dx.view(), copied.view());
     const vk::device_view xy[] = {dx.view(), dy.view()};
     s.join(xy, joined.view(), {0});
@@ -434,7 +434,7 @@ TEST_CASE("vulkan: many work groups of unrolled 16-byte moves, chunks and copies
     const vk::device_view zz[] = {dz.view(), dz.view()};
     s.join(zz, zjoin.view(), {0});
     s.pad(dz.view(), zpad.view(), pd);
-    CHECK(strix::vulkan::detail::counters_of(s).plain_copies == 1);
+    CHECK(s.stats().plain_copies == 1);
     s.run();
     CHECK(same_bytes(read_back(ctx, copied), x));
     const any_cview hxy[] = {x.view(), y.view()};
@@ -461,9 +461,9 @@ TEST_CASE("vulkan: long rows of 16-byte elements, located once per row", "[vulka
             write_index(idx.view(), coords{5}, static_cast<std::uint64_t>(-3)); // a negative index counts from the end
             const vk::device_tensor didx = vk::upload(ctx, idx.view());
             const vk::device_tensor out(ctx, dtype::float32, {37, cols});
-            vk::stream s(ctx);
+            vk::stream s(ctx, {.stats = true});
             s.gather(dtable.view(), didx.view(), out.view(), {0});
-            CHECK(strix::vulkan::detail::counters_of(s).widened == 1);
+            CHECK(s.stats().regrouped == 1);
             s.run();
             CHECK(same_bytes(read_back(ctx, out), strix::gather(table.view(), idx.view(), {0})));
         }
@@ -487,9 +487,9 @@ TEST_CASE("vulkan: long rows of 16-byte elements, located once per row", "[vulka
         INFO("pad mode " << static_cast<int>(mode));
         const strix::pad_desc pd{mode, {1, 2, 0}, {2, 1, 0}, strix::scalar(2.5)};
         const vk::device_tensor padded(ctx, dtype::float32, {6, 7, 1024});
-        vk::stream s(ctx);
+        vk::stream s(ctx, {.stats = true});
         s.pad(dx.view(), padded.view(), pd);
-        CHECK(strix::vulkan::detail::counters_of(s).widened == 1);
+        CHECK(s.stats().regrouped == 1);
         s.run();
         CHECK(same_bytes(read_back(ctx, padded), strix::pad(x.view(), pd)));
     }
@@ -497,10 +497,10 @@ TEST_CASE("vulkan: long rows of 16-byte elements, located once per row", "[vulka
     const host_tensor a = random_tensor(g, dtype::float32, {3, 2048}), b = random_tensor(g, dtype::float32, {3, 2048});
     const vk::device_tensor da = vk::upload(ctx, a.view()), db = vk::upload(ctx, b.view());
     const vk::device_tensor joined(ctx, dtype::float32, {3, 4096});
-    vk::stream s(ctx);
+    vk::stream s(ctx, {.stats = true});
     const vk::device_view parts[] = {da.view(), db.view()};
     s.join(parts, joined.view(), {1});
-    CHECK(strix::vulkan::detail::counters_of(s).widened == 2);
+    CHECK(s.stats().regrouped == 2);
     s.run();
     const any_cview hparts[] = {a.view(), b.view()};
     CHECK(same_bytes(read_back(ctx, joined), strix::join(hparts, {1})));
@@ -662,11 +662,11 @@ TEST_CASE("vulkan: stream::copy runs contiguous views as the 16-byte copy shader
     vk::device_view tv = transposed.view(); // the same shape as x, written in Fortran order
     tv.sizes = {6, 40};
     tv.strides = {1, 6};
-    vk::stream s(ctx);
+    vk::stream s(ctx, {.stats = true});
     s.copy(dx.view(), plain.view());
-    CHECK(strix::vulkan::detail::counters_of(s).plain_copies == 1);
+    CHECK(s.stats().plain_copies == 1);
     s.copy(dx.view(), tv);
-    CHECK(strix::vulkan::detail::counters_of(s).plain_copies == 1);
+    CHECK(s.stats().plain_copies == 1);
     s.run();
     CHECK(same_bytes(read_back(ctx, plain), x));
     host_tensor expect(dtype::float16, {40, 6});
@@ -674,7 +674,7 @@ TEST_CASE("vulkan: stream::copy runs contiguous views as the 16-byte copy shader
         for (int j = 0; j < 40; ++j) std::memcpy(expect.data() + (j * 6 + i) * 2, x.data() + (i * 40 + j) * 2, 2);
     CHECK(same_bytes(read_back(ctx, transposed), expect));
     // the rules: same shape and type, no overlap
-    vk::stream bad(ctx);
+    vk::stream bad(ctx, {.stats = true});
     const vk::device_tensor other(ctx, dtype::float32, {6, 40});
     CHECK_THROWS_WITH(bad.copy(dx.view(), other.view()), Catch::Contains("strix::copy: the output must have the input's element type") &&
                                                               Catch::Contains("[6,40] float16") && Catch::Contains("[6,40] float32"));
@@ -687,7 +687,7 @@ TEST_CASE("vulkan: stream::copy runs contiguous views as the 16-byte copy shader
     vk::device_view head = dx.view();
     head.sizes = {6, 39};
     CHECK_THROWS_WITH(bad.copy(head, shifted), Catch::Contains("strix::copy") && Catch::Contains("overlap"));
-    CHECK(strix::vulkan::detail::counters_of(bad).dispatches == 0);
+    CHECK(bad.stats().dispatches == 0);
     CHECK(ctx.validation_messages() == 0);
 }
 

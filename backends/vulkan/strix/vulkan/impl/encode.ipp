@@ -196,7 +196,7 @@ void encoder::check_indices_only(const device_view& indices, std::int64_t n, int
             if (sc.indices == indices && sc.n == n && sc.segment < current && after_writes <= sc.segment) {
                 guard_ = sc.guard;
                 check_indices_later(indices, report);
-                ++counters_.shared_checks;
+                count_stat(&recording_stats::shared_checks);
                 return;
             }
     }
@@ -251,8 +251,8 @@ std::pair<std::uint64_t, std::uint64_t> encoder::record_resolve(const device_vie
         last_resolve_segment_ = seg;
         hoists_.emplace_back(seg, make_dispatch(key, p));
         if (table) seg_writes_[seg].push_back(table_range);
-        ++counters_.dispatches;
-        ++counters_.hoisted;
+        count_stat(&recording_stats::dispatches);
+        count_stat(&recording_stats::hoisted);
         return table_range;
     }
     barrier_for({indices.range()}, table_range);
@@ -301,7 +301,7 @@ void encoder::record_move(const plan::move_plan& original, const std::vector<ran
     const plan::move_plan& p = wide_plan ? *wide_plan : original;
     if (const auto t = detail::tile_plan(p, ctx_->tile_words())) {
         record_tiled(p, *t, reads, write, hazards);
-        counters_.widened += wide_plan ? 1 : 0;
+        count_stat(&recording_stats::regrouped, wide_plan ? 1 : 0);
         return;
     }
     const std::uint32_t vec = detail::chunk_elements(p);
@@ -328,7 +328,7 @@ void encoder::record_move(const plan::move_plan& original, const std::vector<ran
         std::int64_t map = 0;
         if (!d.is_affine() && fold) {
             map = 1;
-            ++counters_.folded;
+            count_stat(&recording_stats::folded);
         } else if (!d.is_affine()) {
             map = static_cast<std::int64_t>(narrow ? next_map * 8 : meta.address + next_map * 8);
             next_map += static_cast<std::size_t>(detail::padded_count(d));
@@ -364,9 +364,9 @@ void encoder::record_move(const plan::move_plan& original, const std::vector<ran
     key.unroll = vec > 1 ? ctx_->unroll_chunks() : p.elem == 16 ? ctx_->unroll_16() : 1;
     key.narrow = narrow ? 1u : 0u;
     key.fold = fold ? static_cast<std::uint32_t>(*fold) : detail::no_fold;
-    counters_.narrow += narrow ? 1 : 0;
-    counters_.widened += wide_plan ? 1 : 0;
-    counters_.chunked += vec > 1 ? 1 : 0;
+    count_stat(&recording_stats::addr32, narrow ? 1 : 0);
+    count_stat(&recording_stats::regrouped, wide_plan ? 1 : 0);
+    count_stat(&recording_stats::chunked, vec > 1 ? 1 : 0);
     if (hazards) barrier_for(reads, write);
     dispatch(key, pc, (pc.count + 256 * key.unroll - 1) / (256 * key.unroll));
 }
@@ -393,7 +393,7 @@ void encoder::record_tiled(const plan::move_plan& p, const detail::tile_layout& 
     pipeline_key key{shader::tile, static_cast<std::uint32_t>(p.elem), static_cast<std::uint32_t>(p.rank), index_code(p.index_type), p.clamp ? 1u : 0u, 0};
     key.vec = t.vec;
     key.tile = ctx_->tile_words();
-    ++counters_.tiled;
+    count_stat(&recording_stats::tiled);
     if (hazards) barrier_for(reads, write);
     dispatch(key, pc, t.groups);
 }

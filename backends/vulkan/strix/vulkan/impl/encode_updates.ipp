@@ -153,7 +153,7 @@ void encoder::scatter_by_claims(const update_job& j, update_start& u) {
     dispatch(key, rp);
     read_ = reads;
     set_written({out});
-    ++counters_.claim_scatters;
+    count_stat(&recording_stats::claim_scatters);
 }
 
 void encoder::scatter_by_rows(const update_job& j, update_start& u, std::uint64_t row) {
@@ -193,13 +193,13 @@ void encoder::scatter_by_rows(const update_job& j, update_start& u, std::uint64_
         wp.count = n * elem / 16;
         wp.fill[0] = static_cast<std::uint32_t>(row * elem / 16);
         dispatch({shader::scatter, 16, static_cast<std::uint32_t>(w->rank), index_type, policy, 1}, wp);
-        ++counters_.wide_row_scatters;
+        count_stat(&recording_stats::row_piece_scatters);
     } else {
         dispatch(key, p);
     }
     read_ = reads;
     set_written({out});
-    ++counters_.row_scatters;
+    count_stat(&recording_stats::row_scatters);
 }
 
 void encoder::scatter_by_winners(update_start& u) {
