@@ -507,6 +507,81 @@ TEST_CASE("vulkan: long rows of 16-byte elements, located once per row", "[vulka
     CHECK(ctx.validation_messages() == 0);
 }
 
+namespace {
+
+/// move.comp's fold() as the shader computes it, read back: for each fold (FOLD forced on the
+/// 32-bit path) and source of n = 1 .. max_n elements, the source coordinate (-1: fill) of
+/// every j in [-pads, n + pads).
+struct shader_folds {
+    std::vector<std::int32_t> values;
+    [[nodiscard]] std::int64_t at(pad_mode fold, std::int64_t n, std::int64_t j) const;
+};
+
+/// Records move.comp on one-dimensional pads with the fold forced (encoder::route_move's
+/// choice otherwise), to run the shader's own fold where the host would not let it.
+class fold_probe : public vk::detail::encoder {
+public:
+    static constexpr std::int64_t max_n = 6, pads = 15, row = max_n + 2 * pads;
+    explicit fold_probe(vk::context& ctx) : encoder(ctx, VK_NULL_HANDLE) {}
+
+    /// The plan of the pad of source row n (lo = pads) into output row k, folded `as`.
+    void add(std::uint64_t source, std::uint64_t output, std::size_t k, std::int64_t n, pad_mode as) {
+        strix::plan::move_plan p;
+        p.rank = 1;
+        p.elem = 4;
+        p.src = reinterpret_cast<const std::byte*>(source);
+        p.dst = reinterpret_cast<std::byte*>(output + k * row * 4);
+        p.fill.fill(std::byte{0xff}); // -1
+        auto& d = p.dims[0];
+        d.padded = true;
+        d.fold = as;
+        d.dst = d.src = 4;
+        d.lo = pads;
+        d.hi = pads + n;
+        d.size = pads + n + pads;
+        move_route r = route_move(p);
+        REQUIRE(r.narrow); // FOLD applies on the 32-bit path only
+        r.fold = as;
+        const std::uint64_t first = output + k * row * 4;
+        record_routed_move(p, r, {}, {first, first + static_cast<std::uint64_t>(d.size) * 4}, true);
+    }
+    void run() {
+        end_own();
+        submit_own("fold_probe");
+        wait_own();
+    }
+    void begin() { begin_own(); }
+};
+
+std::int64_t shader_folds::at(pad_mode fold, std::int64_t n, std::int64_t j) const {
+    const auto k = static_cast<std::size_t>(static_cast<int>(fold) * fold_probe::max_n + (n - 1));
+    return values[k * static_cast<std::size_t>(fold_probe::row) + static_cast<std::size_t>(fold_probe::pads + j)];
+}
+
+shader_folds run_shader_folds(vk::context& ctx, std::span<const pad_mode> modes) {
+    // the source: 0, 1, 2, ... (a fold that leaves its period reads past n, not past this)
+    host_tensor src(dtype::int32, {64});
+    for (std::int32_t i = 0; i < 64; ++i) std::memcpy(src.data() + 4 * i, &i, 4);
+    const vk::device_tensor dsrc = vk::upload(ctx, src.view());
+    const std::int64_t rows = static_cast<std::int64_t>(modes.size()) * fold_probe::max_n;
+    const vk::device_tensor out(ctx, dtype::int32, {rows, fold_probe::row});
+    {
+        fold_probe probe(ctx);
+        probe.begin();
+        for (const pad_mode as : modes)
+            for (std::int64_t n = 1; n <= fold_probe::max_n; ++n)
+                probe.add(dsrc.view().address, out.view().address, static_cast<std::size_t>(static_cast<int>(as) * fold_probe::max_n + (n - 1)), n, as);
+        probe.run();
+    }
+    const host_tensor h = read_back(ctx, out);
+    shader_folds f;
+    f.values.resize(static_cast<std::size_t>(rows * fold_probe::row));
+    std::memcpy(f.values.data(), h.data(), f.values.size() * 4);
+    return f;
+}
+
+} // namespace
+
 TEST_CASE("vulkan: the 32-bit path is taken only where every offset fits in an int", "[vulkan]") {
     namespace plan = strix::plan;
     constexpr std::int64_t limit = std::int64_t{1} << 31;
@@ -565,9 +640,10 @@ TEST_CASE("vulkan: the 32-bit path is taken only where every offset fits in an i
     big.dims[0].size = limit;
     CHECK_FALSE(vk::detail::narrow_fits(big, 1));
 
-    // the shader folds a padded dimension exactly where its fold (move.comp's fold(), modelled
-    // by shader_fold) gives every padded coordinate the plan's own term: every geometry of up
-    // to 15 padded coordinates on each side of 1 to 6 source elements, in every mode
+    // the shader folds a padded dimension exactly where its fold gives every padded coordinate
+    // the plan's own term: move.comp itself, run with each fold forced, against plan::fold_source
+    // on every geometry of up to 15 padded coordinates on each side of 1 to 6 source elements,
+    // in every mode
     const pad_mode modes[] = {pad_mode::constant, pad_mode::edge, pad_mode::reflect, pad_mode::symmetric, pad_mode::wrap};
     auto padded = [](pad_mode mode, std::int64_t before, std::int64_t n, std::int64_t after) {
         plan::move_dim d;
@@ -579,19 +655,18 @@ TEST_CASE("vulkan: the 32-bit path is taken only where every offset fits in an i
         d.size = before + n + after;
         return d;
     };
+    vk::context ctx;
+    const shader_folds folds = run_shader_folds(ctx, modes);
     std::int64_t folded = 0, tables = 0;
     for (const pad_mode mode : modes) {
-        for (std::int64_t n = 1; n <= 6; ++n) {
-            for (std::int64_t before = 0; before <= 15; ++before) {
-                for (std::int64_t after = 0; after <= 15; ++after) {
+        for (std::int64_t n = 1; n <= fold_probe::max_n; ++n) {
+            for (std::int64_t before = 0; before <= fold_probe::pads; ++before) {
+                for (std::int64_t after = 0; after <= fold_probe::pads; ++after) {
                     const plan::move_dim d = padded(mode, before, n, after);
                     for (const pad_mode as : modes) { // the shader's fold `as` for a dimension padded in `mode`
                         bool exact = true;
-                        for (std::int64_t o = 0; o < d.size; ++o) {
-                            if (o >= d.lo && o < d.hi) continue;
-                            const auto s = vk::detail::shader_fold(as, o - d.lo, n);
-                            exact = exact && s && (*s < 0 ? plan::no_source : *s * d.src) == d.source(o);
-                        }
+                        for (std::int64_t j = -before; j < n + after; ++j)
+                            if (j < 0 || j >= n) exact = exact && folds.at(as, n, j) == plan::fold_source(mode, j, n);
                         INFO("mode " << static_cast<int>(mode) << " folded as " << static_cast<int>(as) << ", pads " << before << " + " << n << " + " << after);
                         // another fold counts only where it has to (a one-element source, which every
                         // fold but constant repeats): otherwise it may match by accident, as
@@ -650,6 +725,7 @@ TEST_CASE("vulkan: the 32-bit path is taken only where every offset fits in an i
         }
     }
     CHECK(wrong == 0);
+    CHECK(ctx.validation_messages() == 0);
 }
 
 TEST_CASE("vulkan: stream::copy runs contiguous views as the 16-byte copy shader and any others as a move", "[vulkan]") {

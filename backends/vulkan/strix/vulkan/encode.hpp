@@ -52,16 +52,19 @@ static_assert(static_cast<int>(pad_mode::constant) == 0 && static_cast<int>(pad_
                   static_cast<int>(pad_mode::symmetric) == 3 && static_cast<int>(pad_mode::wrap) == 4,
               "move.comp's PAD_* constants are pad_mode's values");
 
-/// move.comp's fold() in C++: the source coordinate of coordinate j outside [0, n) under `mode`
-/// (-1: fill), or nothing where the shader cannot compute it: it takes no division, so a pad
-/// must lie within one period of the fold.
-std::optional<std::int64_t> shader_fold(pad_mode mode, std::int64_t j, std::int64_t n);
+/// move.comp's precondition for computing the padded terms of `d` with FOLD = `m` (its fold()
+/// takes no division, in int arithmetic): that fold() then returns plan::fold_source(m, j, n)
+/// for every padded coordinate j of d, n = hi - lo. It holds where d's coordinates fit an int
+/// and, for the folds with a period p (reflect 2n - 2, symmetric 2n, wrap n), every padded j
+/// lies in [-p, 2p): j runs from -lo to -1 and from n to size - lo - 1. Constant, edge and a
+/// one-element reflect have no period; the other folds need a source to repeat (n > 0). The
+/// shader test in test/vulkan_test.cpp runs move.comp against plan::fold_source to hold this
+/// to the GLSL.
+bool shader_fold_exact(pad_mode m, const plan::move_dim& d);
 
-/// Whether shader_fold under `m` gives every padded coordinate of a padded dimension its plan
-/// term: its coordinates fit an int; `m` is the dimension's own fold, or any fold but constant
-/// where the source has one element (each then repeats it, as edge does); and the pads lie
-/// within one period of `m` (constant and edge have none; a one-element reflect repeats it).
-/// The padded j run from -lo to -1 and from n to size - lo - 1.
+/// Whether the shader's fold `m` gives every padded coordinate of a padded dimension its plan
+/// term: `m` is the dimension's own fold, or any fold but constant where the source has one
+/// element (each then repeats it, as plan::fold_source says), and shader_fold_exact(m, d).
 bool shader_folds(const plan::move_dim& d, pad_mode m);
 bool shader_folds(const plan::move_dim& d);
 
@@ -238,6 +241,19 @@ protected:
     /// Contiguous rows move in 16-byte (or 8-, 4-byte) elements where the plan's alignment
     /// allows (widen), and a contiguous output is written 16 bytes per invocation (chunk_elements).
     void record_move(const plan::move_plan& original, const std::vector<range>& reads, range write, bool hazards = true);
+    /// How move.comp runs a plan (off the tile path): `vec` elements per invocation
+    /// (chunk_elements), located in 32-bit arithmetic or not (narrow_fits), and the fold the
+    /// shader computes for the padded dimensions (plan_fold; else it reads their tables).
+    struct move_route {
+        std::uint32_t vec = 1;
+        bool narrow = false;
+        std::optional<pad_mode> fold;
+    };
+    [[nodiscard]] move_route route_move(const plan::move_plan& p) const;
+    /// Records the plan on move.comp as `r` says.
+    void record_routed_move(const plan::move_plan& p, const move_route& r, const std::vector<range>& reads, range write, bool hazards);
+    /// The words of a plan's tables of padded terms; throws where one dimension has 2^32 or more.
+    static std::uint64_t table_words(const plan::move_plan& p);
     /// record_move's tile path (tile_plan said it applies).
     void record_tiled(const plan::move_plan& p, const detail::tile_layout& t, const std::vector<range>& reads, range write, bool hazards);
 

@@ -73,25 +73,22 @@ std::array<std::int32_t, 12> narrow_record(const plan::move_dim& d, std::int32_t
     return {i32(d.size), i32(d.src), i32(d.lo), i32(d.hi), i32(d.dst), i32(d.key), map, 0, static_cast<std::int32_t>(m), static_cast<std::int32_t>(s), 0, 0};
 }
 
-std::optional<std::int64_t> shader_fold(pad_mode mode, std::int64_t j, std::int64_t n) {
-    if (mode == pad_mode::constant) return -1;
-    if (mode == pad_mode::edge) return j < 0 ? 0 : n - 1;
-    if (mode == pad_mode::reflect && n == 1) return 0;
-    const std::int64_t p = mode == pad_mode::reflect ? 2 * n - 2 : mode == pad_mode::symmetric ? 2 * n : n;
-    const std::int64_t m = j < 0 ? j + p : j >= p ? j - p : j;
-    if (m < 0 || m >= p) return std::nullopt;
-    if (mode == pad_mode::wrap || m < n) return m;
-    return mode == pad_mode::reflect ? p - m : p - 1 - m;
+bool shader_fold_exact(pad_mode m, const plan::move_dim& d) {
+    const std::int64_t n = d.hi - d.lo;
+    if (d.size >= (std::int64_t{1} << 30) || n < 0) return false; // the shader's coordinates are ints
+    if (m == pad_mode::constant) return true;
+    if (n == 0) return false; // nothing to repeat
+    if (m == pad_mode::edge || (m == pad_mode::reflect && n == 1)) return true; // no period
+    const std::int64_t p = m == pad_mode::reflect ? 2 * n - 2 : m == pad_mode::symmetric ? 2 * n : n;
+    // the padded j run from -lo to -1 and from n to size - lo - 1: within [-p, 2p)
+    return d.lo <= p && (d.size == d.hi || d.size - d.lo - 1 < 2 * p);
 }
 
 bool shader_folds(const plan::move_dim& d, pad_mode m) {
-    const std::int64_t n = d.hi - d.lo;
-    if (d.size >= (std::int64_t{1} << 30) || n < 0) return false;
-    if (m != d.fold && !(n == 1 && d.fold != pad_mode::constant && m != pad_mode::constant)) return false;
-    if (n == 0 && m != pad_mode::constant) return false;
-    if (m == pad_mode::constant || m == pad_mode::edge || (m == pad_mode::reflect && n == 1)) return true;
-    const std::int64_t p = m == pad_mode::reflect ? 2 * n - 2 : m == pad_mode::symmetric ? 2 * n : n;
-    return d.lo <= p && (d.size == d.hi || d.size - d.lo - 1 < 2 * p);
+    // m folds like the plan's own fold: the same mode, or a one-element source that every
+    // fold but constant repeats (plan::fold_source gives 0 for every j)
+    const bool same = m == d.fold || (d.hi - d.lo == 1 && d.fold != pad_mode::constant && m != pad_mode::constant);
+    return same && shader_fold_exact(m, d);
 }
 
 bool shader_folds(const plan::move_dim& d) { return shader_folds(d, d.fold); }
@@ -299,24 +296,40 @@ void encoder::record_move(const plan::move_plan& original, const std::vector<ran
     if (original.rank == 0 || original.count() == 0) return;
     std::optional<plan::move_plan> wide_plan = detail::widened(original);
     const plan::move_plan& p = wide_plan ? *wide_plan : original;
+    count_stat(&recording_stats::regrouped, wide_plan ? 1 : 0);
     if (const auto t = detail::tile_plan(p, ctx_->tile_words())) {
         record_tiled(p, *t, reads, write, hazards);
-        count_stat(&recording_stats::regrouped, wide_plan ? 1 : 0);
         return;
     }
-    const std::uint32_t vec = detail::chunk_elements(p);
-    bool narrow = !ctx_->wide_arithmetic() && detail::narrow_fits(p, vec);
-    std::optional<pad_mode> fold = narrow ? detail::plan_fold(p) : std::nullopt;
-    std::uint64_t map_words = 0; // the tables of padded terms the shader reads: none when it folds
-    for (int i = 0; i < p.rank && !fold; ++i) {
+    record_routed_move(p, route_move(p), reads, write, hazards);
+}
+
+std::uint64_t encoder::table_words(const plan::move_plan& p) {
+    std::uint64_t words = 0;
+    for (int i = 0; i < p.rank; ++i) {
         const std::uint64_t n = detail::padded_count(p.dims[static_cast<std::size_t>(i)]);
         if (n >= (std::uint64_t{1} << 32)) throw error(error_code::unsupported, "strix::vulkan: pads of 2^32 or more elements on one axis");
-        map_words += n;
+        words += n;
     }
-    if (narrow && (static_cast<std::uint64_t>(p.rank) * narrow_words + map_words) * 8 >= (std::uint64_t{1} << 31)) {
-        narrow = false; // the narrow records hold their tables' offsets in 32 bits
-        fold.reset();
-    }
+    return words;
+}
+
+encoder::move_route encoder::route_move(const plan::move_plan& p) const {
+    move_route r;
+    r.vec = detail::chunk_elements(p);
+    r.narrow = !ctx_->wide_arithmetic() && detail::narrow_fits(p, r.vec);
+    r.fold = r.narrow ? detail::plan_fold(p) : std::nullopt;
+    // the tables of padded terms the shader reads: none when it folds
+    if (r.narrow && !r.fold && (static_cast<std::uint64_t>(p.rank) * narrow_words + table_words(p)) * 8 >= (std::uint64_t{1} << 31))
+        r.narrow = false; // the narrow records hold their tables' offsets in 32 bits
+    return r;
+}
+
+void encoder::record_routed_move(const plan::move_plan& p, const move_route& r, const std::vector<range>& reads, range write, bool hazards) {
+    const std::uint32_t vec = r.vec;
+    const bool narrow = r.narrow;
+    const std::optional<pad_mode>& fold = r.fold;
+    const std::uint64_t map_words = fold ? 0 : table_words(p);
     // the records, then the tables they point to: by address (Dim) or by byte offset from
     // the records (NarrowRecord); 1 marks a folded dimension, 0 an affine one
     const std::size_t record_words = narrow ? narrow_words : dim_words;
@@ -365,7 +378,6 @@ void encoder::record_move(const plan::move_plan& original, const std::vector<ran
     key.narrow = narrow ? 1u : 0u;
     key.fold = fold ? static_cast<std::uint32_t>(*fold) : detail::no_fold;
     count_stat(&recording_stats::addr32, narrow ? 1 : 0);
-    count_stat(&recording_stats::regrouped, wide_plan ? 1 : 0);
     count_stat(&recording_stats::chunked, vec > 1 ? 1 : 0);
     if (hazards) barrier_for(reads, write);
     dispatch(key, pc, (pc.count + 256 * key.unroll - 1) / (256 * key.unroll));
