@@ -366,7 +366,7 @@ TEST_CASE("vulkan: contiguous rows move in 16-byte elements, contiguous outputs 
     for (const dtype type : strix::all_dtypes) {
         const std::int64_t e = static_cast<std::int64_t>(strix::size_of(type));
         INFO(strix::name(type));
-        // a join of rows of 64 bytes along the outer axis: each input's plan is widened
+        // a join of rows of 64 bytes along the outer axis: each input's plan is regrouped
         const host_tensor a = random_tensor(g, type, {5, 64 / e}), b = random_tensor(g, type, {3, 64 / e});
         const vk::device_tensor da = vk::upload(ctx, a.view()), db = vk::upload(ctx, b.view());
         const vk::device_tensor joined(ctx, type, {8, 64 / e});
@@ -419,11 +419,11 @@ TEST_CASE("vulkan: many work groups of unrolled 16-byte moves, chunks and copies
     const host_tensor y = random_tensor(g, dtype::float32, {5, 1001, 37});
     const vk::device_tensor dy = vk::upload(ctx, y.view());
     const vk::device_tensor copied(ctx, dtype::float32, {3, 1001, 37});   // 111111 elements: not whole chunks, a move
-    const vk::device_tensor joined(ctx, dtype::float32, {8, 1001, 37});   // rows of 148 bytes: widened to 4 bytes only
+    const vk::device_tensor joined(ctx, dtype::float32, {8, 1001, 37});   // rows of 148 bytes: regrouped into 4-byte elements only
     const host_tensor z = random_tensor(g, dtype::float16, {3, 700, 96});
     const vk::device_tensor dz = vk::upload(ctx, z.view());
     const vk::device_tensor zcopy(ctx, dtype::float16, {3, 700, 96});     // 16-byte copy shader, 25200 chunks
-    const vk::device_tensor zjoin(ctx, dtype::float16, {6, 700, 96});     // widened to 16 bytes
+    const vk::device_tensor zjoin(ctx, dtype::float16, {6, 700, 96});     // regrouped into 16-byte elements
     const strix::pad_desc pd{strix::pad_mode::wrap, {0, 5, 3}, {0, 4, 5}, {}};
     const vk::device_tensor zpad(ctx, dtype::float16, {3, 709, 104});     // chunks of 8 halves
     vk::stream s(ctx, {.stats = true});
@@ -540,7 +540,7 @@ public:
         d.hi = pads + n;
         d.size = pads + n + pads;
         move_route r = route_move(p);
-        REQUIRE(r.narrow); // FOLD applies on the 32-bit path only
+        REQUIRE(r.addr32); // FOLD applies on the 32-bit path only
         r.fold = as;
         const std::uint64_t first = output + k * row * 4;
         record_routed_move(p, r, {}, {first, first + static_cast<std::uint64_t>(d.size) * 4}, true);
@@ -599,22 +599,22 @@ TEST_CASE("vulkan: the 32-bit path is taken only where every offset fits in an i
         return p;
     };
     const std::int64_t edge = (limit - 28) / 2; // 2 * edge + 7 * 4 == 2^31
-    CHECK(vk::detail::narrow_fits(rows(edge - 1), 4));
-    CHECK_FALSE(vk::detail::narrow_fits(rows(edge), 4));
-    CHECK(vk::detail::narrow_fits(rows(-(edge - 1)), 4)); // negative strides count by their size
-    CHECK_FALSE(vk::detail::narrow_fits(rows(-edge), 4));
-    CHECK_FALSE(vk::detail::narrow_fits(rows(limit * 4), 1)); // no overflow on huge strides
+    CHECK(vk::detail::fits_addr32(rows(edge - 1), 4));
+    CHECK_FALSE(vk::detail::fits_addr32(rows(edge), 4));
+    CHECK(vk::detail::fits_addr32(rows(-(edge - 1)), 4)); // negative strides count by their size
+    CHECK_FALSE(vk::detail::fits_addr32(rows(-edge), 4));
+    CHECK_FALSE(vk::detail::fits_addr32(rows(limit * 4), 1)); // no overflow on huge strides
     auto p = rows(32);
-    CHECK(vk::detail::narrow_fits(p, 4));
-    CHECK(vk::detail::narrow_fits(p, 8));
-    CHECK_FALSE(vk::detail::narrow_fits(p, 16)); // rows of 8 elements: a chunk of 16 would cross two row ends
+    CHECK(vk::detail::fits_addr32(p, 4));
+    CHECK(vk::detail::fits_addr32(p, 8));
+    CHECK_FALSE(vk::detail::fits_addr32(p, 16)); // rows of 8 elements: a chunk of 16 would cross two row ends
     p.dims[0].dst = edge;                         // output offsets
-    CHECK_FALSE(vk::detail::narrow_fits(p, 1));
+    CHECK_FALSE(vk::detail::fits_addr32(p, 1));
     p = rows(32);
     p.dims[0].key = limit / 2; // gather-table keys (2 * key == 2^31)
-    CHECK_FALSE(vk::detail::narrow_fits(p, 1));
+    CHECK_FALSE(vk::detail::fits_addr32(p, 1));
     p.dims[0].key = limit / 2 - 1;
-    CHECK(vk::detail::narrow_fits(p, 1));
+    CHECK(vk::detail::fits_addr32(p, 1));
     // a padded dimension counts the terms of its source coordinates [0, hi - lo) (not its fill)
     p = rows(32);
     auto& m = p.dims[1];
@@ -623,22 +623,22 @@ TEST_CASE("vulkan: the 32-bit path is taken only where every offset fits in an i
     m.lo = 1;
     m.hi = 3; // terms 0 and src
     m.src = 20;
-    CHECK(vk::detail::narrow_fits(p, 4));
+    CHECK(vk::detail::fits_addr32(p, 4));
     m.src = limit - 65; // with the outer axis's 2 * 32
-    CHECK(vk::detail::narrow_fits(p, 4));
+    CHECK(vk::detail::fits_addr32(p, 4));
     m.src = limit - 64;
-    CHECK_FALSE(vk::detail::narrow_fits(p, 4));
+    CHECK_FALSE(vk::detail::fits_addr32(p, 4));
     m.src = -(limit - 64);
-    CHECK_FALSE(vk::detail::narrow_fits(p, 4));
+    CHECK_FALSE(vk::detail::fits_addr32(p, 4));
     // fewer than 2^31 elements
     plan::move_plan big;
     big.rank = 1;
     big.elem = 1;
     big.dims[0].size = limit - 1;
     big.dims[0].dst = big.dims[0].src = 1;
-    CHECK(vk::detail::narrow_fits(big, 1));
+    CHECK(vk::detail::fits_addr32(big, 1));
     big.dims[0].size = limit;
-    CHECK_FALSE(vk::detail::narrow_fits(big, 1));
+    CHECK_FALSE(vk::detail::fits_addr32(big, 1));
 
     // the shader folds a padded dimension exactly where its fold gives every padded coordinate
     // the plan's own term: move.comp itself, run with each fold forced, against plan::fold_source
@@ -672,7 +672,14 @@ TEST_CASE("vulkan: the 32-bit path is taken only where every offset fits in an i
                         // fold but constant repeats): otherwise it may match by accident, as
                         // symmetric and reflect do on pads of one element
                         if (as == mode || (n == 1 && mode != pad_mode::constant && as != pad_mode::constant)) {
-                            CHECK(vk::detail::shader_folds(d, as) == exact);
+                            // never a fold the shader gets wrong, and never the tables where it gets
+                            // the fold right, but for reflect's pads that end at j = 2p: there its
+                            // arithmetic (m = p, p - m = 0) happens to be right, which the
+                            // precondition leaves out
+                            const bool folds = vk::detail::shader_folds(d, as);
+                            const bool reflect_at_2p = as == pad_mode::reflect && n > 1 && n + after - 1 == 2 * (2 * n - 2);
+                            CHECK((!folds || exact));
+                            CHECK((folds || !exact || reflect_at_2p));
                         } else {
                             CHECK_FALSE(vk::detail::shader_folds(d, as));
                         }
@@ -704,7 +711,7 @@ TEST_CASE("vulkan: the 32-bit path is taken only where every offset fits in an i
     huge.size = huge.hi = std::int64_t{1} << 30; // too many coordinates to fold in an int
     CHECK_FALSE(vk::detail::shader_folds(huge));
 
-    // the narrow path divides by multiplying: exact for every dividend below 2^31
+    // the 32-bit path divides by multiplying: exact for every dividend below 2^31
     rng_t g(0xd171de5ull);
     std::vector<std::int64_t> divisors = {1, 2, 3, 5, 7, 10, 262, 641, 1024, 1139, 65537, 1000003, (limit >> 1) - 1, (limit >> 1) + 1, limit - 2, limit - 1};
     for (int k = 0; k < 40; ++k) divisors.push_back(uni(g, 1, limit - 1));

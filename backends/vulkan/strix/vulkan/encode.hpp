@@ -22,18 +22,18 @@ namespace detail {
 /// innermost dimension copies a contiguous row on both sides and every address, stride and
 /// offset of the plan is a multiple of w (so are the rows' lengths in bytes); nullopt otherwise.
 /// A join, split or row gather of float32 rows then moves 16 bytes per invocation.
-std::optional<plan::move_plan> widened(const plan::move_plan& p);
+std::optional<plan::move_plan> regrouped(const plan::move_plan& p);
 
 /// Elements per invocation of a move: 16 / elem when the output is contiguous in plan order,
 /// 16-byte aligned and a whole number of 16-byte chunks (each invocation then writes one
 /// chunk), else 1.
 std::uint32_t chunk_elements(const plan::move_plan& p);
 
-/// Whether a move can be located in 32-bit arithmetic (move.comp's NARROW): fewer than 2^31
+/// Whether a move can be located in 32-bit arithmetic (move.comp's ADDR32): fewer than 2^31
 /// elements, every sum of output, source and key terms inside an int, and, for chunks of `vec`
 /// elements, an innermost dimension of `vec` elements or more (so a chunk crosses at most one
 /// row end). The gathered index's term is added in 64 bits and needs no bound.
-bool narrow_fits(const plan::move_plan& p, std::uint32_t vec);
+bool fits_addr32(const plan::move_plan& p, std::uint32_t vec);
 
 /// A multiplier m and shift s that divide every x below 2^31 by d (1 <= d < 2^31):
 /// x / d == (x * m) >> s, with s = 31 + ceil(log2 d) and m = ceil(2^s / d) < 2^32. The
@@ -41,9 +41,9 @@ bool narrow_fits(const plan::move_plan& p, std::uint32_t vec);
 /// too little to reach the next quotient.
 std::pair<std::uint32_t, std::uint32_t> divider(std::int64_t d);
 
-/// move.comp's NarrowRecord of a dimension (48 bytes), `map` its table's byte offset from the
+/// move.comp's Addr32Record of a dimension (48 bytes), `map` its table's byte offset from the
 /// records, 1 for a folded dimension, 0 for an affine one.
-std::array<std::int32_t, 12> narrow_record(const plan::move_dim& d, std::int32_t map);
+std::array<std::int32_t, 12> addr32_record(const plan::move_dim& d, std::int32_t map);
 
 /// move.comp's FOLD when no fold is computed (the padded dimensions' terms come from tables);
 /// else FOLD is the pad_mode itself.
@@ -69,7 +69,7 @@ bool shader_folds(const plan::move_dim& d, pad_mode m);
 bool shader_folds(const plan::move_dim& d);
 
 /// The fold every padded dimension of a plan has and the shader computes (move.comp's FOLD), or
-/// nothing (no padded dimension, different folds, or one the shader cannot compute): the narrow
+/// nothing (no padded dimension, different folds, or one the shader cannot compute): the 32-bit
 /// path then computes the padded coordinates' terms instead of loading them from tables, a load
 /// that the element's own load would wait for.
 std::optional<pad_mode> plan_fold(const plan::move_plan& p);
@@ -182,9 +182,9 @@ protected:
 
     /// Whether a scatter without a reduction takes the claim path (reduce.comp, PHASE 4 and 5):
     /// at most 4 target slots per update, since its last pass reads every slot's claim (4-byte
-    /// elements need 64-bit atomics, for claims that hold the value too). On the H200 it
-    /// replaced an atomic whose result each update waited for, then a store, with one atomic
-    /// nobody waits for (bench/NOTES.md). context::scatter_claims() turns it off.
+    /// elements need 64-bit atomics, for claims that hold the value too). It replaces an atomic
+    /// whose result each update waits for, then a store, with one atomic nobody waits for
+    /// (bench/NOTES.md, "Figures behind the encoder's choices"). context::scatter_claims() turns it off.
     [[nodiscard]] bool claims_scatter(const device_view& output, std::uint64_t n) const;
 
     /// Elements per winner of a scatter without a reduction (scatter.comp's rows): the trailing
@@ -199,7 +199,7 @@ protected:
     /// rows of `row` elements span whole pieces and lie contiguous, 16-byte aligned, in the updates
     /// as in the output (whose first byte is `out_first`), the row's dimensions become one of
     /// 16-byte elements; nothing elsewhere. 8192 rows of 4096 floats: 8M invocations, not 32M.
-    [[nodiscard]] static std::optional<plan::update_plan> wide_rows(const plan::update_plan& up, std::uint64_t row, std::uint32_t elem,
+    [[nodiscard]] static std::optional<plan::update_plan> row_pieces(const plan::update_plan& up, std::uint64_t row, std::uint32_t elem,
                                                                     std::uint64_t out_first);
 
     /// Whether a view's elements lie in C order without gaps (size-1 dimensions aside).
@@ -239,14 +239,14 @@ protected:
 
     /// Records one move plan; `hazards` false when the caller has already placed the barrier.
     /// Contiguous rows move in 16-byte (or 8-, 4-byte) elements where the plan's alignment
-    /// allows (widen), and a contiguous output is written 16 bytes per invocation (chunk_elements).
+    /// allows (regrouped), and a contiguous output is written 16 bytes per invocation (chunk_elements).
     void record_move(const plan::move_plan& original, const std::vector<range>& reads, range write, bool hazards = true);
     /// How move.comp runs a plan (off the tile path): `vec` elements per invocation
-    /// (chunk_elements), located in 32-bit arithmetic or not (narrow_fits), and the fold the
+    /// (chunk_elements), located in 32-bit arithmetic or not (fits_addr32), and the fold the
     /// shader computes for the padded dimensions (plan_fold; else it reads their tables).
     struct move_route {
         std::uint32_t vec = 1;
-        bool narrow = false;
+        bool addr32 = false;
         std::optional<pad_mode> fold;
     };
     [[nodiscard]] move_route route_move(const plan::move_plan& p) const;

@@ -17,7 +17,7 @@ namespace strix::vulkan {
 /// cost of a null-pointer check per event.
 struct recording_stats {
     int barriers = 0, dispatches = 0;
-    /// moves regrouped into wider elements (see detail::widened), moves writing 16-byte
+    /// moves regrouped into wider elements (see detail::regrouped), moves writing 16-byte
     /// output chunks, copies by the plain copy shader
     int regrouped = 0, chunked = 0, plain_copies = 0;
     /// moves located with 32-bit addressing, and the padded dimensions whose fold they computed
@@ -32,7 +32,7 @@ struct recording_stats {
     int claim_scatters = 0;
     /// scatters without a reduction that kept one winner per row of elements (scatter.comp's PHASE 2)
     int row_scatters = 0;
-    /// of those, the ones whose row pass moved 16-byte pieces (encoder::wide_rows)
+    /// of those, the ones whose row pass moved 16-byte pieces (encoder::row_pieces)
     int row_piece_scatters = 0;
 };
 
@@ -123,7 +123,7 @@ protected:
     };
     static_assert(sizeof(push) <= 128);
     static constexpr std::size_t dim_words = 7; // int64 fields of a Dim record (shaders/common.glsl)
-    static constexpr std::size_t narrow_words = 6; // 8-byte words of a NarrowRecord (shaders/move.comp)
+    static constexpr std::size_t addr32_words = 6; // 8-byte words of an Addr32Record (shaders/move.comp)
 
     static std::uint32_t index_code(dtype t);
 
@@ -167,9 +167,9 @@ protected:
 
     void transfer_barrier();
 
-    /// 64-bit coordinate arithmetic only for calls of 2^32 or more invocations (or when
-    /// context_options::wide_arithmetic forces it).
-    bool wide(std::uint64_t count) const { return ctx_->wide_arithmetic() || count >= (std::uint64_t{1} << 32); }
+    /// 64-bit addressing (the shaders' ADDR64) only for calls of 2^32 or more invocations (or
+    /// when context_options::wide_arithmetic forces it).
+    bool addr64(std::uint64_t count) const { return ctx_->wide_arithmetic() || count >= (std::uint64_t{1} << 32); }
 
     /// The 2-D grid of `groups` work groups (x, y) within the device's limits.
     std::pair<std::uint32_t, std::uint32_t> grid(std::uint64_t groups) const;

@@ -1,6 +1,6 @@
 namespace strix::vulkan::detail {
 
-std::optional<plan::move_plan> widened(const plan::move_plan& p) {
+std::optional<plan::move_plan> regrouped(const plan::move_plan& p) {
     const auto e = static_cast<std::int64_t>(p.elem);
     const auto& in = p.dims[static_cast<std::size_t>(p.rank - 1)];
     if (p.rank == 0 || e >= 16 || !in.is_affine() || in.key != 0 || in.dst != e || in.src != e) return std::nullopt;
@@ -40,7 +40,7 @@ std::uint32_t chunk_elements(const plan::move_plan& p) {
     return static_cast<std::uint32_t>(16 / e);
 }
 
-bool narrow_fits(const plan::move_plan& p, std::uint32_t vec) {
+bool fits_addr32(const plan::move_plan& p, std::uint32_t vec) {
     constexpr std::int64_t limit = std::int64_t{1} << 31;
     if (p.count() >= limit || p.dims[static_cast<std::size_t>(p.rank - 1)].size < static_cast<std::int64_t>(vec)) return false;
     std::int64_t dst = 0, src = 0, key = 0;
@@ -67,7 +67,7 @@ std::pair<std::uint32_t, std::uint32_t> divider(std::int64_t d) {
     return {static_cast<std::uint32_t>(((std::uint64_t{1} << s) + den - 1) / den), s};
 }
 
-std::array<std::int32_t, 12> narrow_record(const plan::move_dim& d, std::int32_t map) {
+std::array<std::int32_t, 12> addr32_record(const plan::move_dim& d, std::int32_t map) {
     const auto [m, s] = divider(d.size);
     auto i32 = [](std::int64_t v) { return static_cast<std::int32_t>(v); };
     return {i32(d.size), i32(d.src), i32(d.lo), i32(d.hi), i32(d.dst), i32(d.key), map, 0, static_cast<std::int32_t>(m), static_cast<std::int32_t>(s), 0, 0};
@@ -294,9 +294,9 @@ void encoder::snapshot_indices_before(range write) {
 void encoder::record_move(const plan::move_plan& original, const std::vector<range>& reads, range write, bool hazards) {
     ensure_recording();
     if (original.rank == 0 || original.count() == 0) return;
-    std::optional<plan::move_plan> wide_plan = detail::widened(original);
-    const plan::move_plan& p = wide_plan ? *wide_plan : original;
-    count_stat(&recording_stats::regrouped, wide_plan ? 1 : 0);
+    std::optional<plan::move_plan> regrouped_plan = detail::regrouped(original);
+    const plan::move_plan& p = regrouped_plan ? *regrouped_plan : original;
+    count_stat(&recording_stats::regrouped, regrouped_plan ? 1 : 0);
     if (const auto t = detail::tile_plan(p, ctx_->tile_words())) {
         record_tiled(p, *t, reads, write, hazards);
         return;
@@ -317,22 +317,22 @@ std::uint64_t encoder::table_words(const plan::move_plan& p) {
 encoder::move_route encoder::route_move(const plan::move_plan& p) const {
     move_route r;
     r.vec = detail::chunk_elements(p);
-    r.narrow = !ctx_->wide_arithmetic() && detail::narrow_fits(p, r.vec);
-    r.fold = r.narrow ? detail::plan_fold(p) : std::nullopt;
+    r.addr32 = !ctx_->wide_arithmetic() && detail::fits_addr32(p, r.vec);
+    r.fold = r.addr32 ? detail::plan_fold(p) : std::nullopt;
     // the tables of padded terms the shader reads: none when it folds
-    if (r.narrow && !r.fold && (static_cast<std::uint64_t>(p.rank) * narrow_words + table_words(p)) * 8 >= (std::uint64_t{1} << 31))
-        r.narrow = false; // the narrow records hold their tables' offsets in 32 bits
+    if (r.addr32 && !r.fold && (static_cast<std::uint64_t>(p.rank) * addr32_words + table_words(p)) * 8 >= (std::uint64_t{1} << 31))
+        r.addr32 = false; // the Addr32Records hold their tables' offsets in 32 bits
     return r;
 }
 
 void encoder::record_routed_move(const plan::move_plan& p, const move_route& r, const std::vector<range>& reads, range write, bool hazards) {
     const std::uint32_t vec = r.vec;
-    const bool narrow = r.narrow;
+    const bool addr32 = r.addr32;
     const std::optional<pad_mode>& fold = r.fold;
     const std::uint64_t map_words = fold ? 0 : table_words(p);
     // the records, then the tables they point to: by address (Dim) or by byte offset from
-    // the records (NarrowRecord); 1 marks a folded dimension, 0 an affine one
-    const std::size_t record_words = narrow ? narrow_words : dim_words;
+    // the records (Addr32Record); 1 marks a folded dimension, 0 an affine one
+    const std::size_t record_words = addr32 ? addr32_words : dim_words;
     const meta_block meta = meta_alloc((static_cast<std::size_t>(p.rank) * record_words + static_cast<std::size_t>(map_words)) * 8);
     std::vector<std::int64_t> words;
     std::size_t next_map = static_cast<std::size_t>(p.rank) * record_words; // in words
@@ -343,13 +343,13 @@ void encoder::record_routed_move(const plan::move_plan& p, const move_route& r, 
             map = 1;
             count_stat(&recording_stats::folded);
         } else if (!d.is_affine()) {
-            map = static_cast<std::int64_t>(narrow ? next_map * 8 : meta.address + next_map * 8);
+            map = static_cast<std::int64_t>(addr32 ? next_map * 8 : meta.address + next_map * 8);
             next_map += static_cast<std::size_t>(detail::padded_count(d));
         }
-        if (narrow) {
-            const auto r = detail::narrow_record(d, static_cast<std::int32_t>(map));
-            words.resize(words.size() + narrow_words);
-            std::memcpy(words.data() + words.size() - narrow_words, r.data(), sizeof r);
+        if (addr32) {
+            const auto r = detail::addr32_record(d, static_cast<std::int32_t>(map));
+            words.resize(words.size() + addr32_words);
+            std::memcpy(words.data() + words.size() - addr32_words, r.data(), sizeof r);
         } else {
             words.insert(words.end(), {d.size, d.dst, d.src, d.key, map, d.lo, d.hi});
         }
@@ -375,9 +375,9 @@ void encoder::record_routed_move(const plan::move_plan& p, const move_route& r, 
                      p.index ? index_code(p.index_type) : 0u, p.clamp ? 1u : 0u, 0};
     key.vec = vec;
     key.unroll = vec > 1 ? ctx_->unroll_chunks() : p.elem == 16 ? ctx_->unroll_16() : 1;
-    key.narrow = narrow ? 1u : 0u;
+    key.narrow = addr32 ? 1u : 0u;
     key.fold = fold ? static_cast<std::uint32_t>(*fold) : detail::no_fold;
-    count_stat(&recording_stats::addr32, narrow ? 1 : 0);
+    count_stat(&recording_stats::addr32, addr32 ? 1 : 0);
     count_stat(&recording_stats::chunked, vec > 1 ? 1 : 0);
     if (hazards) barrier_for(reads, write);
     dispatch(key, pc, (pc.count + 256 * key.unroll - 1) / (256 * key.unroll));

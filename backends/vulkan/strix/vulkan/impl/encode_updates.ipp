@@ -28,7 +28,7 @@ std::uint64_t encoder::winner_row(const update_job& j) {
                : 1;
 }
 
-std::optional<plan::update_plan> encoder::wide_rows(const plan::update_plan& up, std::uint64_t row, std::uint32_t elem, std::uint64_t out_first) {
+std::optional<plan::update_plan> encoder::row_pieces(const plan::update_plan& up, std::uint64_t row, std::uint32_t elem, std::uint64_t out_first) {
     const std::uint64_t bytes = row * elem;
     if (elem >= 16 || bytes % 16 != 0 || out_first % 16 != 0 || reinterpret_cast<std::uintptr_t>(up.src) % 16 != 0) return std::nullopt;
     // the row's dimensions (the trailing ones, `row` elements) contiguous in the updates too;
@@ -187,7 +187,7 @@ void encoder::scatter_by_rows(const update_job& j, update_start& u, std::uint64_
     full_barrier();
     key.phase = 1;
     barrier_for(reads, out);
-    if (const auto w = wide_rows(up, row, elem, out.first)) { // pass 1 in 16-byte pieces
+    if (const auto w = row_pieces(up, row, elem, out.first)) { // pass 1 in 16-byte pieces
         push wp = p;
         wp.dims = upload_update_dims(*w);
         wp.count = n * elem / 16;
@@ -316,8 +316,8 @@ void encoder::reduce_by_buckets(const update_job& j, update_start& u) {
     key.phase = 6;
     dispatch(key, p); // no slot repeats: each update applied to its target
     // the other passes, dispatched indirectly: no work groups at all where no slot repeats (a
-    // pass whose groups all return at once still costs its launch: 0.1 ms and more for 16M
-    // invocations on the H200)
+    // pass whose groups all return at once still costs its launch: bench/NOTES.md, "Figures
+    // behind the encoder's choices")
     const std::uint64_t grids[5] = {tiles, blocks, (n + 255) / 256, (slots + 255) / 256, (n + 255) / 256};
     std::vector<std::int64_t> sizes;
     for (const std::uint64_t gs : grids) {
