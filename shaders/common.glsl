@@ -18,7 +18,7 @@ layout(constant_id = 2) const uint INDEX_TYPE = 0;
 // 0: error (clamp and raise the flag), 1: clamp
 layout(constant_id = 3) const uint POLICY = 0;
 // 1: more than 2^32 invocations, so coordinates are decomposed in 64 bits; 0: in 32 bits
-layout(constant_id = 5) const uint WIDE = 1;
+layout(constant_id = 5) const uint ADDR64 = 1;
 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Words { uint w[]; };
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer Chunks { uvec4 v[]; };
@@ -104,12 +104,12 @@ void raise_flag() {
 }
 
 // Coordinate k of invocation i: (i / (product of the sizes after k)) % size, computed by the
-// caller one dimension at a time from the innermost; in 32 bits unless the call is WIDE. The
+// caller one dimension at a time from the innermost; in 32 bits unless the call is ADDR64. The
 // outermost dimension (k == 0) takes rem itself, already below its size: no division (rank-1
 // scatters had one per update).
 int64_t next_coordinate(inout uint64_t rem, int64_t size, bool outermost) {
     if (outermost) return int64_t(rem);
-    if (WIDE == 0) {
+    if (ADDR64 == 0) {
         const uint r = uint(rem), n = uint(size);
         rem = uint64_t(r / n);
         return int64_t(r % n);
@@ -132,7 +132,7 @@ void copy_element(uint64_t d, uint64_t s) {
     } else if (ELEM == 8) {
         Words(d).w[0] = Words(s).w[0];
         Words(d).w[1] = Words(s).w[1];
-    } else if (ELEM == 16) { // only plans widened to 16-byte elements, whose addresses are 16-byte aligned
+    } else if (ELEM == 16) { // only plans regrouped into 16-byte elements, whose addresses are 16-byte aligned
         Chunks(d).v[0] = Chunks(s).v[0];
     } else {
 #if SMALL_STORAGE

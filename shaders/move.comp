@@ -8,10 +8,10 @@
 // VEC > 1 (16 / ELEM): the output is contiguous in plan order and 16-byte aligned; a chunk of
 // VEC consecutive elements is assembled and written as one 16-byte store. The coordinates are
 // decomposed once per chunk and then stepped, so the division cost is shared by VEC elements.
-// NARROW: the same in 32-bit arithmetic, where the plan's offsets fit (most calls): 64-bit
-// multiplies and divisions are several instructions each, and they, not the memory, had
-// limited the chunk path (pads 0.63 of the copy in 64 bits, 0.84 in 32).
-// UNROLL: 16-byte elements (plans widened on the host) and chunks are moved UNROLL per
+// ADDR32: the same in 32-bit arithmetic, where the plan's offsets fit (most calls): 64-bit
+// multiplies and divisions are several instructions each, and they, not the memory, limit the
+// chunk path (bench/NOTES.md, "Figures behind the encoder's choices").
+// UNROLL: 16-byte elements (plans regrouped on the host) and chunks are moved UNROLL per
 // invocation, 256 apart (coalesced), all loads before any store, so that enough loads are in
 // flight to reach the memory's bandwidth.
 #include "common.glsl"
@@ -21,7 +21,7 @@ layout(constant_id = 9) const uint UNROLL = 1;
 // 1: elements and chunks are located in 32-bit arithmetic. The host has checked that every
 // coordinate and every sum of output, source and key terms fits in an int, and that the
 // innermost dimension holds VEC elements or more (a chunk then crosses at most one row end).
-layout(constant_id = 10) const uint NARROW = 0;
+layout(constant_id = 10) const uint ADDR32 = 0;
 
 const int64_t NO_SOURCE = int64_t(0x8000000000000000ul);
 
@@ -36,17 +36,19 @@ int64_t resolve_deferred(uint64_t a, int64_t n) {
     return v;
 }
 
-// The fold of every padded dimension, computed on the NARROW path instead of loaded from the
+// The fold of every padded dimension, computed on the ADDR32 path instead of loaded from the
 // dimension's table: strix::pad_mode's value (PAD_*), or NO_FOLD (tables). The host checked that
-// the pads lie within one period. The table's load, which the element's load waited for,
-// measured 0.08 of the copy's time on pads; a fold chosen at run time (with a division for pads
-// wider than a period) cost more than the load.
+// the pads lie within one period. The element's own load waits for the table's; a fold chosen at
+// run time (with a division for pads wider than a period) costs more than that load
+// (bench/NOTES.md, "Figures behind the encoder's choices").
 const uint NO_FOLD = 0xffffffffu;
 layout(constant_id = 11) const uint FOLD = NO_FOLD;
 const uint PAD_CONSTANT = 0, PAD_EDGE = 1, PAD_REFLECT = 2, PAD_SYMMETRIC = 3, PAD_WRAP = 4;
 
-// The source coordinate of coordinate j outside [0, n) of the input's n, or -1 (fill); the pad
-// lies within one period of the fold (checked on the host).
+// The source coordinate of coordinate j outside [0, n) of the input's n, or -1 (fill), as
+// plan::fold_source gives it where the host's detail::shader_fold_exact holds (the pad lies
+// within one period of the fold, the coordinates fit an int): this function's precondition,
+// which test/vulkan_test.cpp checks by running it.
 int fold(int j, int n) {
     if (FOLD == PAD_CONSTANT) return -1;
     if (FOLD == PAD_EDGE) return j < 0 ? 0 : n - 1;
@@ -65,18 +67,18 @@ int64_t term(const Dim dim, int64_t c) {
     return Offsets(uint64_t(dim.map)).o[uint(c < dim.lo ? c : dim.lo + c - dim.hi)];
 }
 
-// A plan dimension on the NARROW path: the host writes these 48-byte records instead of Dim
+// A plan dimension on the ADDR32 path: the host writes these 48-byte records instead of Dim
 // (three 16-byte loads instead of seven 8-byte ones). a: size, src, lo, hi; b: dst, key, map
 // (0: affine; else padded: FOLD computes the term, or its table lies at pc.dims + map bytes);
 // c: the multiplier and shift that divide by size, x / size == (x * c.x) >> c.y for every x
-// below 2^31 (a division is some twenty instructions; with sizes made compile-time
-// constants, pads read 0.94-0.98 of the copy where run-time divisions read 0.82-0.92).
-struct NarrowRecord {
+// below 2^31 (a division is some twenty instructions: run-time divisions slowed pads against
+// sizes made compile-time constants, bench/NOTES.md, "Figures behind the encoder's choices").
+struct Addr32Record {
     ivec4 a;
     ivec4 b;
     uvec4 c;
 };
-layout(buffer_reference, std430, buffer_reference_align = 16) buffer NarrowDims { NarrowRecord d[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer Addr32Dims { Addr32Record d[]; };
 
 struct Dim32 {
     int size;
@@ -92,8 +94,8 @@ struct Dim32 {
 
 const int NO_SOURCE32 = int(0x80000000u);
 
-Dim32 narrow_dim(int k) {
-    const NarrowRecord r = NarrowDims(pc.dims).d[k];
+Dim32 addr32_dim(int k) {
+    const Addr32Record r = Addr32Dims(pc.dims).d[k];
     return Dim32(r.a.x, r.a.y, r.a.z, r.a.w, r.b.x, r.b.y, r.b.z, r.c.x, r.c.y);
 }
 
@@ -119,13 +121,13 @@ int term32(const Dim32 dim, int c) {
     return o == NO_SOURCE ? NO_SOURCE32 : int(o);
 }
 
-// locate_one in 32-bit arithmetic (NARROW).
+// locate_one in 32-bit arithmetic (ADDR32).
 void locate32(uint i, out uint64_t dst_address, out uint64_t src_address, out bool fill) {
     uint rem = i;
     int dst = 0, src = 0, key = 0;
     fill = false;
     for (int k = int(RANK) - 1; k >= 0; --k) {
-        const Dim32 dim = narrow_dim(k);
+        const Dim32 dim = addr32_dim(k);
         const int c = next_coordinate32(rem, dim, k == 0);
         dst += c * dim.dst;
         key += c * dim.key;
@@ -141,7 +143,7 @@ void locate32(uint i, out uint64_t dst_address, out uint64_t src_address, out bo
 
 // Where element i goes (dst) and comes from (src), or that it is the fill value.
 void locate_one(uint64_t i, out uint64_t dst_address, out uint64_t src_address, out bool fill) {
-    if (NARROW != 0) {
+    if (ADDR32 != 0) {
         locate32(uint(i), dst_address, src_address, fill);
         return;
     }
@@ -171,8 +173,8 @@ void move_one(uint64_t i) {
     else copy_element(d, s);
 }
 
-// A 16-byte element (plans widened to ELEM == 16): its value and where it goes.
-uvec4 load_wide(uint64_t i, out uint64_t d) {
+// A 16-byte element (plans regrouped into ELEM == 16): its value and where it goes.
+uvec4 load_element16(uint64_t i, out uint64_t d) {
     uint64_t s;
     bool fill;
     locate_one(i, d, s, fill);
@@ -261,7 +263,7 @@ uvec4 load_chunk32(uint i) {
     const int R = int(RANK) - 1;
     Dim32 dim[8];
     int c[8];
-    [[unroll]] for (int k = 0; k <= R; ++k) dim[k] = narrow_dim(k);
+    [[unroll]] for (int k = 0; k <= R; ++k) dim[k] = addr32_dim(k);
     const int W = dim[R].size;
     uint rem = i * VEC;
     const int col = next_coordinate32(rem, dim[R], R == 0);
@@ -297,7 +299,7 @@ uvec4 load_chunk32(uint i) {
 }
 
 uvec4 chunk_at(uint64_t i) {
-    return NARROW != 0 ? load_chunk32(uint(i)) : load_chunk(i);
+    return ADDR32 != 0 ? load_chunk32(uint(i)) : load_chunk(i);
 }
 
 void main() {
@@ -321,7 +323,7 @@ void main() {
         const uint64_t i = first + k * 256u;
         if (i >= pc.count) break;
         if (VEC == 1) {
-            v[k] = load_wide(i, d[k]);
+            v[k] = load_element16(i, d[k]);
         } else {
             v[k] = chunk_at(i);
             d[k] = pc.dst + i * 16ul;

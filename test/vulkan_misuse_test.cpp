@@ -156,7 +156,7 @@ TEST_CASE("vulkan misuse: views of another context, of a destroyed tensor or of 
     const host_tensor idx = int64s({3, 1});
     const vk::device_tensor xa = vk::upload(a, x.view()), ia = vk::upload(a, idx.view());
     const vk::device_tensor xb = vk::upload(b, x.view()), ib = vk::upload(b, idx.view()), ob(b, dtype::float32, {2});
-    vk::stream s(b);
+    vk::stream s(b, {.stats = true});
     const std::string foreign = thrown([&] { s.gather(xa.view(), ib.view(), ob.view()); });
     CHECK(contains(foreign, "strix::vulkan::gather: the input (a [16] float32 device view) belongs to another context"));
     std::optional<vk::device_tensor> gone(vk::upload(b, idx.view()));
@@ -176,7 +176,7 @@ TEST_CASE("vulkan misuse: views of another context, of a destroyed tensor or of 
     s.run();
     const float want[] = {3, 1};
     CHECK(std::memcmp(read_back(b, ob).data(), want, 8) == 0);
-    CHECK(vk::detail::counters_of(s).dispatches == 2); // its index check and its move
+    CHECK(s.stats().dispatches == 2); // its index check and its move
 }
 
 TEST_CASE("vulkan misuse: a view enlarged past its buffer is refused by every operator", "[vulkan][misuse]") {
@@ -235,12 +235,12 @@ TEST_CASE("vulkan misuse: an operator refused half-way leaves the stream as it w
     host_tensor one(dtype::float64, {1});
     reinterpret_cast<double*>(one.data())[0] = 5;
     const vk::device_tensor upd = vk::upload(ctx, one.view());
-    vk::stream s(ctx);
-    const auto before = vk::detail::counters_of(s);
+    vk::stream s(ctx, {.stats = true});
+    const auto before = s.stats();
     const std::string why = thrown([&] { s.scatter(dx.view(), bad.view(), upd.view(), out.view(), {0, strix::index_policy::error, strix::scatter_reduction::add}); });
     CHECK(contains(why, "float64 add and mul reductions need shaderFloat64"));
-    CHECK(vk::detail::counters_of(s).dispatches == before.dispatches);
-    CHECK(vk::detail::counters_of(s).barriers == before.barriers);
+    CHECK(s.stats().dispatches == before.dispatches);
+    CHECK(s.stats().barriers == before.barriers);
     // a later gather with a bad index is blamed on the gather, the only operator recorded
     const host_tensor g = iota({4});
     const vk::device_tensor dg = vk::upload(ctx, g.view()), gout(ctx, dtype::float32, {1});
@@ -380,9 +380,9 @@ TEST_CASE("vulkan misuse: index checks share barriers, and come after the last w
         const vk::device_tensor di = vk::upload(ctx, idx.view());
         std::vector<vk::device_tensor> outs;
         for (int k = 0; k < 20; ++k) outs.emplace_back(ctx, dtype::float32, shape{4, 16});
-        vk::stream s(ctx);
+        vk::stream s(ctx, {.stats = true});
         for (auto& o : outs) s.gather(dt.view(), di.view(), o.view());
-        const auto& c = vk::detail::counters_of(s);
+        const auto& c = s.stats();
         CHECK(c.barriers == 1); // the first gather's check before its move; the others share that check
         CHECK(c.shared_checks == 19);
         CHECK(c.dispatches == 21);
@@ -397,10 +397,10 @@ TEST_CASE("vulkan misuse: index checks share barriers, and come after the last w
             outs.emplace_back(ctx, dtype::float32, shape{3, 16});
             vk::detail::upload_into(ctx, outs.back().storage(), 0, filled({3, 16}, -1.0f).view());
         }
-        vk::stream s(ctx);
+        vk::stream s(ctx, {.stats = true});
         for (int k = 0; k < 10; ++k) s.gather(dt.view(), idx[static_cast<std::size_t>(k)].view(), outs[static_cast<std::size_t>(k)].view());
-        CHECK(vk::detail::counters_of(s).barriers == 1);
-        CHECK(vk::detail::counters_of(s).hoisted == 9);
+        CHECK(s.stats().barriers == 1);
+        CHECK(s.stats().hoisted == 9);
         const std::string err = thrown([&] { s.run(); });
         CHECK(err.rfind("strix::gather: ", 0) == 0); // the eighth, whose index 64 is out of range
         CHECK(contains(err, "64"));
@@ -420,9 +420,9 @@ TEST_CASE("vulkan misuse: index checks share barriers, and come after the last w
             outs.emplace_back(ctx, dtype::float32, shape{2, 16});
             vk::detail::upload_into(ctx, outs.back().storage(), 0, filled({2, 16}, -1.0f).view());
         }
-        vk::stream s(ctx);
+        vk::stream s(ctx, {.stats = true});
         for (auto& o : outs) s.gather(dt.view(), di.view(), o.view());
-        CHECK(vk::detail::counters_of(s).shared_checks == 2);
+        CHECK(s.stats().shared_checks == 2);
         CHECK(thrown([&] { s.run(); }).rfind("strix::gather: ", 0) == 0);
         for (auto& o : outs) CHECK(same_bytes(read_back(ctx, o), filled({2, 16}, -1.0f)));
     }
@@ -434,12 +434,12 @@ TEST_CASE("vulkan misuse: index checks share barriers, and come after the last w
             const vk::device_tensor first(ctx, dtype::float32, {2, 16}), out(ctx, dtype::float32, {2, 16});
             const host_tensor sentinel = filled({2, 16}, -1.0f);
             vk::detail::upload_into(ctx, out.storage(), 0, sentinel.view());
-            vk::stream s(ctx);
+            vk::stream s(ctx, {.stats = true});
             s.gather(dt.view(), di.view(), first.view()); // a segment behind a barrier exists
             s.copy(dsrc.view(), di.view());               // the indices change in the stream
             s.gather(dt.view(), di.view(), out.view());   // its check must see the copy's indices
-            CHECK(vk::detail::counters_of(s).hoisted == 0);
-            CHECK(vk::detail::counters_of(s).shared_checks == 0); // not the first gather's check: the copy wrote since
+            CHECK(s.stats().hoisted == 0);
+            CHECK(s.stats().shared_checks == 0); // not the first gather's check: the copy wrote since
             const std::string err = thrown([&] { s.run(); });
             if (bad) {
                 CHECK(err.rfind("strix::gather: ", 0) == 0);

@@ -196,10 +196,10 @@ TEST_CASE("vulkan: the parts of one join need no barrier between them", "[vulkan
     const host_tensor x = random_tensor(g, dtype::uint16, {3, 4});
     const vk::device_tensor dx = vk::upload(ctx, x.view());
     const vk::device_tensor out(ctx, dtype::uint16, {3, 12});
-    vk::stream s(ctx);
+    vk::stream s(ctx, {.stats = true});
     const vk::device_view parts[] = {dx.view(), dx.view(), dx.view()};
     s.join(parts, out.view(), {1});
-    CHECK(strix::vulkan::detail::counters_of(s).barriers == 0);
+    CHECK(s.stats().barriers == 0);
     s.run();
     const any_cview hparts[] = {x.view(), x.view(), x.view()};
     CHECK(same_bytes(read_back(ctx, out), strix::join(hparts, {1})));

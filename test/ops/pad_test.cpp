@@ -512,10 +512,10 @@ TEST_CASE("vulkan: pad folds computed in 32-bit arithmetic equal the tables and 
                              << str(c.start) << ", end " << str(c.end));
                 const host_tensor want = strix::pad(x.view(), d);
                 const vk::device_tensor out(ctx, c.type, want.sizes());
-                vk::stream s(ctx);
+                vk::stream s(ctx, {.stats = true});
                 s.pad(dx.view(), out.view(), d);
-                CHECK(strix::vulkan::detail::counters_of(s).narrow == (wide ? 0 : 1));
-                CHECK(strix::vulkan::detail::counters_of(s).folded == (folded ? mapped : 0));
+                CHECK(s.stats().addr32 == (wide ? 0 : 1));
+                CHECK(s.stats().folded == (folded ? mapped : 0));
                 s.run();
                 CHECK(same_bytes(read_back(ctx, out), want));
             }

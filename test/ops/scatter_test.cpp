@@ -720,9 +720,9 @@ TEST_CASE("vulkan: plain scatter claims its targets in one atomic per update, fu
         out.sizes = c.in;
         out.strides = strides;
         strix::scatter(c.in_place ? strix::any_cview(hout) : x.view(), idx.view(), upd.view(), hout, d);
-        vk::stream s(ctx);
+        vk::stream s(ctx, {.stats = true});
         s.scatter(c.in_place ? out : dx.view(), didx.view(), dupd.view(), out, d);
-        CHECK(strix::vulkan::detail::counters_of(s).claim_scatters == (claims && c.takes_claims ? 1 : 0));
+        CHECK(s.stats().claim_scatters == (claims && c.takes_claims ? 1 : 0));
         s.run();
         CHECK(same_bytes(read_back(ctx, dout), want));
     }

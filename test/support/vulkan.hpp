@@ -357,11 +357,11 @@ inline void differential(vk::context& ctx, const arenas& initial, const std::vec
     for (const auto& p : ops) dviews.push_back(device_view(dev_mem, p));
     outcome og;
     {
-        vk::stream s(ctx);
+        vk::stream s(ctx, {.stats = true});
         og = capture([&] { dev(s, dviews); });
-        t.tiled += strix::vulkan::detail::counters_of(s).tiled > 0 ? 1 : 0;
-        t.rows += strix::vulkan::detail::counters_of(s).row_scatters > 0 ? 1 : 0;
-        t.wide_rows += strix::vulkan::detail::counters_of(s).wide_row_scatters > 0 ? 1 : 0;
+        t.tiled += s.stats().tiled > 0 ? 1 : 0;
+        t.rows += s.stats().row_scatters > 0 ? 1 : 0;
+        t.wide_rows += s.stats().row_piece_scatters > 0 ? 1 : 0;
         if (!og.threw) {
             og = capture([&] { s.run(); });
             og.at_run = og.threw;

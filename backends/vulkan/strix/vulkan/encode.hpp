@@ -22,18 +22,18 @@ namespace detail {
 /// innermost dimension copies a contiguous row on both sides and every address, stride and
 /// offset of the plan is a multiple of w (so are the rows' lengths in bytes); nullopt otherwise.
 /// A join, split or row gather of float32 rows then moves 16 bytes per invocation.
-std::optional<plan::move_plan> widened(const plan::move_plan& p);
+std::optional<plan::move_plan> regrouped(const plan::move_plan& p);
 
 /// Elements per invocation of a move: 16 / elem when the output is contiguous in plan order,
 /// 16-byte aligned and a whole number of 16-byte chunks (each invocation then writes one
 /// chunk), else 1.
 std::uint32_t chunk_elements(const plan::move_plan& p);
 
-/// Whether a move can be located in 32-bit arithmetic (move.comp's NARROW): fewer than 2^31
+/// Whether a move can be located in 32-bit arithmetic (move.comp's ADDR32): fewer than 2^31
 /// elements, every sum of output, source and key terms inside an int, and, for chunks of `vec`
 /// elements, an innermost dimension of `vec` elements or more (so a chunk crosses at most one
 /// row end). The gathered index's term is added in 64 bits and needs no bound.
-bool narrow_fits(const plan::move_plan& p, std::uint32_t vec);
+bool fits_addr32(const plan::move_plan& p, std::uint32_t vec);
 
 /// A multiplier m and shift s that divide every x below 2^31 by d (1 <= d < 2^31):
 /// x / d == (x * m) >> s, with s = 31 + ceil(log2 d) and m = ceil(2^s / d) < 2^32. The
@@ -41,9 +41,9 @@ bool narrow_fits(const plan::move_plan& p, std::uint32_t vec);
 /// too little to reach the next quotient.
 std::pair<std::uint32_t, std::uint32_t> divider(std::int64_t d);
 
-/// move.comp's NarrowRecord of a dimension (48 bytes), `map` its table's byte offset from the
+/// move.comp's Addr32Record of a dimension (48 bytes), `map` its table's byte offset from the
 /// records, 1 for a folded dimension, 0 for an affine one.
-std::array<std::int32_t, 12> narrow_record(const plan::move_dim& d, std::int32_t map);
+std::array<std::int32_t, 12> addr32_record(const plan::move_dim& d, std::int32_t map);
 
 /// move.comp's FOLD when no fold is computed (the padded dimensions' terms come from tables);
 /// else FOLD is the pad_mode itself.
@@ -52,21 +52,24 @@ static_assert(static_cast<int>(pad_mode::constant) == 0 && static_cast<int>(pad_
                   static_cast<int>(pad_mode::symmetric) == 3 && static_cast<int>(pad_mode::wrap) == 4,
               "move.comp's PAD_* constants are pad_mode's values");
 
-/// move.comp's fold() in C++: the source coordinate of coordinate j outside [0, n) under `mode`
-/// (-1: fill), or nothing where the shader cannot compute it: it takes no division, so a pad
-/// must lie within one period of the fold.
-std::optional<std::int64_t> shader_fold(pad_mode mode, std::int64_t j, std::int64_t n);
+/// move.comp's precondition for computing the padded terms of `d` with FOLD = `m` (its fold()
+/// takes no division, in int arithmetic): that fold() then returns plan::fold_source(m, j, n)
+/// for every padded coordinate j of d, n = hi - lo. It holds where d's coordinates fit an int
+/// and, for the folds with a period p (reflect 2n - 2, symmetric 2n, wrap n), every padded j
+/// lies in [-p, 2p): j runs from -lo to -1 and from n to size - lo - 1. Constant, edge and a
+/// one-element reflect have no period; the other folds need a source to repeat (n > 0). The
+/// shader test in test/vulkan_test.cpp runs move.comp against plan::fold_source to hold this
+/// to the GLSL.
+bool shader_fold_exact(pad_mode m, const plan::move_dim& d);
 
-/// Whether shader_fold under `m` gives every padded coordinate of a padded dimension its plan
-/// term: its coordinates fit an int; `m` is the dimension's own fold, or any fold but constant
-/// where the source has one element (each then repeats it, as edge does); and the pads lie
-/// within one period of `m` (constant and edge have none; a one-element reflect repeats it).
-/// The padded j run from -lo to -1 and from n to size - lo - 1.
+/// Whether the shader's fold `m` gives every padded coordinate of a padded dimension its plan
+/// term: `m` is the dimension's own fold, or any fold but constant where the source has one
+/// element (each then repeats it, as plan::fold_source says), and shader_fold_exact(m, d).
 bool shader_folds(const plan::move_dim& d, pad_mode m);
 bool shader_folds(const plan::move_dim& d);
 
 /// The fold every padded dimension of a plan has and the shader computes (move.comp's FOLD), or
-/// nothing (no padded dimension, different folds, or one the shader cannot compute): the narrow
+/// nothing (no padded dimension, different folds, or one the shader cannot compute): the 32-bit
 /// path then computes the padded coordinates' terms instead of loading them from tables, a load
 /// that the element's own load would wait for.
 std::optional<pad_mode> plan_fold(const plan::move_plan& p);
@@ -179,9 +182,9 @@ protected:
 
     /// Whether a scatter without a reduction takes the claim path (reduce.comp, PHASE 4 and 5):
     /// at most 4 target slots per update, since its last pass reads every slot's claim (4-byte
-    /// elements need 64-bit atomics, for claims that hold the value too). On the H200 it
-    /// replaced an atomic whose result each update waited for, then a store, with one atomic
-    /// nobody waits for (bench/NOTES.md). context::scatter_claims() turns it off.
+    /// elements need 64-bit atomics, for claims that hold the value too). It replaces an atomic
+    /// whose result each update waits for, then a store, with one atomic nobody waits for
+    /// (bench/NOTES.md, "Figures behind the encoder's choices"). context::scatter_claims() turns it off.
     [[nodiscard]] bool claims_scatter(const device_view& output, std::uint64_t n) const;
 
     /// Elements per winner of a scatter without a reduction (scatter.comp's rows): the trailing
@@ -196,7 +199,7 @@ protected:
     /// rows of `row` elements span whole pieces and lie contiguous, 16-byte aligned, in the updates
     /// as in the output (whose first byte is `out_first`), the row's dimensions become one of
     /// 16-byte elements; nothing elsewhere. 8192 rows of 4096 floats: 8M invocations, not 32M.
-    [[nodiscard]] static std::optional<plan::update_plan> wide_rows(const plan::update_plan& up, std::uint64_t row, std::uint32_t elem,
+    [[nodiscard]] static std::optional<plan::update_plan> row_pieces(const plan::update_plan& up, std::uint64_t row, std::uint32_t elem,
                                                                     std::uint64_t out_first);
 
     /// Whether a view's elements lie in C order without gaps (size-1 dimensions aside).
@@ -226,10 +229,7 @@ protected:
     std::pair<std::uint64_t, std::uint64_t> record_resolve(const device_view& indices, int tuple_rank, std::int64_t k, std::vector<std::int64_t> dims,
                                                            std::int64_t bias, index_policy policy, bool table);
 
-    /// Records the update passes of scatter / scatter-nd. Without a reduction the last update
-    /// per target wins: the claim path (see claims_scatter), else scatter.comp's two passes, the
-    /// second only where a target repeats. With one: atomics (one pass), or — deterministic, or 8-byte
-    /// elements on a device without 64-bit atomics — the bucket path in C order of the updates.
+    /// Records the update passes of scatter / scatter-nd, by the strategy choose_scatter picks.
     /// Targets are numbered by their distance from the output's lowest address (slots).
     void record_updates(const update_job& j);
 
@@ -239,8 +239,21 @@ protected:
 
     /// Records one move plan; `hazards` false when the caller has already placed the barrier.
     /// Contiguous rows move in 16-byte (or 8-, 4-byte) elements where the plan's alignment
-    /// allows (widen), and a contiguous output is written 16 bytes per invocation (chunk_elements).
+    /// allows (regrouped), and a contiguous output is written 16 bytes per invocation (chunk_elements).
     void record_move(const plan::move_plan& original, const std::vector<range>& reads, range write, bool hazards = true);
+    /// How move.comp runs a plan (off the tile path): `vec` elements per invocation
+    /// (chunk_elements), located in 32-bit arithmetic or not (fits_addr32), and the fold the
+    /// shader computes for the padded dimensions (plan_fold; else it reads their tables).
+    struct move_route {
+        std::uint32_t vec = 1;
+        bool addr32 = false;
+        std::optional<pad_mode> fold;
+    };
+    [[nodiscard]] move_route route_move(const plan::move_plan& p) const;
+    /// Records the plan on move.comp as `r` says.
+    void record_routed_move(const plan::move_plan& p, const move_route& r, const std::vector<range>& reads, range write, bool hazards);
+    /// The words of a plan's tables of padded terms; throws where one dimension has 2^32 or more.
+    static std::uint64_t table_words(const plan::move_plan& p);
     /// record_move's tile path (tile_plan said it applies).
     void record_tiled(const plan::move_plan& p, const detail::tile_layout& t, const std::vector<range>& reads, range write, bool hazards);
 
@@ -251,6 +264,41 @@ protected:
     std::vector<index_check> checks_;
 
     friend host_tensor download_view(context& ctx, const device_view& v);
+
+private:
+    /// The ways record_updates applies a scatter's updates. Without a reduction the last
+    /// update per target wins: claims (reduce.comp's PHASE 4 and 5, see claims_scatter), rows
+    /// (one winner per row of elements, scatter.comp's PHASE 2 then 1, see winner_row), else
+    /// winners (scatter.comp's two passes, the second only where a target repeats). With a
+    /// reduction: atomics (one pass), or buckets (the updates sorted by target and folded in
+    /// their C order: deterministic, and the only way for 8-byte elements on a device without
+    /// 64-bit atomics).
+    enum class scatter_strategy : std::uint8_t { claims, rows, winners, atomics, buckets };
+    struct scatter_route {
+        scatter_strategy strategy;
+        std::uint64_t row; ///< rows: elements per winner (winner_row); else 1
+    };
+    /// The cost model of scatters: which strategy records the `n` updates of `j`.
+    [[nodiscard]] scatter_route choose_scatter(const update_job& j, std::uint64_t n) const;
+
+    /// What every strategy starts from: the push constants of the update plan (its Dim records
+    /// uploaded), the output's bytes and slots, the pipeline key's fields, the hazards' reads.
+    struct update_start {
+        push p{};
+        std::uint64_t n = 0, slots = 0;
+        std::uint32_t elem = 0, rank = 0, policy = 0, index_type = 0;
+        range out{};
+        std::vector<range> reads;
+    };
+    /// An update plan's Dim records, uploaded.
+    VkDeviceAddress upload_update_dims(const plan::update_plan& q);
+    void scatter_by_claims(const update_job& j, update_start& u);
+    void scatter_by_rows(const update_job& j, update_start& u, std::uint64_t row);
+    void scatter_by_winners(update_start& u);
+    void reduce_by_atomics(const update_job& j, update_start& u);
+    /// The bucket path: (slot, update number) pairs sorted stably by slot, each slot's run
+    /// folded in C order.
+    void reduce_by_buckets(const update_job& j, update_start& u);
 };
 
 host_tensor download_view(context& ctx, const device_view& v);

@@ -5,19 +5,23 @@
 /// and writes. It knows nothing of operators (encode.hpp turns plans into dispatches).
 
 #include <bit>
+#include <memory>
 #include <vector>
 
 #include "strix/vulkan/context.hpp"
 
-namespace strix::vulkan::detail {
+namespace strix::vulkan {
 
-/// What a recording has done, for tests and benchmarks (not API: read it with counters_of).
-struct counters {
+/// What a recording did, for tests and benchmarks: counted only where asked for
+/// (stream_options::stats, or collect_stats(true) before recording), else left at 0 at the
+/// cost of a null-pointer check per event.
+struct recording_stats {
     int barriers = 0, dispatches = 0;
-    /// moves with wider elements (widened), with 16-byte output chunks, copies by the plain copy shader
-    int widened = 0, chunked = 0, plain_copies = 0;
-    /// moves located in 32-bit arithmetic, and pad dimensions whose fold they computed
-    int narrow = 0, folded = 0;
+    /// moves regrouped into wider elements (see detail::regrouped), moves writing 16-byte
+    /// output chunks, copies by the plain copy shader
+    int regrouped = 0, chunked = 0, plain_copies = 0;
+    /// moves located with 32-bit addressing, and the padded dimensions whose fold they computed
+    int addr32 = 0, folded = 0;
     /// index check passes placed in an earlier segment of the stream, needing no barrier of their own
     int hoisted = 0;
     /// operators that shared an earlier operator's index check (the same indices and axis size)
@@ -28,9 +32,13 @@ struct counters {
     int claim_scatters = 0;
     /// scatters without a reduction that kept one winner per row of elements (scatter.comp's PHASE 2)
     int row_scatters = 0;
-    /// of those, the ones whose row pass moved 16-byte pieces (encoder::wide_rows)
-    int wide_row_scatters = 0;
+    /// of those, the ones whose row pass moved 16-byte pieces (encoder::row_pieces)
+    int row_piece_scatters = 0;
 };
+
+} // namespace strix::vulkan
+
+namespace strix::vulkan::detail {
 
 /// Records into `target`, or into the command buffer of the frame it takes from the context
 /// (begin_own / submit_own / wait_own). Holds the frame — metadata, scratch, the flag word —
@@ -39,7 +47,14 @@ class recorder {
 public:
     recorder(const recorder&) = delete;
     recorder& operator=(const recorder&) = delete;
-    friend const counters& counters_of(const recorder& r);
+
+    /// What the recording did since stats were asked for (all 0 when they were not).
+    [[nodiscard]] recording_stats stats() const { return stats_ ? *stats_ : recording_stats{}; }
+    /// Counts from now on (from 0 if not counting yet), or stops counting (and forgets).
+    void collect_stats(bool on) {
+        if (!on) stats_.reset();
+        else if (!stats_) stats_ = std::make_unique<recording_stats>();
+    }
 
 protected:
     recorder(context& ctx, VkCommandBuffer target) : ctx_(&ctx), frame_(ctx.acquire_frame()) { cmd_ = target ? target : frame_->cmd; }
@@ -108,7 +123,7 @@ protected:
     };
     static_assert(sizeof(push) <= 128);
     static constexpr std::size_t dim_words = 7; // int64 fields of a Dim record (shaders/common.glsl)
-    static constexpr std::size_t narrow_words = 6; // 8-byte words of a NarrowRecord (shaders/move.comp)
+    static constexpr std::size_t addr32_words = 6; // 8-byte words of an Addr32Record (shaders/move.comp)
 
     static std::uint32_t index_code(dtype t);
 
@@ -152,9 +167,9 @@ protected:
 
     void transfer_barrier();
 
-    /// 64-bit coordinate arithmetic only for calls of 2^32 or more invocations (or when
-    /// context_options::wide_arithmetic forces it).
-    bool wide(std::uint64_t count) const { return ctx_->wide_arithmetic() || count >= (std::uint64_t{1} << 32); }
+    /// 64-bit addressing (the shaders' ADDR64) only for calls of 2^32 or more invocations (or
+    /// when context_options::wide_arithmetic forces it).
+    bool addr64(std::uint64_t count) const { return ctx_->wide_arithmetic() || count >= (std::uint64_t{1} << 32); }
 
     /// The 2-D grid of `groups` work groups (x, y) within the device's limits.
     std::pair<std::uint32_t, std::uint32_t> grid(std::uint64_t groups) const;
@@ -220,7 +235,7 @@ protected:
     /// What an operator may change in the recorder before it fails: restored when it throws.
     struct op_state {
         std::vector<range> written, read;
-        counters count;
+        recording_stats count; // (all 0 when not counting)
         std::size_t meta_chunk, meta_used, guard_chunk, guard_used, owners;
         std::vector<bool> scratch_used;
         std::size_t segments;
@@ -239,7 +254,11 @@ protected:
     std::size_t meta_chunk_ = 0, meta_used_ = 0; // the metadata chunk being filled, and how far
     std::size_t guard_chunk_ = 0, guard_used_ = 0; // the guard chunk being filled, and how far (in words)
     std::vector<range> written_, read_;
-    counters counters_;
+    /// Adds `by` to a statistic, when they are collected.
+    void count_stat(int recording_stats::*field, int by = 1) {
+        if (stats_) (*stats_).*field += by;
+    }
+    std::unique_ptr<recording_stats> stats_; // null: not collected
     bool own_pending_ = false; // the frame's command buffer was submitted and not yet waited for
     bool closed_ = false;      // recording is over (a stream after submit)
     /// The strix buffers the recorded operators use (serial numbers): checked and pinned at
@@ -249,7 +268,5 @@ protected:
     bool pinned_ = false;        // owners_ pinned for a submission not yet waited for
     bool pin_on_record_ = false; // command_recorder: each operator's buffers pinned as it records, until destroyed
 };
-
-inline const counters& counters_of(const recorder& r) { return r.counters_; }
 
 } // namespace strix::vulkan::detail

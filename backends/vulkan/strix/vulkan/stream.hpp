@@ -14,6 +14,9 @@ struct stream_options {
     /// on some devices (lavapipe) the query reset and the two timestamps cost more than a small
     /// operator.
     bool timestamps = false;
+    /// Count what the stream records (dispatches, barriers, the paths its operators take), for
+    /// stats(); collect_stats(true) does the same later. Off by default.
+    bool stats = false;
 };
 
 /// Records operators on device views and runs them together. One thread at a time.

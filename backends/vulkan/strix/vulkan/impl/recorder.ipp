@@ -100,7 +100,7 @@ void recorder::emit(const command& c) {
 }
 
 auto recorder::save_state() const -> op_state {
-    return {written_, read_, counters_, meta_chunk_, meta_used_, guard_chunk_, guard_used_, owners_.size(), frame_->scratch_used,
+    return {written_, read_, stats_ ? *stats_ : recording_stats{}, meta_chunk_, meta_used_, guard_chunk_, guard_used_, owners_.size(), frame_->scratch_used,
             seg_writes_.size(), seg_writes_.back()};
 }
 
@@ -108,7 +108,7 @@ void recorder::restore_state(op_state&& s) {
     pending_.clear();
     written_ = std::move(s.written);
     read_ = std::move(s.read);
-    counters_ = s.count;
+    if (stats_) *stats_ = s.count;
     meta_chunk_ = s.meta_chunk;
     meta_used_ = s.meta_used;
     guard_chunk_ = s.guard_chunk;
@@ -150,7 +150,7 @@ void recorder::restart_own() {
     frame_->scratch_used.assign(frame_->scratch.size(), false);
     written_.clear();
     read_.clear();
-    counters_ = {};
+    if (stats_) *stats_ = {};
     closed_ = false;
 }
 
@@ -219,7 +219,7 @@ void recorder::barrier_for(const std::vector<range>& reads, range write) {
         record_barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                        VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
-        ++counters_.barriers;
+        count_stat(&recording_stats::barriers);
         written_.clear();
         read_.clear();
     }
@@ -231,7 +231,7 @@ void recorder::barrier_for(const std::vector<range>& reads, range write) {
 void recorder::full_barrier(VkPipelineStageFlags also_stage, VkAccessFlags also_access) {
     record_barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | also_stage, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | also_access);
-    ++counters_.barriers;
+    count_stat(&recording_stats::barriers);
     written_.clear();
     read_.clear();
 }
@@ -244,7 +244,7 @@ void recorder::host_barrier() {
 void recorder::transfer_barrier() {
     record_barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    ++counters_.barriers;
+    count_stat(&recording_stats::barriers);
 }
 
 std::pair<std::uint32_t, std::uint32_t> recorder::grid(std::uint64_t groups) const {
@@ -256,11 +256,11 @@ std::pair<std::uint32_t, std::uint32_t> recorder::grid(std::uint64_t groups) con
 
 void recorder::dispatch(pipeline_key key, const push& p, std::uint64_t groups, VkBuffer indirect, VkDeviceSize indirect_offset) {
     queue(make_dispatch(key, p, groups, indirect, indirect_offset));
-    ++counters_.dispatches;
+    count_stat(&recording_stats::dispatches);
 }
 
 auto recorder::make_dispatch(pipeline_key key, const push& p, std::uint64_t groups, VkBuffer indirect, VkDeviceSize indirect_offset) -> command {
-    key.wide = wide(p.count * key.vec) ? 1u : 0u; // coordinates run over count * vec elements
+    key.wide = addr64(p.count * key.vec) ? 1u : 0u; // coordinates run over count * vec elements
     if (groups == 0) groups = (p.count + 255) / 256;
     const auto [gx, gy] = grid(groups);
     command c;

@@ -86,7 +86,7 @@ void recording::copy(const device_view& input, const device_view& output) {
         pipeline_key key{shader::copy, 16, 1, 0, 0, 0};
         key.unroll = ctx_->unroll_16();
         dispatch(key, pc, (pc.count + 256 * ctx_->unroll_16() - 1) / (256 * ctx_->unroll_16()));
-        ++counters_.plain_copies;
+        count_stat(&recording_stats::plain_copies);
         return;
     }
     record_move(p, {input.range()}, output.range());

@@ -2,6 +2,7 @@ namespace strix::vulkan {
 
 stream::stream(context& ctx, const stream_options& opt) : recording(ctx, VK_NULL_HANDLE) {
     queries_ = opt.timestamps ? frame_->queries : VK_NULL_HANDLE;
+    collect_stats(opt.stats);
     keep_calls_ = true;
     start();
     keep_commands_ = true; // (after start's commands, which go first)
