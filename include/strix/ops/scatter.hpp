@@ -192,8 +192,8 @@ void run_scatter(const checked& c, const any_cview& input, const any_cview& indi
     // every index is checked before anything is written; the first bad one (C order) is named
     // by resolve_indices, whatever the number of threads. Indices first checked against [0, n)
     // (none negative, the common case) are then read as their unsigned type, whose kernels skip
-    // the move of negatives per update (1M float32 adds onto 64K targets, one Zen 4 core: a
-    // tenth of the loop); negative ones cost a second check.
+    // the move of negatives per update (bench/NOTES.md, "Figures behind the operators' CPU
+    // paths"); negative ones cost a second check.
     const bool unsigned_reads = indices.count() > 0 && d.policy == index_policy::error && indices_checked(indices, input.size(axis), opt, [&] {
         resolve_indices(indices, input.size(axis), 1, d.policy, "scatter", axis, c.context);
     });
