@@ -18,13 +18,17 @@
 #include "strix/vulkan/spirv/code.h"
 #include "strix/cpu/kernels_instance.hpp" // the CPU kernels, for the program (see strix/cpu/kernels.hpp)
 
-#include <map>     // impl/context.ipp
+#include <map>     // impl/memory.ipp
 #include <numeric> // std::gcd (impl/recording.ipp)
-#include <set>     // impl/context.ipp
+#include <set>
 
 // The backend's functions that its headers declare: compiled here, once per program.
 #include "strix/vulkan/impl/check.ipp"
 #include "strix/vulkan/impl/config.ipp"
+#include "strix/vulkan/impl/instance.ipp"
+#include "strix/vulkan/impl/memory.ipp"
+#include "strix/vulkan/impl/pipelines.ipp"
+#include "strix/vulkan/impl/frames.ipp"
 #include "strix/vulkan/impl/context.ipp"
 #include "strix/vulkan/impl/device.ipp"
 #include "strix/vulkan/impl/transfer.ipp"
