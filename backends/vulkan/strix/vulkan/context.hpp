@@ -43,22 +43,6 @@ namespace strix::vulkan {
 /// fix, -lvulkan, does not help).
 extern "C" const int strix_missing_volk_implementation__include_strix_vulkan_volk_implementation_hpp_in_one_cpp_file;
 
-/// How to create a context.
-struct context_options {
-    std::optional<std::string> device;        ///< index or part of the name; default: STRIX_VULKAN_DEVICE, then the best
-    std::string pipeline_cache;               ///< load the pipeline cache from this file (UTF-8 path) when it exists
-    bool small_storage = true;                ///< use 8/16-bit storage when the device has it (false: the 32-bit word path)
-    /// locate every moved element in 64-bit arithmetic, with pad folds read from their tables:
-    /// the path calls of 2^31 or more elements (or offsets) take, for tests and measurements
-    /// (STRIX_VULKAN_WIDE=1 does the same); by default calls that fit take the 32-bit path
-    bool wide_arithmetic = false;
-    /// How long a wait for the device polls before it blocks, in microseconds (default: 1000 on
-    /// a GPU, 0 on a CPU device; STRIX_VULKAN_SPIN_US overrides both). Polling returns as soon
-    /// as the work is done, where a blocking wait returns tens of microseconds later; it keeps
-    /// a core busy while it polls.
-    std::optional<std::uint32_t> spin_wait_us;
-};
-
 /// One Vulkan device, ready to run strix's operators.
 class context {
 public:
@@ -88,25 +72,26 @@ public:
     /// Whether every move is located in 64-bit arithmetic (context_options::wide_arithmetic).
     [[nodiscard]] bool wide_arithmetic() const { return wide_arithmetic_; }
     /// 16-byte moves per invocation of the copy shader and of 16-byte element moves, and
-    /// 16-byte output chunks per invocation of a chunked move (config.hpp).
-    [[nodiscard]] std::uint32_t unroll_16() const { return env_.unroll; }
-    [[nodiscard]] std::uint32_t unroll_chunks() const { return env_.chunk_unroll; }
-    /// 32-bit words of shared memory a gather-elements may tile its input in (tile.comp): 32 KiB
-    /// (STRIX_VULKAN_TILE_KIB), within the device's limit; 0 when STRIX_VULKAN_NO_TILE turns
-    /// the path off.
+    /// 16-byte output chunks per invocation of a chunked move (context_options::unroll and
+    /// chunk_unroll, within 1..8).
+    [[nodiscard]] std::uint32_t unroll_16() const { return unroll_; }
+    [[nodiscard]] std::uint32_t unroll_chunks() const { return chunk_unroll_; }
+    /// 32-bit words of shared memory a gather-elements may tile its input in (tile.comp):
+    /// context_options::tile_kib, within the device's limit; 0 when context_options::tile
+    /// turns the path off.
     [[nodiscard]] std::uint32_t tile_words() const { return tile_words_; }
     /// How many updates of one target a deterministic scatter reduction folds per dispatch: an
     /// invocation's loop stays short, since some implementations end a loop after 65535
     /// iterations in all (Mesa's llvmpipe, a CPU device, does) and a long one may trip a GPU's
     /// watchdog.
-    [[nodiscard]] std::uint64_t fold_chunk() const {
-        return env_.fold_chunk ? *env_.fold_chunk : info_.type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 4096 : 65536;
-    }
+    /// context_options::fold_chunk sets it.
+    [[nodiscard]] std::uint64_t fold_chunk() const { return fold_chunk_; }
     /// Outputs of this many elements and more mark a deterministic reduction's targets with a bit
-    /// each (a 16M-element output's 2 MiB stay in an H200's L2), smaller ones with a word each
-    /// (many updates of one word's 32 targets would queue on its atomics: 1M onto 64K targets
-    /// took 0.366 ms with bits, 0.32 with words). STRIX_VULKAN_SLOT_BITS_FROM sets it (tests).
-    [[nodiscard]] std::uint64_t slot_bits_from() const { return env_.slot_bits_from; }
+    /// each (a large output's bit map stays small enough for a GPU's cache), smaller ones with a
+    /// word each (many updates of one word's 32 targets would queue on its atomics); see
+    /// bench/NOTES.md, "Defaults of the Vulkan switches and why". context_options::slot_bits_from
+    /// sets it (tests).
+    [[nodiscard]] std::uint64_t slot_bits_from() const { return slot_bits_from_; }
     /// Whether scatter reductions of 8-byte elements may use 64-bit atomics (else they take the
     /// deterministic path).
     [[nodiscard]] bool int64_atomics() const { return int64_atomics_; }
@@ -114,17 +99,17 @@ public:
     /// ones use it to stay exact on devices that flush subnormals).
     [[nodiscard]] bool float64() const { return float64_; }
     /// Whether float32 add reductions may use the device's float atomic add where its result
-    /// equals the CPU's (shaders/reduce.comp); STRIX_VULKAN_NO_FLOAT_ATOMICS=1 turns it off.
+    /// equals the CPU's (shaders/reduce.comp); context_options::float_atomics turns it off.
     [[nodiscard]] bool float32_atomic_add() const { return float32_atomic_add_; }
     /// Whether float64 add reductions may likewise use the device's float64 atomic add (which
-    /// strix takes only together with the float32 one); STRIX_VULKAN_NO_FLOAT_ATOMICS=1 turns
+    /// strix takes only together with the float32 one); context_options::float_atomics turns
     /// it off too.
     [[nodiscard]] bool float64_atomic_add() const { return float64_atomic_add_; }
     /// Whether scatters without a reduction may take the claim path (stream::claims_scatter);
-    /// STRIX_VULKAN_NO_CLAIMS=1 turns it off.
+    /// context_options::scatter_claims turns it off.
     [[nodiscard]] bool scatter_claims() const { return scatter_claims_; }
     /// The spirv::feature bits the shader variants may use here: the device's, less what the
-    /// options and the STRIX_VULKAN_NO_* switches turn off.
+    /// options turn off.
     [[nodiscard]] std::uint32_t shader_features() const { return features_; }
     /// The variant of `s` this context runs: spirv::pick(s, shader_features()).
     [[nodiscard]] const spirv::variant& shader_variant(shader s) const { return spirv::variants[variant_[static_cast<std::size_t>(s)]]; }
@@ -147,10 +132,9 @@ public:
 
     /// Device memory of `bytes` of memory type `type` that buffers can take the address of, or
     /// VK_NULL_HANDLE (and the reason in `*result`) when it cannot be had. With `dedicated`, the
-    /// memory is that buffer's alone (`bytes` must be its requirement's size). Measured on an
-    /// NVIDIA H200: 8192 random 16 KiB rows gathered from a 2 GiB table ran at 0.56 of a copy in
-    /// plain allocations and 0.81 in dedicated ones (4 GiB: 0.43 and 0.80), as if the driver
-    /// mapped dedicated memory with larger pages. Every buffer here has its own allocation
+    /// memory is that buffer's alone (`bytes` must be its requirement's size). Buffers take
+    /// dedicated memory: random reads from it can run faster on some drivers (bench/NOTES.md,
+    /// "Defaults of the Vulkan switches and why"), and every buffer here has its own allocation
     /// anyway, so dedicating it costs nothing.
     VkDeviceMemory try_allocate(VkDeviceSize bytes, std::uint32_t type, VkResult* result = nullptr, VkBuffer dedicated = VK_NULL_HANDLE) const;
 
@@ -162,8 +146,8 @@ public:
     /// alignment no larger stays within pages the range touches.
     static constexpr std::uint64_t host_page = 4096;
 
-    /// Whether upload and download import host memory by default (STRIX_VULKAN_HOST_IMPORT=1).
-    [[nodiscard]] bool host_import() const { return env_.host_import; }
+    /// Whether upload and download import host memory by default (context_options::host_import).
+    [[nodiscard]] bool host_import() const { return host_import_; }
     /// Whether import_host can be tried (the device was made with VK_EXT_external_memory_host).
     [[nodiscard]] bool can_import_host() const { return host_import_alignment_ != 0 && table_.vkGetMemoryHostPointerPropertiesEXT; }
 
@@ -239,8 +223,8 @@ private:
     context(linked l, const context_options& opt);
     context(linked l, const adopted_device& user, const context_options& opt);
 
-    /// Which paths the device's features (as enabled) allow, less what the options and the
-    /// environment turn off.
+    /// Which paths the device's features (as enabled) allow, less what the options turn off,
+    /// and the options' numbers within their ranges.
     void choose_paths(const context_options& opt, bool small_storage, bool int64_atomics, bool float64, bool float32_atomic_add, bool float64_atomic_add);
 
     /// A compute-only queue family, else any with compute.
@@ -256,7 +240,6 @@ private:
 
     std::shared_ptr<detail::buffer_registry> live_; // made by finish_setup; closed by the destructor
     std::uint64_t serial_ = detail::next_serial();
-    detail::environment env_;
     std::optional<detail::instance> inst_; // none when the device is adopted
     VkInstance instance_ = VK_NULL_HANDLE;
     bool owns_device_ = false;
@@ -289,6 +272,10 @@ private:
     std::uint64_t host_import_alignment_ = 0; ///< 0: host memory is not imported
     bool scatter_claims_ = true;
     std::uint32_t spin_us_ = 0;
+    std::uint32_t unroll_ = 4, chunk_unroll_ = 1;            // context_options::unroll, chunk_unroll
+    std::uint64_t fold_chunk_ = 65536;                        // context_options::fold_chunk, or by device type
+    std::uint64_t slot_bits_from_ = (std::uint64_t{1} << 22) + 1; // context_options::slot_bits_from
+    bool host_import_ = false;                                // context_options::host_import
 };
 
 } // namespace strix::vulkan

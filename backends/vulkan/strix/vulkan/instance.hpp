@@ -107,9 +107,14 @@ private:
 std::vector<device_info> list_devices();
 
 /// Which device `list_devices()[i]` a context picks: `wanted` (an index, or a case-insensitive
-/// part of the name; default: the STRIX_VULKAN_DEVICE environment variable), else the best
-/// usable one by type (discrete > integrated > virtual > CPU). Throws when none fits.
+/// part of the name; default: context_options().device, which STRIX_VULKAN_DEVICE sets), else
+/// the best usable one by type (discrete > integrated > virtual > CPU). Throws when none fits.
 std::uint32_t choose_device(const std::vector<device_info>& devices, std::optional<std::string> wanted = std::nullopt);
+
+namespace detail {
+/// choose_device without the default: `wanted`, or none for the best by type.
+std::uint32_t pick_device(const std::vector<device_info>& devices, const std::optional<std::string>& wanted);
+} // namespace detail
 
 /// A Vulkan device the application made, for a context to adopt: strix then runs on the
 /// application's queue and allocates from its device, beside the application's own work.

@@ -2,14 +2,14 @@
 
 namespace strix::vulkan {
 
-context::context(linked l, const context_options& opt) : env_(detail::read_environment()) {
+context::context(linked l, const context_options& opt) {
     if (l.volk != 1) throw error(error_code::unsupported, "strix::vulkan: volk's implementation is compiled in wrongly");
     inst_.emplace(true);
     instance_ = inst_->get();
     const auto pds = inst_->physical_devices();
     std::vector<device_info> infos;
     for (std::uint32_t i = 0; i < pds.size(); ++i) infos.push_back(detail::describe(pds[i], i));
-    info_ = infos[choose_device(infos, opt.device ? opt.device : env_.device)];
+    info_ = infos[detail::pick_device(infos, opt.device)];
     physical_ = pds[info_.index];
     choose_paths(opt, info_.storage8 && info_.storage16, info_.int64_atomics, info_.float64, info_.float32_atomic_add, info_.float64_atomic_add);
     family_ = compute_family();
@@ -50,7 +50,7 @@ context::context(linked l, const context_options& opt) : env_(detail::read_envir
     finish_setup(opt);
 }
 
-context::context(linked l, const adopted_device& user, const context_options& opt) : env_(detail::read_environment()) {
+context::context(linked l, const adopted_device& user, const context_options& opt) {
     if (l.volk != 1) throw error(error_code::unsupported, "strix::vulkan: volk's implementation is compiled in wrongly");
     const auto fail = [](const std::string& why) { throw error(error_code::unsupported, "strix::vulkan::context (adopting a device): " + why); };
     if (!user.instance || !user.physical_device || !user.device || !user.queue) fail("the instance, physical device, device and queue must all be given");
@@ -100,22 +100,29 @@ context::~context() {
 }
 
 void context::choose_paths(const context_options& opt, bool small_storage, bool int64_atomics, bool float64, bool float32_atomic_add, bool float64_atomic_add) {
-    small_storage_ = opt.small_storage && small_storage && !env_.no_small_storage;
-    wide_arithmetic_ = opt.wide_arithmetic || env_.wide;
-    int64_atomics_ = int64_atomics && !env_.no_int64_atomics;
-    float64_ = float64 && !env_.no_float64;
+    small_storage_ = opt.small_storage && small_storage;
+    wide_arithmetic_ = opt.wide_arithmetic;
+    int64_atomics_ = int64_atomics && opt.int64_atomics;
+    float64_ = float64 && opt.float64;
     // native float32 atomic add, for the reduce variants built with it (which need 64-bit atomics too)
-    float32_atomic_add_ = float32_atomic_add && int64_atomics_ && !env_.no_float_atomics;
+    float32_atomic_add_ = float32_atomic_add && int64_atomics_ && opt.float_atomics;
     // float64 too, in the variants that have both (and float64 arithmetic)
     float64_atomic_add_ = float64_atomic_add && float32_atomic_add_ && float64_;
-    scatter_claims_ = !env_.no_claims;
+    scatter_claims_ = opt.scatter_claims;
     // each shader's variant, once: a pipeline's module is then one index away
     features_ = (small_storage_ ? spirv::small_storage : 0u) | (float64_ ? spirv::float64 : 0u) | (int64_atomics_ ? spirv::int64_atomics : 0u) |
                 (info_.denorm_preserve32 ? spirv::denorm_preserve32 : 0u) | (float32_atomic_add_ ? spirv::float32_atomic_add : 0u) |
                 (float64_atomic_add_ ? spirv::float64_atomic_add : 0u);
     for (std::size_t i = 0; i < spirv::shader_count; ++i) variant_[i] = spirv::pick(static_cast<shader>(i), features_);
-    // a CPU device runs on the host's cores: polling would take one from it
-    spin_us_ = env_.spin_us ? *env_.spin_us : opt.spin_wait_us ? *opt.spin_wait_us : info_.type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : 1000;
+    // the numbers within their ranges (config.hpp); a CPU device runs on the host's cores:
+    // polling would take one from it, and some of its loops stop at 65535 iterations
+    const bool cpu = info_.type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    spin_us_ = opt.spin_wait_us ? std::min<std::uint32_t>(*opt.spin_wait_us, 1000000) : cpu ? 0 : 1000;
+    unroll_ = std::clamp<std::uint32_t>(opt.unroll, 1, 8);
+    chunk_unroll_ = std::clamp<std::uint32_t>(opt.chunk_unroll, 1, 8);
+    fold_chunk_ = opt.fold_chunk ? std::clamp<std::uint32_t>(*opt.fold_chunk, 16, 1u << 30) : cpu ? 4096 : 65536;
+    slot_bits_from_ = opt.slot_bits_from;
+    host_import_ = opt.host_import;
 }
 
 std::uint32_t context::compute_family() {
@@ -138,7 +145,7 @@ void context::finish_setup(const context_options& opt) {
     vkGetPhysicalDeviceProperties(physical_, &props);
     timestamp_period_ = props.limits.timestampPeriod;
     std::copy(std::begin(props.limits.maxComputeWorkGroupCount), std::end(props.limits.maxComputeWorkGroupCount), max_groups_.begin());
-    tile_words_ = env_.no_tile ? 0 : std::min<std::uint32_t>(env_.tile_kib * 256, props.limits.maxComputeSharedMemorySize / 4);
+    tile_words_ = !opt.tile ? 0 : std::min<std::uint32_t>(std::clamp<std::uint32_t>(opt.tile_kib, 4, 32) * 256, props.limits.maxComputeSharedMemorySize / 4);
     std::vector<char> cache_data;
     if (!opt.pipeline_cache.empty()) cache_data = detail::read_file(opt.pipeline_cache);
     auto pcci = make<VkPipelineCacheCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO);

@@ -153,7 +153,10 @@ std::vector<device_info> list_devices() {
 }
 
 std::uint32_t choose_device(const std::vector<device_info>& devices, std::optional<std::string> wanted) {
-    if (!wanted) wanted = detail::read_environment().device;
+    return detail::pick_device(devices, wanted ? wanted : context_options().device);
+}
+
+std::uint32_t detail::pick_device(const std::vector<device_info>& devices, const std::optional<std::string>& wanted) {
     auto lower = [](std::string s) {
         for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         return s;
