@@ -38,10 +38,10 @@
 
 namespace strix::vulkan {
 
-/// Defined by <strix/vulkan/volk_implementation.hpp>: a program that forgot it fails to link with
+/// Defined by <strix/vulkan/implementation.hpp>: a program that forgot it fails to link with
 /// this name (rather than volk's "undefined reference to vkGetInstanceProcAddr", whose natural
 /// fix, -lvulkan, does not help).
-extern "C" const int strix_missing_volk_implementation__include_strix_vulkan_volk_implementation_hpp_in_one_cpp_file;
+extern "C" const int strix_missing_implementation__include_strix_vulkan_implementation_hpp_in_one_cpp_file;
 
 /// One Vulkan device, ready to run strix's operators.
 class context {
@@ -49,7 +49,7 @@ public:
     /// Loads Vulkan, creates an instance (with the validation messenger when possible), picks a
     /// device (see choose_device) and creates it with one compute queue. Throws strix::error
     /// when there is no loader, no usable device or a call fails.
-    explicit context(const context_options& opt = {}) : context(linked{strix_missing_volk_implementation__include_strix_vulkan_volk_implementation_hpp_in_one_cpp_file}, opt) {}
+    explicit context(const context_options& opt = {}) : context(linked{strix_missing_implementation__include_strix_vulkan_implementation_hpp_in_one_cpp_file}, opt) {}
 
     /// Adopts a device the application made (see adopted_device): strix runs on its queue and
     /// allocates its buffers from it, and never destroys the instance, the device or the queue.
@@ -58,7 +58,7 @@ public:
     /// missing; features strix could use but the device was made without (8/16-bit storage,
     /// 64-bit atomics, float64, float atomics) are taken as absent, and slower paths run.
     explicit context(const adopted_device& user, const context_options& opt = {})
-        : context(linked{strix_missing_volk_implementation__include_strix_vulkan_volk_implementation_hpp_in_one_cpp_file}, user, opt) {}
+        : context(linked{strix_missing_implementation__include_strix_vulkan_implementation_hpp_in_one_cpp_file}, user, opt) {}
     context(const context&) = delete;
     context& operator=(const context&) = delete;
     /// Waits for the queue, then destroys what the context made: with a device of its own,
@@ -213,7 +213,7 @@ public:
     void submit(VkCommandBuffer cmd, VkFence fence);
 
 private:
-    /// The value of the symbol volk_implementation.hpp defines, read (not only named, so that
+    /// The value of the symbol implementation.hpp defines, read (not only named, so that
     /// optimised builds ask the linker for it too) where a context is made, in the program's own
     /// files, inline above: a program without that file fails to link naming it. The
     /// constructors below, defined in that file, check the value.
