@@ -59,14 +59,15 @@ std::unique_ptr<device> open_device(const std::string& op, const std::string& re
 /// Lists the Vulkan devices for `strix devices`.
 void print_vulkan_devices() {
     try {
+        const strix::vulkan::context_options opt; // STRIX_VULKAN_DEVICE, and a malformed switch reported here
         const auto list = strix::vulkan::list_devices();
         std::optional<std::uint32_t> chosen;
         try {
-            chosen = strix::vulkan::choose_device(list);
+            chosen = strix::vulkan::choose_device(list, opt.device);
         } catch (const std::exception&) {
         }
         bool vulkan_default = false;
-        if (chosen) vulkan_default = list[*chosen].type != VK_PHYSICAL_DEVICE_TYPE_CPU || strix::vulkan::context_options().device.has_value();
+        if (chosen) vulkan_default = list[*chosen].type != VK_PHYSICAL_DEVICE_TYPE_CPU || opt.device.has_value();
         for (const auto& d : list) {
             std::cout << "  vulkan " << d.index << ": " << d.name << " (" << strix::vulkan::type_name(d.type) << ", Vulkan "
                       << VK_API_VERSION_MAJOR(d.api_version) << "." << VK_API_VERSION_MINOR(d.api_version) << ")";
