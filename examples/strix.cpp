@@ -39,18 +39,18 @@ using device = strix::vulkan::context;
 /// the CPU, or there is none; null for the CPU.
 std::unique_ptr<device> open_device(const std::string& op, const std::string& requested) {
     if (requested == "cpu") return nullptr;
-    if (requested.empty()) {
-        try {
-            const auto devices = strix::vulkan::list_devices();
-            const auto& best = devices.at(strix::vulkan::choose_device(devices));
-            const char* env = std::getenv("STRIX_VULKAN_DEVICE");
-            if (best.type == VK_PHYSICAL_DEVICE_TYPE_CPU && !(env && *env)) return nullptr; // a CPU device is no faster than the CPU
-        } catch (const std::exception&) {
-            return nullptr; // no loader or no usable device: the CPU it is
-        }
-    }
     try {
-        return std::make_unique<device>();
+        const strix::vulkan::context_options opt; // its defaults: STRIX_VULKAN_DEVICE and the other switches
+        if (requested.empty()) {
+            try {
+                const auto devices = strix::vulkan::list_devices();
+                const auto& best = devices.at(strix::vulkan::choose_device(devices, opt.device));
+                if (best.type == VK_PHYSICAL_DEVICE_TYPE_CPU && !opt.device) return nullptr; // a CPU device is no faster than the CPU
+            } catch (const std::exception&) {
+                return nullptr; // no loader or no usable device: the CPU it is
+            }
+        }
+        return std::make_unique<device>(opt);
     } catch (const strix::error& e) {
         throw strix::error(e.code(), "strix " + op + " --backend vulkan: " + std::string(e.what()));
     }
@@ -59,17 +59,15 @@ std::unique_ptr<device> open_device(const std::string& op, const std::string& re
 /// Lists the Vulkan devices for `strix devices`.
 void print_vulkan_devices() {
     try {
+        const strix::vulkan::context_options opt; // STRIX_VULKAN_DEVICE, and a malformed switch reported here
         const auto list = strix::vulkan::list_devices();
         std::optional<std::uint32_t> chosen;
         try {
-            chosen = strix::vulkan::choose_device(list);
+            chosen = strix::vulkan::choose_device(list, opt.device);
         } catch (const std::exception&) {
         }
         bool vulkan_default = false;
-        if (chosen) {
-            const char* env = std::getenv("STRIX_VULKAN_DEVICE");
-            vulkan_default = list[*chosen].type != VK_PHYSICAL_DEVICE_TYPE_CPU || (env && *env);
-        }
+        if (chosen) vulkan_default = list[*chosen].type != VK_PHYSICAL_DEVICE_TYPE_CPU || opt.device.has_value();
         for (const auto& d : list) {
             std::cout << "  vulkan " << d.index << ": " << d.name << " (" << strix::vulkan::type_name(d.type) << ", Vulkan "
                       << VK_API_VERSION_MAJOR(d.api_version) << "." << VK_API_VERSION_MINOR(d.api_version) << ")";

@@ -23,11 +23,14 @@ int main() {
     return (y[0] == 2 && y[5] == 3) ? 0 : 1;
 }
 CPP
-# the Vulkan backend: volk's implementation comes from the build system (Meson, CMake) or from
-# one .cpp file that includes <strix/vulkan/volk_implementation.hpp> (pkg-config, plain flags)
+# the Vulkan backend: its implementation (volk's loader and the backend's definitions) comes from
+# the build system (Meson, CMake) or from one .cpp file that includes
+# <strix/vulkan/implementation.hpp> (pkg-config, plain flags); the old name still forwards there
 cat > "$work/vk.cpp" <<'CPP'
 #include <strix/vulkan.hpp>
-#ifdef WITH_VOLK_IMPLEMENTATION
+#if defined(WITH_IMPLEMENTATION)
+#include <strix/vulkan/implementation.hpp>
+#elif defined(WITH_OLD_NAME)
 #include <strix/vulkan/volk_implementation.hpp>
 #endif
 #include <cstdio>
@@ -55,15 +58,19 @@ install)
   "$work/app"
   vkflags=$(PKG_CONFIG_PATH="$pc" pkg-config --cflags --libs strix-vulkan)
   # shellcheck disable=SC2086
-  c++ -std=c++20 -DWITH_VOLK_IMPLEMENTATION "$work/vk.cpp" $vkflags -o "$work/vk"
+  c++ -std=c++20 -DWITH_IMPLEMENTATION "$work/vk.cpp" $vkflags -o "$work/vk"
   "$work/vk"
-  # without volk's implementation the link fails naming the header to include
+  # the deprecated name of the header, forwarding to the new one
+  # shellcheck disable=SC2086
+  c++ -std=c++20 -DWITH_OLD_NAME "$work/vk.cpp" $vkflags -o "$work/vk-old"
+  "$work/vk-old"
+  # without the implementation the link fails naming the header to include
   # shellcheck disable=SC2086
   if c++ -std=c++20 "$work/vk.cpp" $vkflags -o "$work/vk-novolk" 2>"$work/novolk.txt"; then
-    echo "a program without volk's implementation linked"; exit 1
+    echo "a program without the backend's implementation linked"; exit 1
   fi
-  grep -q "strix_missing_volk_implementation__include_strix_vulkan_volk_implementation_hpp_in_one_cpp_file" "$work/novolk.txt"
-  echo "without volk's implementation: the link names strix/vulkan/volk_implementation.hpp"
+  grep -q "strix_missing_implementation__include_strix_vulkan_implementation_hpp_in_one_cpp_file" "$work/novolk.txt"
+  echo "without the backend's implementation: the link names strix/vulkan/implementation.hpp"
   ;;
 cmake)
   if ! command -v cmake >/dev/null; then

@@ -147,7 +147,7 @@ def header(features, variants):
         "};",
         "",
         "/// The SPIR-V of variants[i]. Defined once per program, beside volk's implementation",
-        "/// (strix/vulkan/volk_implementation.hpp includes spirv/code.h): the words are parsed by",
+        "/// (strix/vulkan/implementation.hpp includes spirv/code.h): the words are parsed by",
         "/// that one file, not by every file that includes the backend.",
         "words code(std::size_t i);",
         "",
@@ -174,7 +174,7 @@ def header(features, variants):
 def code(features, variants):
     out = [
         "// Written by scripts/shader_variants.py from backends/vulkan/strix/vulkan/spirv/variants.txt:",
-        "// edit that table, not this file. Included by strix/vulkan/volk_implementation.hpp only.",
+        "// edit that table, not this file. Included by strix/vulkan/implementation.hpp only.",
         "#pragma once",
         "",
         '#include "strix/vulkan/spirv/variants.h"',

@@ -56,13 +56,6 @@ std::string thrown(F&& f) {
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-/// Sets an environment variable for one scope (the context reads it when made).
-struct scoped_env {
-    const char* name;
-    scoped_env(const char* n, const char* v) : name(n) { set_env(n, v); }
-    ~scoped_env() { set_env(name, nullptr); }
-};
-
 } // namespace
 
 TEST_CASE("vulkan misuse: a tensor destroyed under a running stream keeps its memory until the stream is done", "[vulkan][misuse]") {
@@ -221,8 +214,9 @@ TEST_CASE("vulkan misuse: a view enlarged past its buffer is refused by every op
 TEST_CASE("vulkan misuse: an operator refused half-way leaves the stream as it was", "[vulkan][misuse]") {
     // float64 add reductions need shaderFloat64: without it the scatter is refused after its
     // checks, when its input copy and index check would have been recorded
-    const scoped_env no_float64("STRIX_VULKAN_NO_FLOAT64", "1");
-    vk::context ctx;
+    vk::context_options opt;
+    opt.float64 = false;
+    vk::context ctx(opt);
     REQUIRE_FALSE(ctx.float64());
     host_tensor x(dtype::float64, {8});
     for (int i = 0; i < 8; ++i) reinterpret_cast<double*>(x.data())[i] = i;

@@ -17,15 +17,6 @@ namespace {
 namespace vk = strix::vulkan;
 namespace spirv = strix::vulkan::spirv;
 
-#if defined(_WIN32)
-void set_env(const char* name, const char* value) { ::_putenv_s(name, value ? value : ""); } // "" removes it
-#else
-void set_env(const char* name, const char* value) {
-    if (value) ::setenv(name, value, 1);
-    else ::unsetenv(name);
-}
-#endif
-
 constexpr std::uint32_t all_features = (1u << spirv::feature_count) - 1;
 
 bool within(std::uint32_t a, std::uint32_t b) { return (a & ~b) == 0; }
@@ -134,21 +125,22 @@ TEST_CASE("vulkan: for every set of paths a context can take, each shader runs t
 }
 
 TEST_CASE("vulkan: a context runs each shader's variant for its paths and builds its pipelines", "[vulkan][shader-table]") {
-    // the device as it is, then with each path that a switch turns off
+    // the device as it is, then with each path that an option turns off
     struct off_switch {
         const char* name;
+        bool vk::context_options::*option;
         std::uint32_t features; // what it turns off
     };
-    const off_switch switches[] = {{nullptr, 0},
-                                   {"STRIX_VULKAN_NO_SMALL_STORAGE", spirv::small_storage},
-                                   {"STRIX_VULKAN_NO_FLOAT64", spirv::float64 | spirv::float64_atomic_add},
-                                   {"STRIX_VULKAN_NO_INT64_ATOMICS", spirv::int64_atomics | spirv::float32_atomic_add | spirv::float64_atomic_add},
-                                   {"STRIX_VULKAN_NO_FLOAT_ATOMICS", spirv::float32_atomic_add | spirv::float64_atomic_add}};
+    const off_switch switches[] = {{nullptr, nullptr, 0},
+                                   {"small_storage", &vk::context_options::small_storage, spirv::small_storage},
+                                   {"float64", &vk::context_options::float64, spirv::float64 | spirv::float64_atomic_add},
+                                   {"int64_atomics", &vk::context_options::int64_atomics, spirv::int64_atomics | spirv::float32_atomic_add | spirv::float64_atomic_add},
+                                   {"float_atomics", &vk::context_options::float_atomics, spirv::float32_atomic_add | spirv::float64_atomic_add}};
     for (const off_switch& sw : switches) {
-        if (sw.name) set_env(sw.name, "1");
-        vk::context ctx;
-        if (sw.name) set_env(sw.name, nullptr);
-        INFO(ctx.device().name << (sw.name ? std::string(" with ") + sw.name + "=1" : std::string()));
+        vk::context_options opt;
+        if (sw.option) opt.*sw.option = false;
+        vk::context ctx(opt);
+        INFO(ctx.device().name << (sw.name ? std::string(" with ") + sw.name + " = false" : std::string()));
         const std::uint32_t on = ctx.shader_features();
         const auto bit = [&](std::uint32_t f) { return (on & f) != 0; };
         CHECK(bit(spirv::small_storage) == ctx.small_storage());

@@ -878,7 +878,6 @@ TEST_CASE("vulkan: choosing the device by index, by name and through STRIX_VULKA
     REQUIRE(usable != devices.end());
     const vk::device_info dev = *usable; // index 0 (lavapipe) in CI
     const std::string index = std::to_string(dev.index);
-    const env_scope clear("STRIX_VULKAN_DEVICE", nullptr);
     SECTION("a name that matches nothing") {
         const auto o = capture([&] { (void)vk::choose_device(devices, std::string("no-such-gpu-4711")); });
         CHECK(o.threw);
@@ -910,28 +909,33 @@ TEST_CASE("vulkan: choosing the device by index, by name and through STRIX_VULKA
         CHECK(by_name.validation_messages() == 0);
     }
     SECTION("the environment variable, and the option over it") {
+        // a stand-in environment (the process's is left alone): the variable fills the default
+        static std::string named;
+        const vk::context_options::lookup env = [](const char* name) -> const char* {
+            return std::string_view(name) == "STRIX_VULKAN_DEVICE" ? named.c_str() : nullptr;
+        };
         {
-            const env_scope env("STRIX_VULKAN_DEVICE", "no-such-gpu-4711");
-            const auto o = capture([&] { (void)vk::choose_device(devices); });
-            CHECK(o.threw);
-            CHECK_THAT(o.what, Catch::Contains("no-such-gpu-4711"));
-            const auto c = capture([&] { vk::context ctx; });
+            named = "no-such-gpu-4711";
+            vk::context_options opt(env);
+            CHECK(opt.device == named);
+            const auto c = capture([&] { vk::context ctx(opt); });
             CHECK(c.threw);
             CHECK_THAT(c.what, Catch::Contains("no-such-gpu-4711"));
-            vk::context_options opt;
             opt.device = index;
             vk::context explicit_choice(opt); // the option wins over the environment
             CHECK(explicit_choice.device().index == dev.index);
             CHECK(explicit_choice.validation_messages() == 0);
         }
         {
-            const env_scope env("STRIX_VULKAN_DEVICE", index.c_str());
-            CHECK(vk::choose_device(devices) == dev.index);
-            vk::context ctx;
+            named = index;
+            const vk::context_options opt(env);
+            CHECK(vk::choose_device(devices, opt.device) == dev.index);
+            vk::context ctx(opt);
             CHECK(ctx.device().index == dev.index);
             CHECK(ctx.validation_messages() == 0);
         }
-        CHECK(std::getenv("STRIX_VULKAN_DEVICE") == nullptr);
+        named.clear(); // empty: unset
+        CHECK_FALSE(vk::context_options(env).device.has_value());
     }
 }
 

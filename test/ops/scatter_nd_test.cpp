@@ -331,9 +331,9 @@ TEST_CASE("vulkan: scatter-nd of rows keeps one winner per row", "[vulkan][scatt
 
 TEST_CASE("vulkan: without float64 arithmetic, float32 reductions run in float32 and float64 add is refused clearly", "[vulkan][scatter_nd]") {
     using R = strix::scatter_reduction;
-    set_env("STRIX_VULKAN_NO_FLOAT64", "1");
-    vk::context ctx;
-    set_env("STRIX_VULKAN_NO_FLOAT64", nullptr);
+    vk::context_options opt;
+    opt.float64 = false;
+    vk::context ctx(opt);
     REQUIRE_FALSE(ctx.float64());
     // float32 arithmetic itself is exact only where the device keeps subnormals (lavapipe does;
     // many GPUs flush them, which the README states for devices without float64)
@@ -365,9 +365,9 @@ TEST_CASE("vulkan: without float64 arithmetic, float32 reductions run in float32
 
 TEST_CASE("vulkan: without 64-bit atomics, 8-byte reductions take the deterministic path", "[vulkan][scatter_nd]") {
     using R = strix::scatter_reduction;
-    set_env("STRIX_VULKAN_NO_INT64_ATOMICS", "1");
-    vk::context ctx;
-    set_env("STRIX_VULKAN_NO_INT64_ATOMICS", nullptr);
+    vk::context_options opt;
+    opt.int64_atomics = false;
+    vk::context ctx(opt);
     REQUIRE_FALSE(ctx.int64_atomics());
     tally t;
     std::uint64_t k = 0;

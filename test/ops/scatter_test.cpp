@@ -297,11 +297,14 @@ using namespace strix_test;
 namespace {
 
 /// A context whose deterministic reductions mark their targets with a bit each (`bits`: what a
-/// context does for outputs of 4M elements and more) or with a word each; the switch is read
-/// when the context is made.
+/// context does for outputs of 4M elements and more) or with a word each.
 struct slot_map_context {
-    explicit slot_map_context(bool bits) : env("STRIX_VULKAN_SLOT_BITS_FROM", bits ? "1" : nullptr) {}
-    env_scope env;
+    explicit slot_map_context(bool bits) : ctx(options(bits)) {}
+    static vk::context_options options(bool bits) {
+        vk::context_options o;
+        if (bits) o.slot_bits_from = 1;
+        return o;
+    }
     vk::context ctx;
 };
 
@@ -433,9 +436,9 @@ TEST_CASE("vulkan: float add and mul with atomics, in any order, on values whose
     // of two for mul (products exact while they stay in range)
     using R = strix::scatter_reduction;
     const bool native = GENERATE(true, false); // float32 add: the device's float atomic where it has one
-    if (!native) set_env("STRIX_VULKAN_NO_FLOAT_ATOMICS", "1");
-    vk::context ctx;
-    set_env("STRIX_VULKAN_NO_FLOAT_ATOMICS", nullptr);
+    vk::context_options opt;
+    opt.float_atomics = native;
+    vk::context ctx(opt);
     INFO("native float32 atomic add " << ctx.float32_atomic_add());
     rng_t g(0xf10a7ull);
     for (const dtype type : {dtype::float64, dtype::float32, dtype::float16})
@@ -471,13 +474,12 @@ TEST_CASE("vulkan: deterministic reductions fold any number of updates per targe
     using R = strix::scatter_reduction;
     // The half without 64-bit atomics also marks the targets with a bit each, not a word.
     const bool no_int64_atomics = GENERATE(false, true);
-    if (no_int64_atomics) set_env("STRIX_VULKAN_NO_INT64_ATOMICS", "1");
-    if (no_int64_atomics) set_env("STRIX_VULKAN_SLOT_BITS_FROM", "1");
-    vk::context ctx;
-    set_env("STRIX_VULKAN_NO_INT64_ATOMICS", nullptr);
-    set_env("STRIX_VULKAN_SLOT_BITS_FROM", nullptr);
+    vk::context_options opt;
+    opt.int64_atomics = !no_int64_atomics;
+    if (no_int64_atomics) opt.slot_bits_from = 1;
+    vk::context ctx(opt);
     rng_t g(0xd37e4ull);
-    const bool reduced = std::getenv("STRIX_TEST_REDUCED") != nullptr;
+    const bool reduced = harness_env("STRIX_TEST_REDUCED") != nullptr;
     for (const std::int64_t n : {1, 4401, 5000, 100000, 1000000})
         for (const bool few : {false, true})
             for (const dtype type : {dtype::float32, dtype::float16, dtype::float64, dtype::int64, dtype::uint8}) {
@@ -641,9 +643,9 @@ TEST_CASE("vulkan: float32 reductions keep subnormal operands and results, as th
 TEST_CASE("vulkan: float atomic add uses the device's float atomic only where its sum is the CPU's", "[vulkan][scatter]") {
     // float32 and float64, with the native adds and without
     const bool native = GENERATE(true, false);
-    if (!native) set_env("STRIX_VULKAN_NO_FLOAT_ATOMICS", "1");
-    vk::context ctx;
-    set_env("STRIX_VULKAN_NO_FLOAT_ATOMICS", nullptr);
+    vk::context_options opt;
+    opt.float_atomics = native;
+    vk::context ctx(opt);
     INFO("device " << ctx.device().name << ", native float32 atomic add " << ctx.float32_atomic_add() << ", float64 "
                    << ctx.float64_atomic_add());
     if (!native) REQUIRE_FALSE(ctx.float32_atomic_add());
@@ -666,8 +668,9 @@ TEST_CASE("vulkan: plain scatter claims its targets in one atomic per update, fu
     // and last 32-bit words with other bytes, 1-, 2-, 4- and 8-byte elements, and too many
     // slots per update
     const bool claims = GENERATE(true, false);
-    const env_scope no_claims("STRIX_VULKAN_NO_CLAIMS", claims ? nullptr : "1");
-    vk::context ctx;
+    vk::context_options opt;
+    opt.scatter_claims = claims;
+    vk::context ctx(opt);
     CHECK(ctx.scatter_claims() == claims);
     const bool atomics = ctx.int64_atomics();
     INFO("claims " << claims << ", device " << ctx.device().name << ", 64-bit atomics " << atomics);

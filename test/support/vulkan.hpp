@@ -424,7 +424,7 @@ inline vk::context_options path_options(int path) {
 /// STRIX_TEST_REDUCED) 0 and 2, whose host code differs (32-bit records against 64-bit maps);
 /// path 1 differs from 0 in the shaders, which a sanitizer does not see.
 inline bool reduced_run() {
-    const char* r = std::getenv("STRIX_TEST_REDUCED");
+    const char* r = harness_env("STRIX_TEST_REDUCED");
     return r != nullptr && *r != '\0' && std::strcmp(r, "0") != 0;
 }
 inline std::vector<int> test_paths() { return reduced_run() ? std::vector<int>{0, 2} : std::vector<int>{0, 1, 2}; }

@@ -3,7 +3,7 @@
 ///
 /// Needs volk's implementation in exactly one translation unit of the program: the Meson
 /// dependency `strix_vulkan` compiles it for you; elsewhere, include
-/// <strix/vulkan/volk_implementation.hpp> in one .cpp file. No link-time dependency on Vulkan:
+/// <strix/vulkan/implementation.hpp> in one .cpp file. No link-time dependency on Vulkan:
 /// the loader (libvulkan.so.1 / vulkan-1.dll) is opened at run time.
 
 #include "strix/strix.hpp"

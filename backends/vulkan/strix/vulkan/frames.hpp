@@ -1,0 +1,40 @@
+#pragma once
+/// Frames: what one stream records and runs with, which its context keeps for the next stream.
+/// Defined in impl/frames.ipp.
+
+#include <cstdint>
+#include <vector>
+
+#include <volk.h>
+
+#include "strix/vulkan/memory.hpp"
+#include "strix/vulkan/pipelines.hpp"
+
+namespace strix::vulkan {
+
+namespace detail {
+/// A steady clock's reading in nanoseconds.
+std::int64_t steady_ns();
+} // namespace detail
+
+/// What one stream records and runs with, made once and kept by its context for the next
+/// stream: a command pool and buffer, a fence, two timestamp slots, the out-of-range flag word,
+/// upload chunks for plan metadata and device scratch buffers, and the pipelines this frame has
+/// looked up (so a dispatch finds its pipeline without taking the context's lock). Nothing on a
+/// stream's path asks the driver for memory or objects once its frame has served a stream of
+/// the same shape.
+struct frame {
+    VkCommandPool pool = VK_NULL_HANDLE;
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    VkQueryPool queries = VK_NULL_HANDLE;
+    buffer flag;
+    std::vector<buffer> meta;      ///< upload chunks for metadata, filled in order
+    std::vector<buffer> guards;    ///< upload chunks of guard words, one per operator whose indices are checked
+    std::vector<buffer> scratch;   ///< device scratch, each used whole by one request per stream
+    std::vector<bool> scratch_used;
+    detail::pipeline_table pipelines;
+    buffer staging;                ///< host staging of upload and download (made by the first, then kept)
+};
+
+} // namespace strix::vulkan

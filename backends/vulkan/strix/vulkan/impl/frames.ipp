@@ -1,0 +1,101 @@
+// Frames, submission and waits: what a stream records and runs with, taken from the context
+// and given back (strix/vulkan/frames.hpp, context.hpp).
+
+#include <chrono>
+
+namespace strix::vulkan::detail {
+
+std::int64_t steady_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+} // namespace strix::vulkan::detail
+
+namespace strix::vulkan {
+
+detail::owned<frame> context::acquire_frame() {
+    {
+        std::lock_guard lock(frames_mutex_);
+        if (!frames_.empty()) {
+            auto f = std::move(frames_.back());
+            frames_.pop_back();
+            return f;
+        }
+    }
+    auto f = detail::make_owned<frame>();
+    frames_made_.fetch_add(1, std::memory_order_relaxed);
+    try {
+        auto pci = make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+        pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+        pci.queueFamilyIndex = family_;
+        check(table_.vkCreateCommandPool(device_, &pci, nullptr, &f->pool), "vkCreateCommandPool");
+        auto ai = make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+        ai.commandPool = f->pool;
+        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        ai.commandBufferCount = 1;
+        check(table_.vkAllocateCommandBuffers(device_, &ai, &f->cmd), "vkAllocateCommandBuffers");
+        auto fci = make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
+        check(table_.vkCreateFence(device_, &fci, nullptr, &f->fence), "vkCreateFence");
+        if (timestamp_bits_ > 0) { // two timestamps bracket a stream's work
+            auto qci = make<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
+            qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+            qci.queryCount = 2;
+            check(table_.vkCreateQueryPool(device_, &qci, nullptr, &f->queries), "vkCreateQueryPool");
+        }
+        f->flag = create_buffer(16, memory::host);
+    } catch (...) {
+        destroy(*f);
+        throw;
+    }
+    return f;
+}
+
+void context::release_frame(detail::owned<frame> f) noexcept {
+    if (!f) return;
+    if (table_.vkResetCommandPool(device_, f->pool, 0) != VK_SUCCESS || table_.vkResetFences(device_, 1, &f->fence) != VK_SUCCESS) {
+        destroy(*f); // a frame that cannot be reset is not reused
+        return;
+    }
+    // the smallest buffers first, while they fit the budget
+    const auto trim = [](std::vector<buffer>& v, std::uint64_t budget) {
+        std::sort(v.begin(), v.end(), [](const buffer& x, const buffer& y) { return x.size() < y.size(); });
+        std::uint64_t kept = 0;
+        std::size_t n = 0;
+        while (n < v.size() && kept + v[n].size() <= budget) kept += v[n++].size();
+        v.erase(v.begin() + static_cast<std::ptrdiff_t>(n), v.end());
+    };
+    trim(f->scratch, frame_scratch_bytes);
+    trim(f->meta, frame_meta_bytes);
+    f->scratch_used.assign(f->scratch.size(), false);
+    std::lock_guard lock(frames_mutex_);
+    frames_.push_back(std::move(f));
+}
+
+void context::destroy(frame& f) noexcept {
+    if (f.queries) table_.vkDestroyQueryPool(device_, f.queries, nullptr);
+    if (f.fence) table_.vkDestroyFence(device_, f.fence, nullptr);
+    if (f.pool) table_.vkDestroyCommandPool(device_, f.pool, nullptr);
+    f = frame{};
+}
+
+void context::wait(VkFence fence) const {
+    if (spin_us_ > 0) {
+        const std::int64_t until = detail::steady_ns() + static_cast<std::int64_t>(spin_us_) * 1000;
+        do {
+            const VkResult r = table_.vkGetFenceStatus(device_, fence);
+            if (r == VK_SUCCESS) return;
+            if (r != VK_NOT_READY) check(r, "vkGetFenceStatus");
+        } while (detail::steady_ns() < until);
+    }
+    check(table_.vkWaitForFences(device_, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+}
+
+void context::submit(VkCommandBuffer cmd, VkFence fence) {
+    std::lock_guard lock(mutex_);
+    auto si = make<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cmd;
+    check(table_.vkQueueSubmit(queue_, 1, &si, fence), "vkQueueSubmit");
+}
+
+} // namespace strix::vulkan
