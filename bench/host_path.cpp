@@ -80,19 +80,19 @@ std::vector<double> floor_times(vk::context& ctx, const vk::buffer& target, int 
     auto pci = vk::make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
     pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     pci.queueFamilyIndex = ctx.queue_family();
-    vk::check(v.vkCreateCommandPool(ctx.handle(), &pci, nullptr, &pool), "vkCreateCommandPool");
+    vk::require_success(v.vkCreateCommandPool(ctx.handle(), &pci, nullptr, &pool), "vkCreateCommandPool");
     auto ai = vk::make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
     ai.commandPool = pool;
     ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     ai.commandBufferCount = 1;
     VkCommandBuffer cmd = VK_NULL_HANDLE;
-    vk::check(v.vkAllocateCommandBuffers(ctx.handle(), &ai, &cmd), "vkAllocateCommandBuffers");
+    vk::require_success(v.vkAllocateCommandBuffers(ctx.handle(), &ai, &cmd), "vkAllocateCommandBuffers");
     VkFence fence = VK_NULL_HANDLE;
     auto fci = vk::make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
-    vk::check(v.vkCreateFence(ctx.handle(), &fci, nullptr, &fence), "vkCreateFence");
+    vk::require_success(v.vkCreateFence(ctx.handle(), &fci, nullptr, &fence), "vkCreateFence");
     auto bi = vk::make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
     bi.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
-    vk::check(v.vkBeginCommandBuffer(cmd, &bi), "vkBeginCommandBuffer");
+    vk::require_success(v.vkBeginCommandBuffer(cmd, &bi), "vkBeginCommandBuffer");
     if (source) {
         vk::pipeline_key key{vk::shader::copy, 16, 1, 0, 0, 0};
         key.unroll = 4;
@@ -103,14 +103,14 @@ std::vector<double> floor_times(vk::context& ctx, const vk::buffer& target, int 
     } else {
         v.vkCmdFillBuffer(cmd, target.handle(), 0, 4096, 0x01020304u);
     }
-    vk::check(v.vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+    vk::require_success(v.vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
     std::vector<double> t;
     for (int i = 0; i < calls; ++i) {
         const auto t0 = clock_type::now();
         ctx.submit(cmd, fence);
         if (poll) ctx.wait(fence);
-        else vk::check(v.vkWaitForFences(ctx.handle(), 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
-        vk::check(v.vkResetFences(ctx.handle(), 1, &fence), "vkResetFences");
+        else vk::require_success(v.vkWaitForFences(ctx.handle(), 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+        vk::require_success(v.vkResetFences(ctx.handle(), 1, &fence), "vkResetFences");
         t.push_back(seconds_since(t0));
     }
     v.vkDestroyFence(ctx.handle(), fence, nullptr);
@@ -409,10 +409,10 @@ int main(int argc, char** argv) {
                 auto f = ctx.acquire_frame();
                 auto bi = vk::make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
                 bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-                vk::check(v.vkBeginCommandBuffer(f->cmd, &bi), "vkBeginCommandBuffer");
+                vk::require_success(v.vkBeginCommandBuffer(f->cmd, &bi), "vkBeginCommandBuffer");
                 const VkBufferCopy region{0, 0, bytes};
                 for (int k = 0; k < 4; ++k) v.vkCmdCopyBuffer(f->cmd, staged.handle(), dev.storage().handle(), 1, &region);
-                vk::check(v.vkEndCommandBuffer(f->cmd), "vkEndCommandBuffer");
+                vk::require_success(v.vkEndCommandBuffer(f->cmd), "vkEndCommandBuffer");
                 ctx.submit(f->cmd, f->fence);
                 std::this_thread::sleep_for(std::chrono::milliseconds(2)); // the copy under way
                 const auto t0 = clock_type::now();

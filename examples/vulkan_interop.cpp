@@ -252,7 +252,7 @@ int main() {
         si.pCommandBuffers = &cmd;
         ok(vkQueueSubmit(a.queue, 1, &si, a.fence), "vkQueueSubmit");
         ok(vkWaitForFences(a.device, 1, &a.fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
-        rec.check(); // an index out of range would throw here, naming it
+        rec.throw_index_errors(); // an index out of range would throw here, naming it
 
         float gathered_gpu[3 * (W + 2)];
         std::memcpy(gathered_gpu, readback.mapped, sizeof gathered_gpu);

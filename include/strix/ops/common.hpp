@@ -84,7 +84,7 @@ void check_copy(const any_cview& input, const any_view& output) {
 
 /// What an operator's checks found, for the steps after them (each check runs once per call:
 /// an allocating call checks before it allocates and then only lowers and runs).
-struct checked {
+struct checked_call {
     operand_list context; ///< the operands, for index messages (the output included)
     shape out{};         ///< the output's shape (an allocating call makes it)
     int axis = 0;        ///< scatter's axis made non-negative (the other operators leave it 0)
@@ -99,7 +99,7 @@ struct checked {
 /// order, the input's element type): the rules see the input and indices alone, and what
 /// follows them sees that output as if it were given.
 template <class ShapeRule, class AxisRule>
-checked check_gathering(std::string_view op, const any_cview& input, const any_cview& indices, const any_view* output, rule mismatch,
+checked_call check_gathering(std::string_view op, const any_cview& input, const any_cview& indices, const any_view* output, rule mismatch,
                         ShapeRule&& shape_rule, verdict (*type_rule)(dtype, dtype, dtype), AxisRule&& axis_rule, const std::string& extra = {}) {
     operand_info ops[] = {{"input", input.sizes(), input.type()}, {"indices", indices.sizes(), indices.type()},
                           {"output", output ? output->sizes() : shape{}, output ? output->type() : input.type()}};
@@ -111,7 +111,7 @@ checked check_gathering(std::string_view op, const any_cview& input, const any_c
     const inferred r = shape_rule(input.sizes(), indices.sizes());
     if (!r.v.ok()) enforce(r.v, known, extra);
     enforce(type_rule(input.type(), indices.type(), ops[2].type.value()), known);
-    checked c;
+    checked_call c;
     c.out = r.out;
     if (!output) ops[2].sizes = c.out;
     if (c.out != ops[2].sizes) enforce({mismatch, 2}, all);

@@ -179,7 +179,7 @@ plan::move_plan lower_gather(const any_cview& input, const any_cview& indices, c
 /// into an axis of size 0, even where the output has no element to read them for); no `output`:
 /// of the one an allocating call makes (see check_gathering).
 template <class = void>
-checked check_gather(const any_cview& input, const any_cview& indices, const any_view* output, const gather_desc& d) {
+checked_call check_gather(const any_cview& input, const any_cview& indices, const any_view* output, const gather_desc& d) {
     return check_gathering("gather", input, indices, output, rule::gather_output_shape,
                            [&](const shape& i, const shape& x) { return gather_rule(i, x, d); }, gather_type_rule,
                            [&](const shape& i, const shape& x) { return gather_axis_rule(i, x, d); });
@@ -187,7 +187,7 @@ checked check_gather(const any_cview& input, const any_cview& indices, const any
 
 /// Runs a checked gather (`c` from check_gather) on the CPU.
 template <class = void>
-void run_gather(const checked& c, const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d,
+void run_gather(const checked_call& c, const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d,
                 const cpu::options& opt) {
     // The executor reads and resolves each index where it lies: building a table of resolved
     // offsets first cost a pass that writes as many bytes as it reads (and a fresh allocation).

@@ -108,7 +108,7 @@ plan::move_plan lower_gather_elements(const any_cview& input, const any_cview& i
 
 /// Every run-time check of a gather-elements; no `output`: of the one an allocating call makes.
 template <class = void>
-checked check_gather_elements(const any_cview& input, const any_cview& indices, const any_view* output, const gather_elements_desc& d) {
+checked_call check_gather_elements(const any_cview& input, const any_cview& indices, const any_view* output, const gather_elements_desc& d) {
     return check_gathering("gather-elements", input, indices, output, rule::gather_elements_output_shape,
                            [&](const shape& i, const shape& x) { return gather_elements_rule(i, x, d); }, gather_elements_type_rule,
                            [&](const shape& i, const shape& x) { return gather_elements_axis_rule(i, x, d); });
@@ -141,7 +141,7 @@ int narrowed_index_width(const any_cview& input, const any_cview& indices, std::
 
 /// Runs a checked gather-elements on the CPU.
 template <class = void>
-void run_gather_elements(const checked& c, const any_cview& input, const any_cview& indices, const any_view& output,
+void run_gather_elements(const checked_call& c, const any_cview& input, const any_cview& indices, const any_view& output,
                          const gather_elements_desc& d, const cpu::options& opt) {
     if (output.count() != 0 && d.policy == index_policy::error) {
         const int axis = normalize_axis(d.axis, input.rank());

@@ -145,7 +145,7 @@ plan::move_plan lower_gather_nd(const any_cview& input, const shape& indices, co
 
 /// Every run-time check of a gather-nd; no `output`: of the one an allocating call makes.
 template <class = void>
-checked check_gather_nd(const any_cview& input, const any_cview& indices, const any_view* output, const gather_nd_desc& d) {
+checked_call check_gather_nd(const any_cview& input, const any_cview& indices, const any_view* output, const gather_nd_desc& d) {
     return check_gathering("gather-nd", input, indices, output, rule::gather_nd_output_shape,
                            [&](const shape& i, const shape& x) { return gather_nd_rule(i, x, d); }, gather_nd_type_rule,
                            [&](const shape& i, const shape& x) { return gather_nd_axis_rule(i, x, d); },
@@ -154,7 +154,7 @@ checked check_gather_nd(const any_cview& input, const any_cview& indices, const 
 
 /// Runs a checked gather-nd on the CPU.
 template <class = void>
-void run_gather_nd(const checked& c, const any_cview& input, const any_cview& indices, const any_view& output, const gather_nd_desc& d,
+void run_gather_nd(const checked_call& c, const any_cview& input, const any_cview& indices, const any_view& output, const gather_nd_desc& d,
                    const cpu::options& opt) {
     const int q = indices.rank();
     const auto axes = tuple_axes_of(input, d.batch_dimensions, indices.size(q - 1));

@@ -108,7 +108,7 @@ namespace detail {
 /// Every run-time check of a join (views, rules, types, output shape, aliasing); no `output`:
 /// the inputs alone, for an allocating call (which makes the output in the first input's type).
 template <class = void>
-checked check_join(std::span<const any_cview> inputs, const any_view* output, const join_desc& d) {
+checked_call check_join(std::span<const any_cview> inputs, const any_view* output, const join_desc& d) {
     for (std::size_t k = 0; k < inputs.size(); ++k) check_view("join", "input", inputs[k], false, static_cast<int>(k));
     if (output) check_view("join", "output", *output, true);
     const inferred r = join_rule_of(inputs.size(), [&](std::size_t k) -> const shape& { return inputs[k].sizes(); }, d);
@@ -121,7 +121,7 @@ checked check_join(std::span<const any_cview> inputs, const any_view* output, co
     };
     for (std::size_t k = 0; k < inputs.size(); ++k)
         if (inputs[k].type() != inputs[0].type()) enforce({rule::join_dtype, static_cast<int>(k)}, operands());
-    checked c;
+    checked_call c;
     c.out = r.out;
     if (!output) return c;
     if (output->type() != inputs[0].type()) enforce({rule::join_dtype, static_cast<int>(inputs.size())}, operands());
@@ -176,15 +176,15 @@ template <>
 struct op_traits<join_desc> {
     static constexpr std::string_view name = "join";
     static constexpr op_form form = op_form::joining;
-    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const join_desc& d) {
+    static detail::checked_call check(std::span<const any_cview> in, std::span<const any_view> out, const join_desc& d) {
         return detail::check_join(in, out.empty() ? nullptr : &out[0], d);
     }
-    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const join_desc& d,
+    static void run(const detail::checked_call& c, std::span<const any_cview> in, std::span<const any_view> out, const join_desc& d,
                     const cpu::options& opt) {
         detail::run_moves(c, in, out, d, opt);
     }
     static std::vector<plan::move_plan> lower(std::span<const any_cview> in, std::span<const any_view> out, const join_desc& d,
-                                              const detail::checked&) {
+                                              const detail::checked_call&) {
         return detail::lower_join(in, out[0], d);
     }
     template <join_desc D, typed_view Out, typed_view... In>

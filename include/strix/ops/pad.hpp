@@ -115,7 +115,7 @@ plan::move_plan lower_pad(const any_cview& full_input, const any_view& output, c
 /// Every run-time check of a pad (views, rules, the fill value, output shape and aliasing when
 /// an output is given).
 template <class = void>
-checked check_pad(const any_cview& input, const any_view* output, const pad_desc& d) {
+checked_call check_pad(const any_cview& input, const any_view* output, const pad_desc& d) {
     check_view("pad", "input", input, false);
     if (output) check_view("pad", "output", *output, true);
     const operand_info all[] = {{"input", input.sizes(), input.type()}, {"output", output ? output->sizes() : shape{}, output ? output->type() : input.type()}};
@@ -129,7 +129,7 @@ checked check_pad(const any_cview& input, const any_view* output, const pad_desc
         if (output->sizes() != r.out) enforce({rule::pad_output_shape, 1}, ops);
         check_disjoint("pad", *output, "input", input);
     }
-    checked c;
+    checked_call c;
     c.out = r.out;
     return c;
 }

@@ -105,7 +105,7 @@ bool same_view(const any_cview& a, const any_view& b) {
 /// `type_rule(input, indices, updates, output)`, `axis_rule(input, indices, axis)` on the axis
 /// the shape rule normalised — then whether it runs in place, and aliasing.
 template <class ShapeRule, class AxisRule>
-checked check_scattering(std::string_view op, const any_cview& input, const any_cview& indices, const any_cview& updates,
+checked_call check_scattering(std::string_view op, const any_cview& input, const any_cview& indices, const any_cview& updates,
                          const any_view& output, rule mismatch, ShapeRule&& shape_rule, verdict (*type_rule)(dtype, dtype, dtype, dtype),
                          AxisRule&& axis_rule) {
     const operand_info ops[] = {{"input", input.sizes(), input.type()},
@@ -121,7 +121,7 @@ checked check_scattering(std::string_view op, const any_cview& input, const any_
     enforce(type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
     if (output.sizes() != r.out) enforce({mismatch, 3}, ops);
     enforce(axis_rule(input.sizes(), indices.sizes(), r.axis), ops);
-    checked c;
+    checked_call c;
     c.context = operand_list(ops);
     c.out = output.sizes();
     c.axis = r.axis < 0 ? 0 : r.axis;
@@ -134,7 +134,7 @@ checked check_scattering(std::string_view op, const any_cview& input, const any_
 
 /// Every run-time check of a scatter (views, rules, types, output shape, aliasing).
 template <class = void>
-checked check_scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+checked_call check_scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
                                      const scatter_desc& d) {
     return check_scattering("scatter", input, indices, updates, output, rule::scatter_output_shape,
                             [&](const shape& i, const shape& x, const shape& u) { return scatter_rule(i, x, u, d); }, scatter_type_rule,
@@ -186,7 +186,7 @@ plan::update_plan lower_scatter(const any_cview& input, const any_cview& indices
 namespace detail {
 /// Runs a checked scatter on the CPU.
 template <class = void> // instantiated only where called (its kernels are 220 type combinations)
-void run_scatter(const checked& c, const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+void run_scatter(const checked_call& c, const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
                  const scatter_desc& d, const cpu::options& opt) {
     const int axis = c.axis;
     // every index is checked before anything is written; the first bad one (C order) is named

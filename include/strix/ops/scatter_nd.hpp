@@ -62,7 +62,7 @@ namespace detail {
 
 /// Every run-time check of a scatter-nd (views, rules, types, output shape, aliasing).
 template <class = void>
-checked check_scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+checked_call check_scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
                                         const scatter_nd_desc& d) {
     return check_scattering("scatter-nd", input, indices, updates, output, rule::scatter_nd_output_shape,
                             [&](const shape& i, const shape& x, const shape& u) { return scatter_nd_rule(i, x, u, d); }, scatter_nd_type_rule,
@@ -178,7 +178,7 @@ bool copy_unreplaced_slices(const any_cview& input, const any_view& output, std:
 namespace detail {
 /// Runs a checked scatter-nd on the CPU.
 template <class = void> // instantiated only where called (its kernels are 220 type combinations)
-void run_scatter_nd(const checked& c, const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+void run_scatter_nd(const checked_call& c, const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
                  const scatter_nd_desc& d, const cpu::options& opt) {
     const int q = indices.rank();
     const auto axes = tuple_axes_of(output, 0, indices.size(q - 1));

@@ -144,7 +144,7 @@ plan::move_plan lower_slice(const any_cview& input, const any_view& output, cons
 /// Every run-time check of a slice (views, rules, type, output shape, aliasing when an output is
 /// given).
 template <class = void>
-checked check_slice(const any_cview& input, const any_view* output, const slice_desc& d) {
+checked_call check_slice(const any_cview& input, const any_view* output, const slice_desc& d) {
     check_view("slice", "input", input, false);
     if (output) check_view("slice", "output", *output, true);
     const operand_info all[] = {{"input", input.sizes(), input.type()}, {"output", output ? output->sizes() : shape{}, output ? output->type() : input.type()}};
@@ -157,7 +157,7 @@ checked check_slice(const any_cview& input, const any_view* output, const slice_
         if (output->sizes() != r.out) enforce({rule::slice_output_shape, 1}, ops);
         check_disjoint("slice", *output, "input", input);
     }
-    checked c;
+    checked_call c;
     c.out = r.out;
     return c;
 }

@@ -90,7 +90,7 @@ std::vector<shape> checked_split_shapes(const shape& input, std::optional<dtype>
 
 /// Every run-time check of a split into `outputs` (views, rules, types, aliasing).
 template <class = void>
-checked check_split(const any_cview& input, std::span<const any_view> outputs, const split_desc& d) {
+checked_call check_split(const any_cview& input, std::span<const any_view> outputs, const split_desc& d) {
     check_view("split", "input", input, false);
     for (std::size_t k = 0; k < outputs.size(); ++k) check_view("split", "output", outputs[k], true, static_cast<int>(k));
     const verdict v = split_rule_of(input.sizes(), outputs.size(), [&](std::size_t k) -> const shape& { return outputs[k].sizes(); }, d);
@@ -181,15 +181,15 @@ template <>
 struct op_traits<split_desc> {
     static constexpr std::string_view name = "split";
     static constexpr op_form form = op_form::splitting;
-    static detail::checked check(std::span<const any_cview> in, std::span<const any_view> out, const split_desc& d) {
+    static detail::checked_call check(std::span<const any_cview> in, std::span<const any_view> out, const split_desc& d) {
         return detail::check_split(in[0], out, d);
     }
-    static void run(const detail::checked& c, std::span<const any_cview> in, std::span<const any_view> out, const split_desc& d,
+    static void run(const detail::checked_call& c, std::span<const any_cview> in, std::span<const any_view> out, const split_desc& d,
                     const cpu::options& opt) {
         detail::run_moves(c, in, out, d, opt);
     }
     static std::vector<plan::move_plan> lower(std::span<const any_cview> in, std::span<const any_view> out, const split_desc& d,
-                                              const detail::checked&) {
+                                              const detail::checked_call&) {
         return detail::lower_split(in[0], out, d);
     }
     /// The shapes of the outputs of an allocating split (the input and the sizes checked).

@@ -63,7 +63,7 @@ plan::move_plan lower_tile(const any_cview& input, const any_view& output, const
 /// Every run-time check of a tile (views, rules, type, output shape, aliasing when an output is
 /// given).
 template <class = void>
-checked check_tile(const any_cview& input, const any_view* output, const tile_desc& d) {
+checked_call check_tile(const any_cview& input, const any_view* output, const tile_desc& d) {
     check_view("tile", "input", input, false);
     if (output) check_view("tile", "output", *output, true);
     const operand_info all[] = {{"input", input.sizes(), input.type()}, {"output", output ? output->sizes() : shape{}, output ? output->type() : input.type()}};
@@ -75,7 +75,7 @@ checked check_tile(const any_cview& input, const any_view* output, const tile_de
         if (output->sizes() != r.out) enforce({rule::tile_output_shape, 1}, ops);
         check_disjoint("tile", *output, "input", input);
     }
-    checked c;
+    checked_call c;
     c.out = r.out;
     return c;
 }

@@ -91,7 +91,7 @@ host_tensor call_new(std::span<const any_cview> in, const Desc& d, const cpu::op
         call_into(in, {&o, 1}, d, opt);
         return out;
     } else {
-        const checked c = T::check(in, {}, d); // (at least one input from here on)
+        const checked_call c = T::check(in, {}, d); // (at least one input from here on)
         host_tensor out(in[0].type(), c.out);
         const any_view o = out.view();
         T::run(c, in, {&o, 1}, d, opt);
@@ -101,7 +101,7 @@ host_tensor call_new(std::span<const any_cview> in, const Desc& d, const cpu::op
 
 /// The CPU run of an operator whose work is its move plans (op_traits::lower), all run together.
 template <operator_desc Desc>
-void run_moves(const checked& c, std::span<const any_cview> in, std::span<const any_view> out, const Desc& d, const cpu::options& opt) {
+void run_moves(const checked_call& c, std::span<const any_cview> in, std::span<const any_view> out, const Desc& d, const cpu::options& opt) {
     cpu::execute_together(op_traits<Desc>::lower(in, out, d, c), opt);
 }
 
@@ -109,13 +109,13 @@ void run_moves(const checked& c, std::span<const any_cview> in, std::span<const 
 /// plain moves: `Check(input, output or null, d)` and `Lower(input, output, d)`, its one plan.
 template <class Desc, auto Check, auto Lower>
 struct moves_operator {
-    static checked check(std::span<const any_cview> in, std::span<const any_view> out, const Desc& d) {
+    static checked_call check(std::span<const any_cview> in, std::span<const any_view> out, const Desc& d) {
         return Check(in[0], out.empty() ? nullptr : &out[0], d);
     }
-    static std::vector<plan::move_plan> lower(std::span<const any_cview> in, std::span<const any_view> out, const Desc& d, const checked&) {
+    static std::vector<plan::move_plan> lower(std::span<const any_cview> in, std::span<const any_view> out, const Desc& d, const checked_call&) {
         return {Lower(in[0], out[0], d)};
     }
-    static void run(const checked& c, std::span<const any_cview> in, std::span<const any_view> out, const Desc& d, const cpu::options& opt) {
+    static void run(const checked_call& c, std::span<const any_cview> in, std::span<const any_view> out, const Desc& d, const cpu::options& opt) {
         run_moves(c, in, out, d, opt);
     }
 };
@@ -124,10 +124,10 @@ struct moves_operator {
 /// or null, d)`, `Run(checked, input, indices, output, d, opt)`.
 template <class Desc, auto Check, auto Run>
 struct indexed_operator {
-    static checked check(std::span<const any_cview> in, std::span<const any_view> out, const Desc& d) {
+    static checked_call check(std::span<const any_cview> in, std::span<const any_view> out, const Desc& d) {
         return Check(in[0], in[1], out.empty() ? nullptr : &out[0], d);
     }
-    static void run(const checked& c, std::span<const any_cview> in, std::span<const any_view> out, const Desc& d, const cpu::options& opt) {
+    static void run(const checked_call& c, std::span<const any_cview> in, std::span<const any_view> out, const Desc& d, const cpu::options& opt) {
         Run(c, in[0], in[1], out[0], d, opt);
     }
 };
@@ -137,10 +137,10 @@ struct indexed_operator {
 /// d, opt)`.
 template <class Desc, auto Check, auto Run>
 struct update_operator {
-    static checked check(std::span<const any_cview> in, std::span<const any_view> out, const Desc& d) {
+    static checked_call check(std::span<const any_cview> in, std::span<const any_view> out, const Desc& d) {
         return Check(in[0], in[1], in[2], out[0], d);
     }
-    static void run(const checked& c, std::span<const any_cview> in, std::span<const any_view> out, const Desc& d, const cpu::options& opt) {
+    static void run(const checked_call& c, std::span<const any_cview> in, std::span<const any_view> out, const Desc& d, const cpu::options& opt) {
         Run(c, in[0], in[1], in[2], out[0], d, opt);
     }
 };

@@ -44,7 +44,7 @@ inline const char* result_name(VkResult r) {
 
 /// Throws strix::error (code `unsupported` for a missing driver or feature, `io` otherwise)
 /// naming `call` and the result, unless `r` is VK_SUCCESS.
-void check(VkResult r, const char* call);
+void require_success(VkResult r, const char* call);
 
 /// A zeroed Vulkan structure of type `T` with its sType and pNext set.
 template <class T>

@@ -31,8 +31,8 @@ struct command_recorder_options {
 ///
 /// The recorder holds the metadata and scratch its commands read: it must live until the
 /// device has finished every submission of the command buffer. Index checks of the `error`
-/// policy: after the application's fence, check() throws the CPU's error when an index was out
-/// of range in any submission since the last check() (the output is then not to be trusted).
+/// policy: after the application's fence, throw_index_errors() throws the CPU's error when an index was out
+/// of range in any submission since the last throw_index_errors() (the output is then not to be trusted).
 class command_recorder : public recording {
 public:
     command_recorder(context& ctx, VkCommandBuffer cmd, const command_recorder_options& opt = {});
@@ -46,9 +46,9 @@ public:
 
     /// After the application has waited for its submission(s): throws the CPU's strix::error
     /// (naming the position and the value) when an index was out of range under the `error`
-    /// policy in any of them since the last check(); then starts afresh. Reading the indices
+    /// policy in any of them since the last throw_index_errors(); then starts afresh. Reading the indices
     /// back runs on the context's queue.
-    void check();
+    void throw_index_errors();
 
 private:
     command_recorder_options opt_;

@@ -68,9 +68,9 @@ protected:
     /// with the frame's fence, wait.
     void begin_own() {
         auto bi = make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
-        check(ctx_->vk().vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
+        require_success(ctx_->vk().vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
     }
-    void end_own() { check(ctx_->vk().vkEndCommandBuffer(cmd_), "vkEndCommandBuffer"); }
+    void end_own() { require_success(ctx_->vk().vkEndCommandBuffer(cmd_), "vkEndCommandBuffer"); }
     /// Submits the frame's command buffer, with the buffers it uses pinned until wait_own (so
     /// that a tensor destroyed meanwhile keeps its memory until the device is done); throws,
     /// submitting nothing, when one of them was destroyed since it was recorded (`who` names
@@ -82,7 +82,7 @@ protected:
         if (pinned_) ctx_->buffers().unpin(owners_);
         pinned_ = false;
     }
-    void reset_own_fence() { check(ctx_->vk().vkResetFences(ctx_->handle(), 1, &frame_->fence), "vkResetFences"); }
+    void reset_own_fence() { require_success(ctx_->vk().vkResetFences(ctx_->handle(), 1, &frame_->fence), "vkResetFences"); }
 
     /// Forgets what was recorded into the frame's command buffer (which must not be running),
     /// to record anew into the same command buffer, metadata and scratch.

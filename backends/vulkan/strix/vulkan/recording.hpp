@@ -59,7 +59,7 @@ public:
     /// the call, already made (a convenience call checks the caller's host views and records on
     /// device copies of them that hold by construction); null: made here.
     template <operator_desc Desc>
-    void record(std::span<const device_view> views, const Desc& d, const strix::detail::checked* given = nullptr) {
+    void record(std::span<const device_view> views, const Desc& d, const strix::detail::checked_call* given = nullptr) {
         using T = op_traits<Desc>;
         const auto noted = note_call(
             call_name(T::name), {views.begin(), views.end()}, [n = views.size()](std::size_t i) { return operand_role(T::form, i, n); },
@@ -71,7 +71,7 @@ public:
             if (i < views.size() - outs) in.push_back(views[i].as_any());
             else out.push_back(views[i].as_any());
         }
-        const strix::detail::checked c = given ? *given : T::check(in, out, d);
+        const strix::detail::checked_call c = given ? *given : T::check(in, out, d);
         record_checked(views, in, out, d, c);
     }
 
@@ -86,21 +86,21 @@ protected:
     /// passes for the operators with indices, the move plans of op_traits::lower for the others.
     template <operator_desc Desc>
     void record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out, const Desc& d,
-                        const strix::detail::checked& c) {
+                        const strix::detail::checked_call& c) {
         record_moves(op_traits<Desc>::lower(in, out, d, c), v, v.size() - out.size());
     }
     void record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out, const gather_desc& d,
-                        const strix::detail::checked& c);
+                        const strix::detail::checked_call& c);
     void record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
-                        const gather_elements_desc& d, const strix::detail::checked& c);
+                        const gather_elements_desc& d, const strix::detail::checked_call& c);
     void record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
-                        const gather_nd_desc& d, const strix::detail::checked& c);
+                        const gather_nd_desc& d, const strix::detail::checked_call& c);
     void record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out, const join_desc& d,
-                        const strix::detail::checked& c);
+                        const strix::detail::checked_call& c);
     void record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out, const scatter_desc& d,
-                        const strix::detail::checked& c);
+                        const strix::detail::checked_call& c);
     void record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
-                        const scatter_nd_desc& d, const strix::detail::checked& c);
+                        const scatter_nd_desc& d, const strix::detail::checked_call& c);
     /// Records move plans over `v`'s first `inputs` views (read) into the rest (written): one
     /// output each, in order, or (one output) every plan into it.
     void record_moves(const std::vector<plan::move_plan>& plans, std::span<const device_view> v, std::size_t inputs);

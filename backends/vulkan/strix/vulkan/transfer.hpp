@@ -28,9 +28,9 @@ void one_shot(context& ctx, F&& record) {
     } g{ctx, ctx.acquire_frame()};
     auto bi = make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    check(vk.vkBeginCommandBuffer(g.f->cmd, &bi), "vkBeginCommandBuffer");
+    require_success(vk.vkBeginCommandBuffer(g.f->cmd, &bi), "vkBeginCommandBuffer");
     record(g.f->cmd);
-    check(vk.vkEndCommandBuffer(g.f->cmd), "vkEndCommandBuffer");
+    require_success(vk.vkEndCommandBuffer(g.f->cmd), "vkEndCommandBuffer");
     ctx.submit(g.f->cmd, g.f->fence);
     g.submitted = true;
     ctx.wait(g.f->fence);

@@ -1,6 +1,6 @@
 namespace strix::vulkan {
 
-void check(VkResult r, const char* call) {
+void require_success(VkResult r, const char* call) {
     if (r == VK_SUCCESS) return;
     const auto code = (r == VK_ERROR_INCOMPATIBLE_DRIVER || r == VK_ERROR_INITIALIZATION_FAILED || r == VK_ERROR_FEATURE_NOT_PRESENT ||
                        r == VK_ERROR_EXTENSION_NOT_PRESENT || r == VK_ERROR_LAYER_NOT_PRESENT)

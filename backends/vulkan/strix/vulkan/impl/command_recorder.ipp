@@ -26,7 +26,7 @@ void command_recorder::finish() {
                                     VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
 }
 
-void command_recorder::check() {
+void command_recorder::throw_index_errors() {
     struct clear_after {
         command_recorder& r;
         ~clear_after() { r.clear_flag(); }

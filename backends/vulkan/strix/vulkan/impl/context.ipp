@@ -43,7 +43,7 @@ context::context(linked l, const context_options& opt) {
     }
     dci.enabledExtensionCount = static_cast<std::uint32_t>(device_exts.size());
     dci.ppEnabledExtensionNames = device_exts.data();
-    check(vkCreateDevice(physical_, &dci, nullptr, &device_), "vkCreateDevice");
+    require_success(vkCreateDevice(physical_, &dci, nullptr, &device_), "vkCreateDevice");
     owns_device_ = true;
     volkLoadDeviceTable(&table_, device_);
     table_.vkGetDeviceQueue(device_, family_, 0, &queue_);
@@ -154,13 +154,13 @@ void context::finish_setup(const context_options& opt) {
     if (table_.vkCreatePipelineCache(device_, &pcci, nullptr, &cache_) != VK_SUCCESS) { // a stale or foreign file: start empty
         pcci.initialDataSize = 0;
         pcci.pInitialData = nullptr;
-        check(table_.vkCreatePipelineCache(device_, &pcci, nullptr, &cache_), "vkCreatePipelineCache");
+        require_success(table_.vkCreatePipelineCache(device_, &pcci, nullptr, &cache_), "vkCreatePipelineCache");
     }
     VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, 128};
     auto lci = make<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
     lci.pushConstantRangeCount = 1;
     lci.pPushConstantRanges = &range;
-    check(table_.vkCreatePipelineLayout(device_, &lci, nullptr, &layout_), "vkCreatePipelineLayout");
+    require_success(table_.vkCreatePipelineLayout(device_, &lci, nullptr, &layout_), "vkCreatePipelineLayout");
 }
 
 } // namespace strix::vulkan

@@ -28,19 +28,19 @@ detail::owned<frame> context::acquire_frame() {
         auto pci = make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
         pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
         pci.queueFamilyIndex = family_;
-        check(table_.vkCreateCommandPool(device_, &pci, nullptr, &f->pool), "vkCreateCommandPool");
+        require_success(table_.vkCreateCommandPool(device_, &pci, nullptr, &f->pool), "vkCreateCommandPool");
         auto ai = make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
         ai.commandPool = f->pool;
         ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
         ai.commandBufferCount = 1;
-        check(table_.vkAllocateCommandBuffers(device_, &ai, &f->cmd), "vkAllocateCommandBuffers");
+        require_success(table_.vkAllocateCommandBuffers(device_, &ai, &f->cmd), "vkAllocateCommandBuffers");
         auto fci = make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
-        check(table_.vkCreateFence(device_, &fci, nullptr, &f->fence), "vkCreateFence");
+        require_success(table_.vkCreateFence(device_, &fci, nullptr, &f->fence), "vkCreateFence");
         if (timestamp_bits_ > 0) { // two timestamps bracket a stream's work
             auto qci = make<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
             qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
             qci.queryCount = 2;
-            check(table_.vkCreateQueryPool(device_, &qci, nullptr, &f->queries), "vkCreateQueryPool");
+            require_success(table_.vkCreateQueryPool(device_, &qci, nullptr, &f->queries), "vkCreateQueryPool");
         }
         f->flag = create_buffer(16, memory::host);
     } catch (...) {
@@ -84,10 +84,10 @@ void context::wait(VkFence fence) const {
         do {
             const VkResult r = table_.vkGetFenceStatus(device_, fence);
             if (r == VK_SUCCESS) return;
-            if (r != VK_NOT_READY) check(r, "vkGetFenceStatus");
+            if (r != VK_NOT_READY) require_success(r, "vkGetFenceStatus");
         } while (detail::steady_ns() < until);
     }
-    check(table_.vkWaitForFences(device_, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    require_success(table_.vkWaitForFences(device_, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
 }
 
 void context::submit(VkCommandBuffer cmd, VkFence fence) {
@@ -95,7 +95,7 @@ void context::submit(VkCommandBuffer cmd, VkFence fence) {
     auto si = make<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cmd;
-    check(table_.vkQueueSubmit(queue_, 1, &si, fence), "vkQueueSubmit");
+    require_success(table_.vkQueueSubmit(queue_, 1, &si, fence), "vkQueueSubmit");
 }
 
 } // namespace strix::vulkan

@@ -61,9 +61,9 @@ device_info describe(VkPhysicalDevice pd, std::uint32_t index) {
         return d;
     }
     std::uint32_t next = 0;
-    check(vkEnumerateDeviceExtensionProperties(pd, nullptr, &next, nullptr), "vkEnumerateDeviceExtensionProperties");
+    require_success(vkEnumerateDeviceExtensionProperties(pd, nullptr, &next, nullptr), "vkEnumerateDeviceExtensionProperties");
     std::vector<VkExtensionProperties> exts(next);
-    check(vkEnumerateDeviceExtensionProperties(pd, nullptr, &next, exts.data()), "vkEnumerateDeviceExtensionProperties");
+    require_success(vkEnumerateDeviceExtensionProperties(pd, nullptr, &next, exts.data()), "vkEnumerateDeviceExtensionProperties");
     bool atomic_float = false, host_import = false;
     for (const auto& e : exts) {
         atomic_float |= std::strcmp(e.extensionName, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME) == 0;
@@ -99,9 +99,9 @@ instance::instance(bool want_messenger) {
     load_loader();
     keep_drivers_loaded();
     std::uint32_t n = 0;
-    check(vkEnumerateInstanceExtensionProperties(nullptr, &n, nullptr), "vkEnumerateInstanceExtensionProperties");
+    require_success(vkEnumerateInstanceExtensionProperties(nullptr, &n, nullptr), "vkEnumerateInstanceExtensionProperties");
     std::vector<VkExtensionProperties> exts(n);
-    check(vkEnumerateInstanceExtensionProperties(nullptr, &n, exts.data()), "vkEnumerateInstanceExtensionProperties");
+    require_success(vkEnumerateInstanceExtensionProperties(nullptr, &n, exts.data()), "vkEnumerateInstanceExtensionProperties");
     bool debug_utils = false;
     for (const auto& e : exts) debug_utils |= std::strcmp(e.extensionName, VK_EXT_DEBUG_UTILS_EXTENSION_NAME) == 0;
     debug_utils &= want_messenger;
@@ -114,7 +114,7 @@ instance::instance(bool want_messenger) {
     ci.pApplicationInfo = &app;
     ci.enabledExtensionCount = debug_utils ? 1 : 0;
     ci.ppEnabledExtensionNames = ext_names;
-    check(vkCreateInstance(&ci, nullptr, &handle_), "vkCreateInstance");
+    require_success(vkCreateInstance(&ci, nullptr, &handle_), "vkCreateInstance");
     // core instance functions are the loader's trampolines, the same for every instance;
     // extension functions are fetched per instance (another instance may lack them)
     volkLoadInstanceOnly(handle_);
@@ -133,9 +133,9 @@ instance::instance(bool want_messenger) {
 
 std::vector<VkPhysicalDevice> instance::physical_devices() const {
     std::uint32_t n = 0;
-    check(vkEnumeratePhysicalDevices(handle_, &n, nullptr), "vkEnumeratePhysicalDevices");
+    require_success(vkEnumeratePhysicalDevices(handle_, &n, nullptr), "vkEnumeratePhysicalDevices");
     std::vector<VkPhysicalDevice> v(n);
-    check(vkEnumeratePhysicalDevices(handle_, &n, v.data()), "vkEnumeratePhysicalDevices");
+    require_success(vkEnumeratePhysicalDevices(handle_, &n, v.data()), "vkEnumeratePhysicalDevices");
     v.resize(n);
     return v;
 }

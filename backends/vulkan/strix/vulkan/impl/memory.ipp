@@ -181,7 +181,7 @@ buffer context::create_buffer(std::uint64_t bytes, memory where) const {
             if (m) c.table_.vkFreeMemory(c.device_, m, nullptr);
         }
     } guard{*this, handle, mem};
-    check(table_.vkCreateBuffer(device_, &bci, nullptr, &handle), "vkCreateBuffer");
+    require_success(table_.vkCreateBuffer(device_, &bci, nullptr, &handle), "vkCreateBuffer");
     VkMemoryRequirements req{};
     table_.vkGetBufferMemoryRequirements(device_, handle, &req);
     const auto hv = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
@@ -213,11 +213,11 @@ buffer context::create_buffer(std::uint64_t bytes, memory where) const {
                         (where == memory::device ? "device" : "host-visible") + " memory on " + info_.name + " (vkAllocateMemory: " +
                         result_name(r) + ")");
     }
-    check(table_.vkBindBufferMemory(device_, handle, mem, 0), "vkBindBufferMemory");
+    require_success(table_.vkBindBufferMemory(device_, handle, mem, 0), "vkBindBufferMemory");
     std::byte* mapped = nullptr;
     if (memory_.memoryTypes[*type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
         void* p = nullptr;
-        check(table_.vkMapMemory(device_, mem, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory");
+        require_success(table_.vkMapMemory(device_, mem, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory");
         mapped = static_cast<std::byte*>(p);
     }
     auto ai = make<VkBufferDeviceAddressInfo>(VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO);

@@ -12,7 +12,7 @@ using views = std::span<const device_view>;
 /// `outputs`. `c`: the checks, when the caller made them.
 template <operator_desc Desc>
 void on_device(context& ctx, std::span<const any_cview> inputs, std::span<const any_view> outputs, const Desc& d,
-               std::optional<strix::detail::checked> c = std::nullopt) {
+               std::optional<strix::detail::checked_call> c = std::nullopt) {
     using T = op_traits<Desc>;
     constexpr bool in_place = T::form == op_form::update;
     if (!c) c = T::check(inputs, outputs, d);
@@ -49,7 +49,7 @@ std::vector<host_tensor> on_device_new(context& ctx, std::span<const any_cview> 
     using T = op_traits<Desc>;
     std::vector<host_tensor> out;
     std::vector<any_view> views;
-    std::optional<strix::detail::checked> c;
+    std::optional<strix::detail::checked_call> c;
     if constexpr (T::form == op_form::splitting) {
         for (const auto& s : T::output_shapes(inputs[0], sizes, d)) out.emplace_back(inputs[0].type(), s);
         c.emplace(); // new outputs of the checked shapes: nothing more to check

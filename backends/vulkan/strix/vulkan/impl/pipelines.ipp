@@ -55,7 +55,7 @@ VkPipeline context::pipeline(const pipeline_key& key) {
         const spirv::words w = spirv::code(m);
         sci.codeSize = w.bytes;
         sci.pCode = w.data;
-        check(table_.vkCreateShaderModule(device_, &sci, nullptr, &modules_[m]), "vkCreateShaderModule");
+        require_success(table_.vkCreateShaderModule(device_, &sci, nullptr, &modules_[m]), "vkCreateShaderModule");
     }
     // constant ids 0..12 (an entry for an id a shader lacks is ignored)
     const std::uint32_t values[] = {key.elem, key.rank, key.index_type, key.policy, key.phase, key.wide,
@@ -72,16 +72,16 @@ VkPipeline context::pipeline(const pipeline_key& key) {
     cci.stage.pSpecializationInfo = &spec;
     cci.layout = layout_;
     VkPipeline p = VK_NULL_HANDLE;
-    check(table_.vkCreateComputePipelines(device_, cache_, 1, &cci, nullptr, &p), "vkCreateComputePipelines");
+    require_success(table_.vkCreateComputePipelines(device_, cache_, 1, &cci, nullptr, &p), "vkCreateComputePipelines");
     pipelines_.add(key, p);
     return p;
 }
 
 void context::save_pipeline_cache(const std::string& path) const {
     std::size_t n = 0;
-    check(table_.vkGetPipelineCacheData(device_, cache_, &n, nullptr), "vkGetPipelineCacheData");
+    require_success(table_.vkGetPipelineCacheData(device_, cache_, &n, nullptr), "vkGetPipelineCacheData");
     std::vector<char> data(n);
-    check(table_.vkGetPipelineCacheData(device_, cache_, &n, data.data()), "vkGetPipelineCacheData");
+    require_success(table_.vkGetPipelineCacheData(device_, cache_, &n, data.data()), "vkGetPipelineCacheData");
     if (!detail::write_file(path, data.data(), n)) throw error(error_code::io, "strix::vulkan: cannot write the pipeline cache to " + path);
 }
 

@@ -138,7 +138,7 @@ void recorder::commit_pending() {
 }
 
 void recorder::restart_own() {
-    check(ctx_->vk().vkResetCommandPool(ctx_->handle(), frame_->pool, 0), "vkResetCommandPool");
+    require_success(ctx_->vk().vkResetCommandPool(ctx_->handle(), frame_->pool, 0), "vkResetCommandPool");
     meta_chunk_ = meta_used_ = 0;
     guard_chunk_ = guard_used_ = 0;
     owners_.clear();

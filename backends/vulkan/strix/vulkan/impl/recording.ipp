@@ -1,7 +1,7 @@
 namespace strix::vulkan {
 
 void recording::record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
-                               const gather_desc& d, const strix::detail::checked& c) {
+                               const gather_desc& d, const strix::detail::checked_call& c) {
     const device_view &input = v[0], &indices = v[1], &output = v[2];
     const auto p = strix::detail::lower_gather(in[0], in[1], out[0], d, c.context, strix::detail::index_reading::device);
     const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
@@ -22,7 +22,7 @@ void recording::record_checked(std::span<const device_view> v, std::span<const a
 }
 
 void recording::record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
-                               const join_desc& d, const strix::detail::checked&) {
+                               const join_desc& d, const strix::detail::checked_call&) {
     const auto plans = strix::detail::lower_join(in, out[0], d);
     // one hazard check for the whole join: the inputs' slices of the output are disjoint
     std::vector<range> reads;
@@ -39,7 +39,7 @@ void recording::record_moves(const std::vector<plan::move_plan>& plans, std::spa
 }
 
 void recording::record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
-                               const gather_elements_desc& d, const strix::detail::checked& c) {
+                               const gather_elements_desc& d, const strix::detail::checked_call& c) {
     const device_view &input = v[0], &indices = v[1], &output = v[2];
     const auto p = strix::detail::lower_gather_elements(in[0], in[1], out[0], d, c.context, strix::detail::index_reading::device);
     if (p.rank == 0 || p.count() == 0) return;
@@ -52,7 +52,7 @@ void recording::record_checked(std::span<const device_view> v, std::span<const a
 }
 
 void recording::record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
-                               const gather_nd_desc& d, const strix::detail::checked& c) {
+                               const gather_nd_desc& d, const strix::detail::checked_call& c) {
     const device_view &indices = v[1], &output = v[2];
     const auto axes = strix::detail::tuple_axes_of(in[0], d.batch_dimensions, indices.sizes[indices.sizes.rank - 1]);
     if (output.sizes.count() == 0) { // nothing to move, but the tuples are checked all the same
@@ -96,7 +96,7 @@ void recording::copy(const device_view& input, const device_view& output) {
 namespace strix::vulkan {
 
 void recording::record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> o,
-                               const scatter_desc& d, const strix::detail::checked& c) {
+                               const scatter_desc& d, const strix::detail::checked_call& c) {
     const device_view &input = v[0], &indices = v[1], &updates = v[2], &output = v[3];
     const any_view& out = o[0];
     const int axis = c.axis;
@@ -116,7 +116,7 @@ void recording::record_checked(std::span<const device_view> v, std::span<const a
 }
 
 void recording::record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> o,
-                               const scatter_nd_desc& d, const strix::detail::checked& c) {
+                               const scatter_nd_desc& d, const strix::detail::checked_call& c) {
     const device_view &input = v[0], &indices = v[1], &updates = v[2], &output = v[3];
     const any_view& out = o[0];
     const auto axes = strix::detail::tuple_axes_of(out, 0, indices.sizes[indices.sizes.rank - 1]);

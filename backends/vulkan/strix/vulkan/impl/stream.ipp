@@ -67,7 +67,7 @@ void stream::rebind(std::span<const rebinding> changes) {
 double stream::device_seconds() const {
     if (!queries_ || !done_) return 0;
     std::uint64_t t[2] = {};
-    check(ctx_->vk().vkGetQueryPoolResults(ctx_->handle(), queries_, 0, 2, sizeof t, t, 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+    require_success(ctx_->vk().vkGetQueryPoolResults(ctx_->handle(), queries_, 0, 2, sizeof t, t, 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
           "vkGetQueryPoolResults");
     const std::uint32_t bits = ctx_->timestamp_bits();
     const std::uint64_t mask = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;

@@ -83,8 +83,8 @@ bool staging_ring::settle(int h) {
     auto& s = slots_[static_cast<std::size_t>(h)];
     if (!s.pending) return false;
     ctx_.wait(s.f->fence);
-    check(ctx_.vk().vkResetFences(ctx_.handle(), 1, &s.f->fence), "vkResetFences");
-    check(ctx_.vk().vkResetCommandPool(ctx_.handle(), s.f->pool, 0), "vkResetCommandPool");
+    require_success(ctx_.vk().vkResetFences(ctx_.handle(), 1, &s.f->fence), "vkResetFences");
+    require_success(ctx_.vk().vkResetCommandPool(ctx_.handle(), s.f->pool, 0), "vkResetCommandPool");
     s.imported = buffer{};
     s.pending = false;
     return true;
@@ -99,9 +99,9 @@ void staging_ring::copy(int h, const buffer& dev, std::uint64_t offset, std::uin
     const std::uint64_t host_at = imported ? s.imported_at : 0;
     auto bi = make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    check(vk.vkBeginCommandBuffer(f.cmd, &bi), "vkBeginCommandBuffer");
+    require_success(vk.vkBeginCommandBuffer(f.cmd, &bi), "vkBeginCommandBuffer");
     record_host_copy(ctx_, f.cmd, host_side, host_at, dev, offset, bytes, to_device);
-    check(vk.vkEndCommandBuffer(f.cmd), "vkEndCommandBuffer");
+    require_success(vk.vkEndCommandBuffer(f.cmd), "vkEndCommandBuffer");
     ctx_.submit(f.cmd, f.fence);
     s.pending = true;
 }
