@@ -20,7 +20,7 @@ namespace detail {
 
 /// The calling thread's scratch buffer (see release_scratch).
 struct scratch_buffer {
-    strix::detail::host_block block; ///< on huge pages from 4 MiB (host_huge_pages)
+    strix::detail::host_block block; ///< on huge pages from 4 MiB (host_huge_pages_enabled)
     std::size_t asked = 0; ///< the most bytes a call has asked for (repeated_scratch)
 };
 
@@ -44,7 +44,7 @@ inline std::byte* scratch(std::size_t bytes) {
 /// (or holds them already), else nullptr, noting the request: a new buffer's pages fault in the
 /// first time it is written. On 4 KiB pages 32 MiB took 13.8-14.4 ms on a Zen 4 VM, which made
 /// a one-off gather-elements along the last axis of 16384x1024 take 39 ms instead of 21 without
-/// the copy (18.5 ms with the copy once the buffer exists); on huge pages (host_huge_pages) such
+/// the copy (18.5 ms with the copy once the buffer exists); on huge pages (host_huge_pages_enabled) such
 /// a call takes 16-22 ms, but a virtual machine's host may have to back fresh memory first
 /// (100 ms and more seen), which only a repeated caller should risk.
 inline std::byte* repeated_scratch(std::size_t bytes) {
