@@ -166,7 +166,7 @@ TEST_CASE("host_tensor and the CPU scratch buffer ask for huge pages from 4 MiB 
         small = std::move(moved); // frees the small one, takes the big one's kind
         CHECK(small.huge_pages() == (on && linux_huge));
         CHECK(small.count() == 1 << 20);
-        // the CPU executor's scratch buffer (gather-elements' narrowed indices) is such memory
+        // the CPU executor's scratch buffer (gather-elements' compact indices) is such memory
         // too: it grows to a huge-page block at 4 MiB and frees either kind when released
         strix::cpu::release_scratch();
         std::byte* s = strix::cpu::detail::scratch((std::size_t{4} << 20) - 1);

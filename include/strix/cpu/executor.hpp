@@ -33,7 +33,7 @@ namespace strix::cpu {
 /// the same bytes: 3.7-4.1 ms). A plan of one long row (a join along the outer axis) keeps
 /// plan after plan. Threads take contiguous runs of blocks; there are at least as many blocks
 /// as threads, so a single long row is split too.
-template <bool Narrow = false>
+template <bool Compact = false>
 void execute_together(std::span<const plan::move_plan> plans, const options& opt = {}) {
     strix::detail::small_vector<detail::run_state, 4> states;
     std::int64_t bytes = 0, most = 0, rows = 0;
@@ -46,7 +46,7 @@ void execute_together(std::span<const plan::move_plan> plans, const options& opt
     if (most == 0) return;
     const bool stream = opt.stream_min_bytes >= 0 && bytes >= opt.stream_min_bytes, stage = detail::stages(opt);
     for (const auto& p : plans)
-        if (p.rank != 0 && p.count() != 0) detail::prepare<Narrow>(states.emplace_back(), p, stream, stage);
+        if (p.rank != 0 && p.count() != 0) detail::prepare<Compact>(states.emplace_back(), p, stream, stage);
     const int t = detail::threads_for(opt, bytes, most);
     // at most 2^24 blocks, so that part() cannot overflow
     const std::int64_t blocks = states.size() == 1 ? t : std::max<std::int64_t>(std::min({rows, bytes / 4096, std::int64_t{1} << 24}), t);
@@ -80,8 +80,8 @@ void execute_together(std::span<const plan::move_plan> plans, const options& opt
 }
 
 /// Runs a collapsed move plan (split by elements, so that one long row uses every thread too).
-/// `Narrow`: the plan may read 1- or 2-byte indices (a narrowed copy, see prepare).
-template <bool Narrow = false>
-void execute(const plan::move_plan& p, const options& opt = {}) { execute_together<Narrow>(std::span<const plan::move_plan>(&p, 1), opt); }
+/// `Compact`: the plan may read 1- or 2-byte indices (a compact copy, see prepare).
+template <bool Compact = false>
+void execute(const plan::move_plan& p, const options& opt = {}) { execute_together<Compact>(std::span<const plan::move_plan>(&p, 1), opt); }
 
 } // namespace strix::cpu

@@ -36,13 +36,13 @@ struct options {
     enum class staging { automatic, always, never };
     staging stage = staging::automatic;
     /// A gather-elements whose indices take at least this many bytes checks them into a copy
-    /// narrowed to 1 or 2 bytes each (an axis of up to 256 or 65536 elements; 4- and 8-byte
+    /// compacted to 1 or 2 bytes each (an axis of up to 256 or 65536 elements; 4- and 8-byte
     /// elements; where the processor has AVX2), which its gather then reads in place of the
     /// indices: the check before the first write reads every index, and large indices have left
     /// the caches when the gather reads them again. Negative: never. Measured on one Zen 4 EPYC
     /// core (32 MiB L3) with int64 indices along rows of 256: 8 MB of indices 0.95 -> 1.08 ms,
     /// 12 MB level, 48 MB 3.5 -> 3.4; two threads level at 8 MB, 1.05 -> 0.92 at 12, 2.5 -> 1.9 at 48.
-    std::int64_t narrow_min_bytes = 16 << 20;
+    std::int64_t compact_min_bytes = 16 << 20;
 };
 
 namespace detail {

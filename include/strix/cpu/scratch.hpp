@@ -1,5 +1,5 @@
 #pragma once
-/// The CPU executor's per-thread scratch memory (the narrowed copy of gather-elements' indices).
+/// The CPU executor's per-thread scratch memory (the compact copy of gather-elements' indices).
 
 #include <cstddef>
 
@@ -7,7 +7,7 @@
 
 namespace strix::cpu {
 
-/// Frees the calling thread's scratch memory: the buffer that holds the narrowed copy of a large
+/// Frees the calling thread's scratch memory: the buffer that holds the compact copy of a large
 /// gather-elements' checked indices (strix/ops/gather_elements.hpp), kept between calls because
 /// a fresh one costs a page fault per page on every call. It holds a quarter or half of the
 /// largest such output the thread has gathered into (1 or 2 bytes per element); it is freed

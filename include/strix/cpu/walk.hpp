@@ -239,7 +239,7 @@ bool dense_output(const plan::move_plan& p) {
 
 /// Fills `st` (fresh) with the run state of collapsed plan `p` (rank >= 1), its walk chosen for
 /// its types.
-template <bool Narrow>
+template <bool Compact>
 void prepare(run_state& st, const plan::move_plan& p, bool stream, bool stage) {
     st.p = &p;
     const int outer = p.rank - 1;
@@ -274,17 +274,17 @@ void prepare(run_state& st, const plan::move_plan& p, bool stream, bool stage) {
         }
     };
     // the index type matters only to plans that read indices; the others take one instantiation.
-    // 1- and 2-byte indices, the narrowed copies of checked indices (strix/cpu/indices.hpp),
-    // only where asked for (Narrow) and for 4- and 8-byte elements, which gather-elements
-    // alone makes (narrowed_index_width): four walks more, in the programs that call it only
-    auto narrow = [&](auto idx) {
+    // 1- and 2-byte indices, the compact copies of checked indices (strix/cpu/indices.hpp),
+    // only where asked for (Compact) and for 4- and 8-byte elements, which gather-elements
+    // alone makes (compact_index_width): four walks more, in the programs that call it only
+    auto compact = [&](auto idx) {
         using I = decltype(idx);
         st.start = p.elem == 8 ? start_walk<8, I> : start_walk<4, I>;
         st.walk = p.elem == 8 ? walk<8, I> : walk<4, I>;
     };
     if (!reads) by_size(std::int64_t{});
-    else if (Narrow && p.index_type == dtype::uint8) narrow(std::uint8_t{});
-    else if (Narrow && p.index_type == dtype::uint16) narrow(std::uint16_t{});
+    else if (Compact && p.index_type == dtype::uint8) compact(std::uint8_t{});
+    else if (Compact && p.index_type == dtype::uint16) compact(std::uint16_t{});
     else with_index_type(p.index_type, by_size);
 }
 

@@ -174,8 +174,8 @@ template <std::size_t E, class I, bool Clamp>
 __attribute__((target("avx2"))) void gather_lanes_avx2(std::byte* out, const std::byte* base, const std::byte* ix, std::int64_t n,
                                                        std::int64_t count, spread_prefetch& pf) {
     constexpr bool wide = sizeof(I) == 8;
-    // 1- and 2-byte indices (narrowed copies, unsigned) widen to 32-bit lanes as they load
-    constexpr bool narrow = sizeof(I) < 4;
+    // 1- and 2-byte indices (compact copies, unsigned) widen to 32-bit lanes as they load
+    constexpr bool compact = sizeof(I) < 4;
     using lane = std::conditional_t<std::is_signed_v<I>, std::conditional_t<wide, std::int64_t, std::int32_t>,
                                     std::conditional_t<wide, std::uint64_t, std::uint32_t>>;
     typedef lane vidx __attribute__((vector_size(32)));
@@ -201,7 +201,7 @@ __attribute__((target("avx2"))) void gather_lanes_avx2(std::byte* out, const std
         }
     };
     constexpr std::int64_t per = 64 / static_cast<std::int64_t>(sizeof(I)); // indices per line
-    constexpr std::int64_t lanes = narrow ? 8 : 32 / static_cast<std::int64_t>(sizeof(I)); // per vector of indices
+    constexpr std::int64_t lanes = compact ? 8 : 32 / static_cast<std::int64_t>(sizeof(I)); // per vector of indices
     for (std::int64_t i = 0; i < count; i += per) {
         __builtin_prefetch(ix + 2048);
         pf.step();
