@@ -26,14 +26,13 @@ inline std::atomic<bool>& huge_pages_setting() noexcept {
 /// buffer) asks the kernel for transparent huge pages (Linux): such a block starts on a 2 MiB
 /// boundary and is marked `MADV_HUGEPAGE`, as NumPy marks its large arrays. Streaming operators
 /// are bound by address translation where every 4 KiB page needs its own TLB entry, most of all
-/// in a virtual machine, whose page walks are nested: on a 2-core Zen 4 EPYC VM a join of
-/// 4 x 32 MiB on one thread took 4.9-5.9 ms on 4 KiB pages and 3.4-3.8 on 2 MiB ones, and the
-/// first write of a 32 MiB buffer 13.8 ms against 3.3 (bench/NOTES.md). The kernel may spend
-/// time compacting memory to find a huge page when a block is first written;
-/// set_host_huge_pages(false) before allocating keeps 4 KiB pages (blocks made before keep
-/// theirs). On by default. Whether huge pages come at
-/// all is the system's choice (/sys/kernel/mm/transparent_hugepage/enabled: `always` or
-/// `madvise`).
+/// in a virtual machine, whose page walks are nested; on 2 MiB pages both the streaming and the
+/// first write of a fresh block ran markedly faster (bench/NOTES.md, "Figures behind the CPU
+/// executor's choices").
+/// The kernel may spend time compacting memory to find a huge page when a block is first
+/// written; set_host_huge_pages(false) before allocating keeps 4 KiB pages (blocks made before
+/// keep theirs). On by default. Whether huge pages come at all is the system's choice
+/// (/sys/kernel/mm/transparent_hugepage/enabled: `always` or `madvise`).
 [[nodiscard]] inline bool host_huge_pages_enabled() noexcept { return detail::huge_pages_setting().load(std::memory_order_relaxed); }
 
 /// Sets whether later host allocations of 4 MiB and more ask for huge pages

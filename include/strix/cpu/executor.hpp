@@ -27,12 +27,11 @@ namespace strix::cpu {
 /// each hold the same fraction of every plan: one row of each where rows are at least 4 KiB
 /// together, else as many rows as make 4 KiB. A join or split along an inner axis then reads
 /// and writes every array front to back, all plans in turn, where plan after plan would sweep
-/// the shared array once per plan. Measured on one core: a Xeon ran 4 inputs along the
-/// innermost axis at 0.46 of memcpy plan after plan; an AMD EPYC split 4 outputs from rows of
-/// 4 KiB in 8.5-9.9 ms in blocks of 64 rows per plan and 3.9 ms row by row (a streamed copy of
-/// the same bytes: 3.7-4.1 ms). A plan of one long row (a join along the outer axis) keeps
-/// plan after plan. Threads take contiguous runs of blocks; there are at least as many blocks
-/// as threads, so a single long row is split too.
+/// the shared array once per plan, at a fraction of a copy's rate; blocks of many rows per plan
+/// were much slower than a row each, which runs at about a streamed copy's rate (bench/NOTES.md,
+/// "Figures behind the CPU executor's choices"). A plan of one long row (a join along the outer
+/// axis) keeps plan after plan. Threads take contiguous runs of blocks; there are at least as
+/// many blocks as threads, so a single long row is split too.
 template <bool Compact = false>
 void execute_together(std::span<const plan::move_plan> plans, const options& opt = {}) {
     strix::detail::small_vector<detail::run_state, 4> states;

@@ -30,8 +30,9 @@ inline bool index_out_of_range(I v, std::int64_t n) {
 /// unsigned), with SSE2 and no comparison: moved by `shift` (n for signed types), an index x lies in
 /// [0, m) (m = 2n signed, n unsigned) exactly when x - m borrows, and the borrow is the top bit
 /// of (~x & m) | (~(x ^ m) & (x - m)) — subtractions and bitwise operations, 2 or 4 indices per
-/// SSE2 instruction. g++ -O2 left the compare-and-or loop scalar: it checked 32 MiB of int64
-/// indices at 17 GB/s on a Zen 5 EPYC core, a third of a gather-elements' time.
+/// SSE2 instruction. g++ -O2 left the compare-and-or loop scalar, too slow for the check to
+/// keep up with memory: it took a large share of a gather-elements' time
+/// (bench/NOTES.md, "Figures behind the CPU executor's choices").
 template <class I>
 bool contiguous_in_range_sse2(const std::byte* p, std::int64_t len, std::int64_t n) {
     std::int64_t i = 0;
@@ -74,12 +75,13 @@ bool contiguous_in_range_sse2(const std::byte* p, std::int64_t len, std::int64_t
 #ifdef STRIX_X86_AVX2
 /// The same with AVX2, 16 indices per step, for processors that have it (chosen at run time: the
 /// library is built for the x86-64 baseline). The SSE2 version spends about seven operations on
-/// two int64 indices, which on a Zen 4 EPYC core ran at 31 GB/s on indices in L3 (8 MB in 0.27
-/// ms); here an index moved into [0, m) is in range exactly when, moved once more by the sign
-/// bit, it lies below m moved likewise as a signed integer (a signed compare of unsigned values):
-/// an add and a compare per vector, at the core's read rate (0.09 ms, a plain read of the same
-/// bytes 0.084). GCC's vector types rather than <immintrin.h>, whose parse costs every including
-/// file half a second.
+/// two int64 indices, well below the core's read rate on indices in the caches; here an index
+/// moved into [0, m) is in range exactly when, moved once more by the sign bit, it lies below m
+/// moved likewise as a signed integer (a signed compare of unsigned values): an add and a
+/// compare per vector, at about the core's read rate (bench/NOTES.md, "Figures behind the CPU
+/// executor's choices").
+/// GCC's vector types rather than <immintrin.h>, whose parse is a heavy cost to every including
+/// file.
 ///
 /// With `out` (N a 1- or 2-byte unsigned type, I unsigned, n at most N's count of values) it
 /// also writes each index as an N, in order (a compact copy): what the check reads anyway, in

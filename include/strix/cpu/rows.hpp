@@ -93,8 +93,9 @@ segment_list segments_of(const plan::move_dim& d, std::int64_t elem, term_list& 
         }
     };
     // the input's range first: a wrap pad reads the row's far end, which the hardware
-    // prefetcher has not fetched before the row is read front to back (a stall per row, pads
-    // of wrap mode at 0.74-0.83 of memcpy where the others ran at 0.94-1.10 on an AMD EPYC)
+    // prefetcher has not fetched before the row is read front to back (a stall per row, which
+    // left pads of wrap mode well behind the other modes: bench/NOTES.md, "Figures behind the
+    // CPU executor's choices")
     if (d.hi > d.lo) s.push_back({segment::run, d.lo, d.hi - d.lo, 0, d.src});
     add_padded(0, d.lo);
     add_padded(d.hi, d.size);
@@ -155,8 +156,8 @@ inline void gather_row(std::byte* out, std::int64_t ds, const std::byte* base, s
         }
 #endif
         // the indices are fetched 2 KiB ahead, one line at a time: the hardware prefetcher left
-        // the loop waiting on them (gather-elements along the last axis, one core of a Zen 5
-        // EPYC: 0.34-0.37 of memcpy -> 0.43-0.47; 4 and 8 KiB ahead alike, 1 KiB 0.40-0.42)
+        // the loop waiting on them; nearer gained less, farther no more (bench/NOTES.md,
+        // "Figures behind the CPU executor's choices")
         for (; i + per <= b; i += per) {
             __builtin_prefetch(ix + 2048);
             pf.step();

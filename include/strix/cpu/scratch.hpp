@@ -42,11 +42,10 @@ inline std::byte* scratch(std::size_t bytes) {
 
 /// `bytes` of the calling thread's scratch memory where the thread has asked for as many before
 /// (or holds them already), else nullptr, noting the request: a new buffer's pages fault in the
-/// first time it is written. On 4 KiB pages 32 MiB took 13.8-14.4 ms on a Zen 4 VM, which made
-/// a one-off gather-elements along the last axis of 16384x1024 take 39 ms instead of 21 without
-/// the copy (18.5 ms with the copy once the buffer exists); on huge pages (host_huge_pages_enabled) such
-/// a call takes 16-22 ms, but a virtual machine's host may have to back fresh memory first
-/// (100 ms and more seen), which only a repeated caller should risk.
+/// first time it is written. Those faults cost a one-off gather-elements more than the copy
+/// saves it (on huge pages, see host_huge_pages_enabled, much less so, but a virtual machine's
+/// host may have to back fresh memory first, at times for longer than the whole call), which
+/// only a repeated caller should risk (bench/NOTES.md, "Figures behind the CPU executor's choices").
 inline std::byte* repeated_scratch(std::size_t bytes) {
     scratch_buffer& s = thread_scratch();
     if (s.block.size() < bytes && s.asked < bytes) {

@@ -12,8 +12,9 @@
 #include "strix/error.hpp"
 
 // POSIX threads where the system has them: <thread>, <mutex> and <condition_variable> (with
-// C++20's stop tokens and semaphores behind them) cost every file that includes strix a fifth of
-// its parse. Elsewhere (Windows), the standard's.
+// C++20's stop tokens and semaphores behind them) are a large part of the parse of every file
+// that includes strix (bench/NOTES.md, "Figures behind the CPU executor's choices"). Elsewhere
+// (Windows), the standard's.
 #if defined(__unix__) || defined(__APPLE__)
 #define STRIX_POSIX_THREADS 1
 #include <pthread.h>

@@ -16,10 +16,9 @@
 
 namespace strix::cpu::detail {
 
-/// Output bytes a staged walk collects before it writes them out (see cursor): measured on one
-/// core of an AMD EPYC (Zen 4), pads of 137 MB took 4.3-4.4 ms staged in 4 or 8 KiB pieces,
-/// 6.3-7.0 in 16 or 32 KiB (the source's lines then leave the 32 KiB L1), and 6.2-10.7 ms written
-/// in place, against 3.5 ms for one streamed copy of the same bytes.
+/// Output bytes a staged walk collects before it writes them out (see cursor): few enough that
+/// the source lines the walk read are still in the L1 cache when the piece goes out; larger
+/// pieces were markedly slower (bench/NOTES.md, "Figures behind the CPU executor's choices").
 inline constexpr std::int64_t stage_bytes = 4096;
 
 struct cursor;
@@ -48,11 +47,11 @@ struct run_state {
 /// A staged walk (run_state::staged) writes into `buf` the output bytes from plan offset
 /// `wbase` on; the bytes from `wlo` to `whi` are not yet written out. Once stage_bytes have
 /// gathered, every whole line goes out with streamed stores and the partial last line moves to
-/// the front of the buffer. On an AMD EPYC (Zen 4) a plain store into a line next to streamed ones cost
-/// far more than its share: pads whose 1,048-byte rows leave a partial line at either end ran
-/// at 0.65-0.80 of memcpy, where staged they run at about the rate of one long streamed copy
-/// (Zen 4, before padded rows asked for their partial lines ahead; options::stage now leaves it
-/// off unless asked for).
+/// the front of the buffer. On some processors a plain store into a line next to streamed ones
+/// cost far more than its share, and pads whose rows leave a partial line at either end ran
+/// well behind a copy, where staged they ran at about the rate of one long streamed copy (that
+/// was before padded rows asked for their partial lines ahead; options::stage now leaves it off
+/// unless asked for; bench/NOTES.md, "Figures behind the CPU executor's choices").
 struct cursor {
     std::array<std::int64_t, max_rank> c{};
     std::int64_t dst = 0, src = 0, key = 0, col = 0;
@@ -189,9 +188,8 @@ void walk(const run_state& st, cursor& w, std::int64_t n) {
                 // A padded row's first and last lines are partial, shared with the rows beside
                 // it and written with plain stores, each of which has to read its line first:
                 // ask for the lines of the row two ahead now, so that those reads are under way
-                // before the stores reach them. Measured on a 2-core Xeon VM (family 6 model
-                // 207), pads of 137 MB by 3 on the last axes, in turns with memcpy: one thread
-                // 0.72-0.78 -> 1.04-1.23, two threads 0.65-0.77 -> 0.91-1.28 (bench/NOTES.md).
+                // before the stores reach them: a large gain on pads, on one thread and on two
+                // (bench/NOTES.md, "Figures behind the CPU executor's choices").
                 // (addresses as integers: past the output's end they are hints that never fault)
                 if (stream && b - a == inner) {
                     const auto at = reinterpret_cast<std::uintptr_t>(out) + static_cast<std::uintptr_t>(2 * inner * ds);

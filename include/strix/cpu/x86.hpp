@@ -34,12 +34,12 @@ inline bool cpu_has_avx2() {
 #ifdef STRIX_X86_AVX2
 /// Copies the `lines` whole 64-byte lines at `s` to the line-aligned `d` with AVX2: two 32-byte
 /// loads and two non-temporal stores a line, the first `fetch` lines each fetching the source
-/// 1 KiB ahead. Chosen at run time (copy_run). Against SSE2's four of each, a gather of 8192
-/// random 4 KiB rows on one Zen 4 EPYC core took 2.59-2.96 ms instead of 3.45-3.87 (a memcpy of
-/// the same bytes 2.96-3.39): each row starts on a new page, whose misses the hardware
-/// prefetcher does not cover, and half the instructions per line let the core keep twice the
-/// lines in flight. (GCC's and clang's vector types and built-ins, not <immintrin.h>, whose
-/// parse costs every including file 0.5 s.)
+/// 1 KiB ahead. Chosen at run time (copy_run). Against SSE2's four of each it gathers random
+/// rows clearly faster, faster than a memcpy of the same bytes: each row starts on a new page,
+/// whose misses the hardware prefetcher does not cover, and half the instructions per line let
+/// the core keep twice the lines in flight (bench/NOTES.md, "Figures behind the CPU executor's
+/// choices"). (GCC's and clang's vector types and built-ins, not <immintrin.h>, whose parse is a heavy
+/// cost to every including file.)
 __attribute__((target("avx2"))) inline void stream_lines_avx2(std::byte* d, const std::byte* s, std::size_t lines, std::size_t fetch) {
     typedef long long v4di __attribute__((vector_size(32)));
     for (std::size_t k = 0; k < lines; ++k, d += 64, s += 64) {
@@ -61,16 +61,15 @@ __attribute__((target("avx2"))) inline void stream_lines_avx2(std::byte* d, cons
 /// Copies n contiguous bytes. With `stream`, the whole 64-byte lines of the destination are
 /// written with non-temporal stores, which do not read the line first, and the partial lines at
 /// either end with plain ones, so no line gets both. A large memcpy avoids those reads too (it
-/// uses string moves), which row-sized memcpy calls do not: measured on one core of a Xeon VM,
-/// pads of 137 MB ran at 0.74-0.79 of memcpy with plain stores and 0.93-1.03 streamed.
+/// uses string moves), which row-sized memcpy calls do not: streamed, rows copy at about a large
+/// memcpy's rate, where plain stores fall well behind.
 /// Streamed stores need stream_fence() before another thread may read them.
 /// The streamed copy fetches its source 1 KiB ahead, past the run's end too where `past_end`:
-/// splits and joins read on there (kept inside the run, a split along the innermost axis, 1 KiB
-/// runs, lost a third at two threads). A caller whose next run starts elsewhere (random rows)
-/// passes false and fetches that run's start itself: the 1 KiB past each 4 KiB row is a table
-/// row nobody reads. Keeping the fetch inside the row took a gather of 8192 random rows of
-/// 16384x1024 on one Zen 4 EPYC core from 3.27 to 2.98 ms (strix-bench, nine rounds in turns;
-/// a bare loop of the copy with the L3 emptied before each run: 7-10%).
+/// splits and joins read on there (kept inside the run, splits along the innermost axis in
+/// short runs lost much of their rate on two threads). A caller whose next run starts
+/// elsewhere (random rows) passes false and fetches that run's start itself: the 1 KiB past
+/// each 4 KiB row is a table row nobody reads, and keeping the fetch inside the row made such
+/// gathers faster (bench/NOTES.md, "Figures behind the CPU executor's choices").
 template <class = void>
 void copy_run(std::byte* d, const std::byte* s, std::size_t n, bool stream, bool past_end = true) {
 #if defined(__SSE2__) || defined(_M_X64)
@@ -86,7 +85,7 @@ void copy_run(std::byte* d, const std::byte* s, std::size_t n, bool stream, bool
         }
 #endif
         for (; k + 64 <= n; k += 64) {
-            if (past_end || k + 1024 < n) _mm_prefetch(reinterpret_cast<const char*>(s + k + 1024), _MM_HINT_T0); // measured: +5% at 512 MiB, +20% at 32 MiB
+            if (past_end || k + 1024 < n) _mm_prefetch(reinterpret_cast<const char*>(s + k + 1024), _MM_HINT_T0); // pays at every size measured (bench/NOTES.md)
             const auto* from = reinterpret_cast<const __m128i*>(s + k);
             auto* to = reinterpret_cast<__m128i*>(d + k);
             const __m128i a = _mm_loadu_si128(from), b = _mm_loadu_si128(from + 1), c = _mm_loadu_si128(from + 2), e = _mm_loadu_si128(from + 3);
@@ -123,10 +122,10 @@ void stream_fence() {
 /// Software prefetch of the next row's source, spread over the current row: one line (or a few)
 /// per line of indices, so that the misses go out a few at a time while this row's loads run.
 /// The row's source is read in the indices' order, which the hardware prefetcher cannot follow.
-/// Issued all at once at the row's start, the 64 prefetches of a 4 KiB row stalled behind the
-/// core's few outstanding misses: a gather along the last axis of 16384 x 1024 float32 (one
-/// Zen 4 core, in turns) took 34-37 ms that way and 24-28 spread (addresses as integers: past
-/// the input's end they are hints that never fault).
+/// Issued all at once at the row's start, the 64 prefetches of a 4 KiB row stall behind the
+/// core's few outstanding misses, and a gather along the last axis ran much slower that way
+/// (bench/NOTES.md, "Figures behind the CPU executor's choices"). (Addresses as integers: past
+/// the input's end they are hints that never fault.)
 struct spread_prefetch {
     std::uintptr_t at = 0, end = 0;
     std::int64_t per_block = 0; ///< lines per block of indices
@@ -152,11 +151,10 @@ inline bool gather_lanes_fit(std::int64_t n, std::int64_t astride) {
 
 /// Gathers `count` (a multiple of the indices per 64-byte line) elements of one row:
 /// out[i] = base[resolve(ix[i])], with AVX2's gather instructions, 4 or 8 elements each, the
-/// indices resolved (negatives moved by n, or clamped) 4 or 8 to a vector. Chosen at run time.
-/// On one Zen 4 core a gather along the last axis of 16384 x 1024 float32 (int64 indices, a
-/// permutation per row) took 21-22 ms against 25-28 for the scalar loop with the same
-/// prefetching (in turns, a busy machine). GCC's and clang's vector types and built-ins, not
-/// <immintrin.h> (see stream_lines_avx2).
+/// indices resolved (negatives moved by n, or clamped) 4 or 8 to a vector. Chosen at run time:
+/// faster than the scalar loop with the same prefetching on the gathers measured
+/// (bench/NOTES.md, "Figures behind the CPU executor's choices"). GCC's and clang's vector
+/// types and built-ins, not <immintrin.h> (see stream_lines_avx2).
 // GCC and clang name the gather built-ins differently
 #ifdef __clang__
 #define STRIX_GATHER(gcc, clang) __builtin_ia32_##clang
