@@ -10,7 +10,7 @@
 // in place; auto is the library's default, which stores them in place); --pages small makes the
 // CPU's tensors (operands and the memcpy's buffers alike) on 4 KiB pages, as memory a program
 // allocated itself usually is, instead of host_tensor's default (huge pages asked for from 4 MiB:
-// strix::host_huge_pages).
+// strix::set_host_huge_pages).
 // Bytes moved: each input read once, each output written once, indices counted (a gather counts
 // the rows it reads, not the whole table). Times: the median of several repetitions after a
 // warm-up; the CPU's from std::chrono::steady_clock, the device's from timestamp queries around
@@ -257,7 +257,7 @@ struct cpu_backend {
         }
         if (!family.empty()) model += " (family " + family + ", model " + number + ")";
         return model + ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads") +
-               (strix::host_huge_pages ? "" : ", 4 KiB pages");
+               (strix::host_huge_pages_enabled() ? "" : ", 4 KiB pages");
     }
 };
 
@@ -864,7 +864,7 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "strix-bench: --pages takes huge or small, not %s\n", v.c_str());
                 return usage(2);
             }
-            strix::host_huge_pages = v == "huge";
+            strix::set_host_huge_pages(v == "huge");
         }
         else if (a == "--help" || a == "-h") return usage(0);
         else {

@@ -186,7 +186,7 @@ TEST_CASE("random: every operator on 2, 3 and 7 threads, split below a row", "[r
         run_config split;
         split.opt.threads = threads;
         split.opt.min_bytes_per_thread = 1;
-        split.opt.narrow_min_bytes = threads == 3 ? 0 : split.opt.narrow_min_bytes; // gather-elements' narrowed copies, any size
+        split.opt.compact_min_bytes = threads == 3 ? 0 : split.opt.compact_min_bytes; // gather-elements' compact copies, any size
         const config_scope scope(split);
         INFO("threads " << threads);
         for (int rep = 0; rep < 40; ++rep)
@@ -364,7 +364,7 @@ TEST_CASE("the index check: every type's boundaries at every place of a vector s
     constexpr std::int64_t two31 = std::int64_t{1} << 31, two32 = std::int64_t{1} << 32;
     for (dtype it : strix::index_dtypes) {
         const bool is_signed = it == dtype::int32 || it == dtype::int64;
-        const bool narrow = it == dtype::int32 || it == dtype::uint32;
+        const bool is32 = it == dtype::int32 || it == dtype::uint32;
         for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{7}, std::int64_t{256}, std::int64_t{1000}, std::int64_t{65536}, two31 - 1, two31, two31 + 1, two32 - 1, two32,
                                two32 + 1, std::int64_t{1} << 62}) {
             // values around each bound and the type's extremes: signed types' as int64, unsigned
@@ -373,9 +373,9 @@ TEST_CASE("the index check: every type's boundaries at every place of a vector s
             auto add = [&](auto v) {
                 if (is_signed) {
                     if constexpr (std::is_signed_v<decltype(v)>)
-                        if (!narrow || (v >= INT32_MIN && v <= INT32_MAX)) vals.push_back(static_cast<std::uint64_t>(static_cast<std::int64_t>(v)));
+                        if (!is32 || (v >= INT32_MIN && v <= INT32_MAX)) vals.push_back(static_cast<std::uint64_t>(static_cast<std::int64_t>(v)));
                 } else if constexpr (std::is_unsigned_v<decltype(v)>) {
-                    if (!narrow || v <= UINT32_MAX) vals.push_back(static_cast<std::uint64_t>(v));
+                    if (!is32 || v <= UINT32_MAX) vals.push_back(static_cast<std::uint64_t>(v));
                 }
             };
             for (std::int64_t v : {std::int64_t{0}, std::int64_t{1}, std::int64_t{-1}, n - 1, n, n + 1, -n - 1, -n, -n + 1, std::int64_t{INT32_MIN},
@@ -404,11 +404,11 @@ TEST_CASE("the index check: every type's boundaries at every place of a vector s
 #ifdef STRIX_X86_AVX2
                             if (strix::cpu::detail::cpu_has_avx2()) {
                                 CHECK(strix::detail::contiguous_in_range_avx2<I>(idx.buf.data(), len, n) == in);
-                                // the check that writes a narrowed copy: indices read as unsigned, into
+                                // the check that writes a compact copy: indices read as unsigned, into
                                 // 1 byte for an axis of up to 256, 2 for up to 65536
                                 if (n > 0 && n <= 65536) {
                                     using U = std::make_unsigned_t<I>;
-                                    auto narrowed = [&](auto ntag) {
+                                    auto compacted = [&](auto ntag) {
                                         using N = decltype(ntag);
                                         std::vector<N> out(static_cast<std::size_t>(len), N{0x5a});
                                         const bool ok = strix::detail::contiguous_in_range_avx2<U, N>(idx.buf.data(), len, n, out.data());
@@ -417,8 +417,8 @@ TEST_CASE("the index check: every type's boundaries at every place of a vector s
                                             for (std::int64_t k = 0; k < len; ++k)
                                                 CHECK(out[static_cast<std::size_t>(k)] == static_cast<N>(k == at ? v : 0));
                                     };
-                                    narrowed(std::uint16_t{});
-                                    if (n <= 256) narrowed(std::uint8_t{});
+                                    compacted(std::uint16_t{});
+                                    if (n <= 256) compacted(std::uint8_t{});
                                 }
                             }
 #endif
@@ -476,9 +476,9 @@ TEST_CASE("random: out-of-range indices name the first bad one whatever the numb
     }
 }
 
-TEST_CASE("random: gather-elements reads a narrowed copy of large checked indices", "[random]") {
-    // Indices of narrow_min_bytes and more, non-negative and on an axis of up to 65536, are
-    // narrowed to 1 or 2 bytes as the check reads them, and the gather reads the copy: every element against the
+TEST_CASE("random: gather-elements reads a compact copy of large checked indices", "[random]") {
+    // Indices of compact_min_bytes and more, non-negative and on an axis of up to 65536, are
+    // compacted to 1 or 2 bytes as the check reads them, and the gather reads the copy: every element against the
     // naive reference, on 1 and 3 threads, C-order and strided indices (contiguous runs that
     // start anywhere, and runs with a stride: the copy's scalar loop), tails of every length.
     // Negative indices and a bad one leave the copy to the general path.
@@ -509,11 +509,11 @@ TEST_CASE("random: gather-elements reads a narrowed copy of large checked indice
         for (std::int64_t k = 0; k < idx.slots(); ++k) store_index(idx.buf.data() + k * idx.es(), c.it, static_cast<std::uint64_t>(uni(g, 0, n - 1)));
         // from 1 MiB of indices here (the default, 16 MiB, takes none of these)
         strix::cpu::options base;
-        base.narrow_min_bytes = 1 << 20;
-        CHECK(strix::detail::narrowed_index_width(in.cview(), idx.cview(), n, base.narrow_min_bytes) ==
+        base.compact_min_bytes = 1 << 20;
+        CHECK(strix::detail::compact_index_width(in.cview(), idx.cview(), n, base.compact_min_bytes) ==
               (strix::cpu::detail::cpu_has_avx2() ? c.width : 0));
-        CHECK(strix::detail::narrowed_index_width(in.cview(), idx.cview(), n, strix::cpu::options{}.narrow_min_bytes) == 0);
-        CHECK(strix::detail::narrowed_index_width(in.cview(), idx.cview(), n, -1) == 0);
+        CHECK(strix::detail::compact_index_width(in.cview(), idx.cview(), n, strix::cpu::options{}.compact_min_bytes) == 0);
+        CHECK(strix::detail::compact_index_width(in.cview(), idx.cview(), n, -1) == 0);
         auto on = [&](int threads) {
             strix::cpu::options o = base;
             o.threads = threads;
@@ -627,7 +627,7 @@ TEST_CASE("random: the pool runs many small jobs, nested and concurrent callers 
 
 TEST_CASE("random: a row gathered element by element matches a naive loop, scalar and with AVX2 gathers", "[random]") {
     // gather_row's common layout (contiguous output and indices, the axis contiguous) on every
-    // index type and the 1- and 2-byte ones of narrowed copies, 4- and 8-byte elements, with and without clamping: row lengths around the
+    // index type and the 1- and 2-byte ones of compact copies, 4- and 8-byte elements, with and without clamping: row lengths around the
     // indices per line (the scalar tail), negative indices, and under clamping indices past
     // either end; the scalar loop and the AVX2 one (where the processor has it) each against
     // a loop of its own. 1- and 16-byte elements and a strided axis take the scalar loop.
@@ -672,7 +672,7 @@ TEST_CASE("random: a row gathered element by element matches a naive loop, scala
         }
     };
     auto by_index = [&](auto elem_tag, auto clamp_tag) {
-        run(elem_tag, std::uint8_t{}, clamp_tag); // the narrowed copies of checked indices
+        run(elem_tag, std::uint8_t{}, clamp_tag); // the compact copies of checked indices
         run(elem_tag, std::uint16_t{}, clamp_tag);
         run(elem_tag, std::int32_t{}, clamp_tag);
         run(elem_tag, std::uint32_t{}, clamp_tag);

@@ -129,12 +129,12 @@ TEST_CASE("typed views: strides, Fortran order and negative strides", "[views]")
 
 TEST_CASE("host_tensor and the CPU scratch buffer ask for huge pages from 4 MiB where the system has them, and free either kind", "[views]") {
     // From 4 MiB (Linux) the elements start on a 2 MiB boundary and are marked MADV_HUGEPAGE;
-    // below that, or with strix::host_huge_pages off, they are 64-byte aligned as before. Either
+    // below that, or with strix::set_host_huge_pages(false), they are 64-byte aligned as before. Either
     // way they are zeroed, and moves carry the kind to the delete (the sanitized build checks
     // that each is freed with the alignment it was allocated with).
     struct restore {
-        bool was = strix::host_huge_pages;
-        ~restore() { strix::host_huge_pages = was; }
+        bool was = strix::host_huge_pages_enabled();
+        ~restore() { strix::set_host_huge_pages(was); }
     } keep;
     auto aligned = [](const strix::host_tensor& t, std::uintptr_t a) { return reinterpret_cast<std::uintptr_t>(t.data()) % a == 0; };
     auto zeroed = [](const strix::host_tensor& t) {
@@ -148,8 +148,9 @@ TEST_CASE("host_tensor and the CPU scratch buffer ask for huge pages from 4 MiB 
     const bool linux_huge = false;
 #endif
     for (bool on : {true, false}) {
-        strix::host_huge_pages = on;
-        INFO("host_huge_pages " << on);
+        strix::set_host_huge_pages(on);
+        CHECK(strix::host_huge_pages_enabled() == on);
+        INFO("host_huge_pages_enabled " << on);
         strix::host_tensor big(strix::dtype::float32, strix::shape{1 << 20}); // 4 MiB
         strix::host_tensor small(strix::dtype::float32, strix::shape{(1 << 20) - 1});
         CHECK(big.huge_pages() == (on && linux_huge));
@@ -165,7 +166,7 @@ TEST_CASE("host_tensor and the CPU scratch buffer ask for huge pages from 4 MiB 
         small = std::move(moved); // frees the small one, takes the big one's kind
         CHECK(small.huge_pages() == (on && linux_huge));
         CHECK(small.count() == 1 << 20);
-        // the CPU executor's scratch buffer (gather-elements' narrowed indices) is such memory
+        // the CPU executor's scratch buffer (gather-elements' compact indices) is such memory
         // too: it grows to a huge-page block at 4 MiB and frees either kind when released
         strix::cpu::release_scratch();
         std::byte* s = strix::cpu::detail::scratch((std::size_t{4} << 20) - 1);

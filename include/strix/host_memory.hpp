@@ -11,23 +11,39 @@
 
 namespace strix {
 
+namespace detail {
+
+/// The process's huge-page setting (host_huge_pages_enabled): one flag behind a function, so
+/// that it is read and changed only through the two functions below.
+inline std::atomic<bool>& huge_pages_setting() noexcept {
+    static std::atomic<bool> on{true};
+    return on;
+}
+
+} // namespace detail
+
 /// Whether host memory of 4 MiB and more (host_tensor's elements, the CPU executor's scratch
 /// buffer) asks the kernel for transparent huge pages (Linux): such a block starts on a 2 MiB
 /// boundary and is marked `MADV_HUGEPAGE`, as NumPy marks its large arrays. Streaming operators
 /// are bound by address translation where every 4 KiB page needs its own TLB entry, most of all
-/// in a virtual machine, whose page walks are nested: on a 2-core Zen 4 EPYC VM a join of
-/// 4 x 32 MiB on one thread took 4.9-5.9 ms on 4 KiB pages and 3.4-3.8 on 2 MiB ones, and the
-/// first write of a 32 MiB buffer 13.8 ms against 3.3 (bench/NOTES.md). The kernel may spend
-/// time compacting memory to find a huge page when a block is first written; set false before
-/// allocating to keep 4 KiB pages (blocks made before keep theirs). Whether huge pages come at
-/// all is the system's choice (/sys/kernel/mm/transparent_hugepage/enabled: `always` or
-/// `madvise`).
-inline std::atomic<bool> host_huge_pages{true};
+/// in a virtual machine, whose page walks are nested; on 2 MiB pages both the streaming and the
+/// first write of a fresh block ran markedly faster (bench/NOTES.md, "Figures behind the CPU
+/// executor's choices").
+/// The kernel may spend time compacting memory to find a huge page when a block is first
+/// written; set_host_huge_pages(false) before allocating keeps 4 KiB pages (blocks made before
+/// keep theirs). On by default. Whether huge pages come at all is the system's choice
+/// (/sys/kernel/mm/transparent_hugepage/enabled: `always` or `madvise`).
+[[nodiscard]] inline bool host_huge_pages_enabled() noexcept { return detail::huge_pages_setting().load(std::memory_order_relaxed); }
+
+/// Sets whether later host allocations of 4 MiB and more ask for huge pages
+/// (host_huge_pages_enabled), for the whole process; returns the setting it replaces, so that a
+/// caller can put it back. Safe to call from any thread; allocations already made keep their pages.
+inline bool set_host_huge_pages(bool on) noexcept { return detail::huge_pages_setting().exchange(on, std::memory_order_relaxed); }
 
 namespace detail {
 
 /// An owned block of host memory, 64-byte aligned; from huge_min_bytes on (and while
-/// host_huge_pages is set) 2 MiB aligned and marked for huge pages. Contents undefined.
+/// host_huge_pages_enabled()) 2 MiB aligned and marked for huge pages. Contents undefined.
 class host_block {
 public:
     static constexpr std::size_t huge_min_bytes = std::size_t{4} << 20; // NumPy's threshold too
@@ -37,7 +53,7 @@ public:
     explicit host_block(std::size_t bytes) {
         if (!bytes) return;
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-        huge_ = bytes >= huge_min_bytes && host_huge_pages.load(std::memory_order_relaxed);
+        huge_ = bytes >= huge_min_bytes && host_huge_pages_enabled();
 #endif
         data_ = static_cast<std::byte*>(::operator new(bytes, alignment()));
         size_ = bytes;

@@ -1,7 +1,8 @@
 #pragma once
 /// A vector whose first N elements live inside it. A small operator's call builds a few plans,
 /// run states, row segments and cursors; each std::vector of them was a trip to the heap and
-/// back, about 10 ns apiece of a call that copies a few hundred bytes.
+/// back, a cost that shows in a call that copies a few hundred bytes (bench/NOTES.md, "Figures
+/// behind the CPU executor's choices").
 
 #include <array>
 #include <cstddef>

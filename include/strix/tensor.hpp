@@ -91,7 +91,7 @@ public:
     template <element T>
     [[nodiscard]] const T* as() const { return const_cast<host_tensor*>(this)->as<T>(); }
 
-    /// Whether the elements were allocated for huge pages (see host_huge_pages).
+    /// Whether the elements were allocated for huge pages (see host_huge_pages_enabled).
     [[nodiscard]] bool huge_pages() const { return block_.huge_pages(); }
 
 private:

@@ -30,8 +30,9 @@ inline bool index_out_of_range(I v, std::int64_t n) {
 /// unsigned), with SSE2 and no comparison: moved by `shift` (n for signed types), an index x lies in
 /// [0, m) (m = 2n signed, n unsigned) exactly when x - m borrows, and the borrow is the top bit
 /// of (~x & m) | (~(x ^ m) & (x - m)) — subtractions and bitwise operations, 2 or 4 indices per
-/// SSE2 instruction. g++ -O2 left the compare-and-or loop scalar: it checked 32 MiB of int64
-/// indices at 17 GB/s on a Zen 5 EPYC core, a third of a gather-elements' time.
+/// SSE2 instruction. g++ -O2 left the compare-and-or loop scalar, too slow for the check to
+/// keep up with memory: it took a large share of a gather-elements' time
+/// (bench/NOTES.md, "Figures behind the CPU executor's choices").
 template <class I>
 bool contiguous_in_range_sse2(const std::byte* p, std::int64_t len, std::int64_t n) {
     std::int64_t i = 0;
@@ -74,21 +75,23 @@ bool contiguous_in_range_sse2(const std::byte* p, std::int64_t len, std::int64_t
 #ifdef STRIX_X86_AVX2
 /// The same with AVX2, 16 indices per step, for processors that have it (chosen at run time: the
 /// library is built for the x86-64 baseline). The SSE2 version spends about seven operations on
-/// two int64 indices, which on a Zen 4 EPYC core ran at 31 GB/s on indices in L3 (8 MB in 0.27
-/// ms); here an index moved into [0, m) is in range exactly when, moved once more by the sign
-/// bit, it lies below m moved likewise as a signed integer (a signed compare of unsigned values):
-/// an add and a compare per vector, at the core's read rate (0.09 ms, a plain read of the same
-/// bytes 0.084). GCC's vector types rather than <immintrin.h>, whose parse costs every including
-/// file half a second.
+/// two int64 indices, well below the core's read rate on indices in the caches; here an index
+/// moved into [0, m) is in range exactly when, moved once more by the sign bit, it lies below m
+/// moved likewise as a signed integer (a signed compare of unsigned values): an add and a
+/// compare per vector, at about the core's read rate (bench/NOTES.md, "Figures behind the CPU
+/// executor's choices").
+/// GCC's vector types rather than <immintrin.h>, whose parse is a heavy cost to every including
+/// file.
 ///
 /// With `out` (N a 1- or 2-byte unsigned type, I unsigned, n at most N's count of values) it
-/// also writes each index narrowed to N, in order: what the check reads anyway, in an eighth or
-/// a quarter of int64's bytes, for a kernel that would otherwise read the indices again (see
-/// indices_narrowed). Where an index is out of range its narrowed value is meaningless.
+/// also writes each index as an N, in order (a compact copy): what the check reads anyway, in
+/// an eighth or a quarter of int64's bytes, for a kernel that would otherwise read the indices
+/// again (see indices_compacted). Where an index is out of range its compact value is
+/// meaningless.
 template <class I, class N = void>
 __attribute__((target("avx2"))) bool contiguous_in_range_avx2(const std::byte* p, std::int64_t len, std::int64_t n, N* out = nullptr) {
     constexpr bool wide = sizeof(I) == 8;
-    constexpr bool narrows = !std::is_void_v<N>;
+    constexpr bool compacts = !std::is_void_v<N>;
     using lane = std::conditional_t<wide, std::int64_t, std::int32_t>;
     using ulane = std::make_unsigned_t<lane>;
     typedef lane vec __attribute__((vector_size(32)));
@@ -99,7 +102,7 @@ __attribute__((target("avx2"))) bool contiguous_in_range_avx2(const std::byte* p
     typedef std::uint16_t v16u16 __attribute__((vector_size(32)));
     const std::uint64_t shift = std::is_signed_v<I> ? static_cast<std::uint64_t>(n) : 0;
     const std::uint64_t m = std::is_signed_v<I> ? 2 * static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
-    if constexpr (!wide && !narrows) {
+    if constexpr (!wide && !compacts) {
         if (m > 0xffffffffu) return true; // as in the SSE2 version
     }
     constexpr ulane top = ulane{1} << (sizeof(lane) * 8 - 1);
@@ -119,7 +122,7 @@ __attribute__((target("avx2"))) bool contiguous_in_range_avx2(const std::byte* p
             std::memcpy(&d, q + 96, 32);
             ok &= (reinterpret_cast<vec>(c + vs) < vm) & (reinterpret_cast<vec>(d + vs) < vm);
         }
-        if constexpr (narrows) {
+        if constexpr (compacts) {
             // the low 32 bits of each index (of int64's, the even halves), then their low bytes
             v8u32 x, y;
             if constexpr (wide) {
@@ -146,7 +149,7 @@ __attribute__((target("avx2"))) bool contiguous_in_range_avx2(const std::byte* p
         I v;
         std::memcpy(&v, p + i * static_cast<std::int64_t>(sizeof(I)), sizeof(I));
         bad |= index_out_of_range(v, n);
-        if constexpr (narrows) out[i] = static_cast<N>(v);
+        if constexpr (compacts) out[i] = static_cast<N>(v);
     }
     return !bad;
 }
@@ -167,9 +170,9 @@ inline dtype unsigned_index_type(dtype t) {
     return t == dtype::int64 ? dtype::uint64 : (t == dtype::int32 ? dtype::uint32 : t);
 }
 
-/// The parallel pass behind indices_in_range and indices_narrowed: whether every index of `idx`
+/// The parallel pass behind indices_in_range and indices_compacted: whether every index of `idx`
 /// lies in [-n, n) ([0, n) unsigned; with `nonnegative`, in [0, n) whatever the type), on up to
-/// `opt`'s threads; with `out`, each index is also written narrowed to N at its C-order place.
+/// `opt`'s threads; with `out`, each index is also written as an N at its C-order place.
 template <class N>
 bool scan_indices(const any_cview& idx, std::int64_t n, const cpu::options& opt, bool nonnegative, N* out) {
     const std::int64_t count = idx.count();
@@ -197,7 +200,7 @@ bool scan_indices(const any_cview& idx, std::int64_t n, const cpu::options& opt,
                         vector = true;
                     }
 #ifdef STRIX_X86_AVX2
-                    else if (cpu::detail::cpu_has_avx2()) { // narrowing: AVX2 only
+                    else if (cpu::detail::cpu_has_avx2()) { // compacting: AVX2 only
                         any = !contiguous_in_range_avx2<I>(p, len, n, o);
                         vector = true;
                     }
@@ -216,7 +219,7 @@ bool scan_indices(const any_cview& idx, std::int64_t n, const cpu::options& opt,
             bad[static_cast<std::size_t>(k)] = b;
         });
     };
-    // a narrowing scan reads its indices as unsigned: two types, not four (compile time)
+    // a compacting scan reads its indices as unsigned: two types, not four (compile time)
     if constexpr (std::is_void_v<N>) cpu::detail::with_index_type(as, scan);
     else if (as == dtype::uint32) scan(std::uint32_t{});
     else scan(std::uint64_t{});
@@ -235,12 +238,12 @@ bool indices_in_range(const any_cview& idx, std::int64_t n, const cpu::options& 
 }
 
 /// Whether every index of `idx` lies in [0, n) (n at most N's count of values), writing each
-/// narrowed to N (uint8_t or uint16_t) at its C-order place in `out` (idx.count() of them) as it
-/// checks. An operator whose kernel reads every index again after the check (gather-elements)
-/// then reads the narrowed copy: on int64 indices an eighth or a quarter of the bytes. When it
+/// as an N (uint8_t or uint16_t) at its C-order place in `out` (idx.count() of them) as it
+/// checks: a compact copy of the indices. An operator whose kernel reads every index again after the check (gather-elements)
+/// then reads the compact copy: on int64 indices an eighth or a quarter of the bytes. When it
 /// says no, `out` holds nothing of use.
 template <class N>
-bool indices_narrowed(const any_cview& idx, std::int64_t n, const cpu::options& opt, N* out) {
+bool indices_compacted(const any_cview& idx, std::int64_t n, const cpu::options& opt, N* out) {
     static_assert(std::is_same_v<N, std::uint8_t> || std::is_same_v<N, std::uint16_t>);
     return scan_indices<N>(idx, n, opt, true, out);
 }

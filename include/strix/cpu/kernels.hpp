@@ -1,7 +1,7 @@
 #pragma once
 /// The CPU kernels compiled once per program, on request. By default each file that calls an
 /// operator compiles the kernels it reaches: the move executor's (25 element sizes x index
-/// types, and gather-elements' 4 on narrowed indices) and, where it scatters, the update
+/// types, and gather-elements' 4 on compact indices) and, where it scatters, the update
 /// plan's (220 element types x index types x reductions) — most of a small program's build. A
 /// program that would rather compile them once defines STRIX_SEPARATE_KERNELS in every file (the
 /// Meson dependency `strix_vulkan` and the CMake target `strix::vulkan` do, whose one source file

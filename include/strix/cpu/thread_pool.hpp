@@ -12,8 +12,9 @@
 #include "strix/error.hpp"
 
 // POSIX threads where the system has them: <thread>, <mutex> and <condition_variable> (with
-// C++20's stop tokens and semaphores behind them) cost every file that includes strix a fifth of
-// its parse. Elsewhere (Windows), the standard's.
+// C++20's stop tokens and semaphores behind them) are a large part of the parse of every file
+// that includes strix (bench/NOTES.md, "Figures behind the CPU executor's choices"). Elsewhere
+// (Windows), the standard's.
 #if defined(__unix__) || defined(__APPLE__)
 #define STRIX_POSIX_THREADS 1
 #include <pthread.h>
@@ -156,6 +157,27 @@ inline int thread_count(int threads) {
 
 namespace detail {
 
+/// The first exception the tasks of one call throw. The first thrower claims it with an atomic
+/// flag, so a call needs no mutex of its own (with mingw-w64's POSIX threads a std::mutex is
+/// allocated on its first lock and, its destructor being trivial there, never freed: a job's
+/// mutex leaked once per throwing call). The thread that rethrows reads it after the tasks'
+/// threads have reported done (under the pool's mutex, or by join).
+class first_error {
+public:
+    /// Keeps the exception being handled, unless one was kept before.
+    void keep_current() noexcept {
+        if (!claimed_.exchange(true, std::memory_order_acq_rel)) error_ = std::current_exception();
+    }
+    /// Rethrows the kept exception, if any.
+    void rethrow() const {
+        if (error_) std::rethrow_exception(error_);
+    }
+
+private:
+    std::atomic<bool> claimed_{false};
+    std::exception_ptr error_;
+};
+
 /// A non-owning callable `void(int task)`: the pool runs tasks of a job the caller keeps alive.
 struct task_ref {
     const void* object;
@@ -220,7 +242,7 @@ public:
         done_.wait(m_, [&] { return j.done == j.tasks && j.active == 0; });
         job_ = nullptr; // no worker can take the job from here on: it is about to go away
         lk.unlock();
-        if (j.error) std::rethrow_exception(j.error);
+        j.error.rethrow();
     }
 
 private:
@@ -231,8 +253,7 @@ private:
         std::atomic<int> next{0};
         int done = 0;   ///< finished tasks (under m_)
         int active = 0; ///< workers inside drain() (under m_)
-        std::exception_ptr error;
-        os_mutex error_m;
+        first_error error;
 
         /// Runs tasks until none is left; returns how many it ran.
         int drain() {
@@ -241,8 +262,7 @@ private:
                 try {
                     f(i);
                 } catch (...) {
-                    os_lock lk(error_m);
-                    if (!error) error = std::current_exception();
+                    error.keep_current();
                 }
             }
             return n;
@@ -251,22 +271,28 @@ private:
 
     template <class F>
     static void run_on_own_threads(int tasks, const F& f) {
-        std::exception_ptr error;
-        os_mutex em;
+        first_error error;
         auto guarded = [&](int i) {
             try {
                 f(i);
             } catch (...) {
-                os_lock lk(em);
-                if (!error) error = std::current_exception();
+                error.keep_current();
             }
         };
         std::vector<os_thread> ts;
         ts.reserve(static_cast<std::size_t>(tasks - 1));
-        for (int i = 1; i < tasks; ++i) ts.emplace_back([&guarded, i] { guarded(i); });
+        try {
+            for (int i = 1; i < tasks; ++i) ts.emplace_back([&guarded, i] { guarded(i); });
+        } catch (...) {
+            // the system refused a thread: the ones started run `guarded`, which lives in this
+            // frame, and a joinable thread's destructor ends the program, so they are joined
+            // before the refusal goes on to the caller
+            for (auto& t : ts) t.join();
+            throw;
+        }
         guarded(0);
         for (auto& t : ts) t.join();
-        if (error) std::rethrow_exception(error);
+        error.rethrow();
     }
 
     /// Starts workers until there are `n` (under m_).

@@ -59,11 +59,9 @@ T combine(T acc, T u, scatter_reduction r) {
 #define STRIX_UNROLL_8
 #endif
 
-/// Output spans up to this many bytes stay in a core's L2 cache (1 MiB and more on the x86
-/// servers measured): scatter loops into them fetch no target ahead. Measured on one Zen 4
-/// core, 1M float32 adds, in turns: onto 64K targets (256 KiB) 1.21-1.28 ms with targets fetched
-/// 32 updates ahead, 1.07-1.13 without; onto 256K (1 MiB) level; onto 1M (4 MiB) 2.10 against
-/// 2.16-2.50 without.
+/// Output spans up to this many bytes stay in a core's L2 cache on the x86 servers measured:
+/// scatter loops into them fetch no target ahead, which there cost more than it saved; past it
+/// fetching ahead pays (bench/NOTES.md, "Figures behind the CPU executor's choices").
 inline constexpr std::int64_t scatter_cached_span = 256 << 10;
 
 /// Combines the `n` updates of one row whose indices (type I, checked: none is clamped) and
@@ -72,16 +70,12 @@ inline constexpr std::int64_t scatter_cached_span = 256 << 10;
 /// once a step, and where `Unit` (the axis's elements adjacent: a scatter along a contiguous
 /// axis) the index scaled by a constant: the loop is bound by its instructions, not by memory.
 /// With `ahead` (outputs past scatter_cached_span), each target is computed 32 updates before
-/// its own, fetched for writing and kept in a ring. One Zen 4 core, 1M float32 adds onto 64K
-/// targets, in a harness in turns with the loop before (an update a step, strides read at run
-/// time, every target fetched ahead through the ring): 1.45-1.60 -> 1.03-1.16 ms; the same
-/// unrolled with the stride read at run time 1.18-1.27, a step an update with a constant scale
-/// 1.25-1.38. (The ring itself, on a Zen 5 core: 1.76-1.79 -> 1.33-1.34 ms on these adds,
-/// column permutations of [1024, 4096] 25.1-26.1 -> 20.3-23.4.) Without a reduction, a store
-/// per update and nothing else, neither the ring (the store buffer holds the misses in flight
-/// there, and the ring's stores take its entries: column permutations, Zen 5, 11.8 -> 14.4 ms)
-/// nor this loop (1M unique targets in 4 MB: level) gained, so plain scatter keeps the loop
-/// below apply_updates'.
+/// its own, fetched for writing and kept in a ring. On reductions both the unrolling with a
+/// constant scale and the ring beat the simpler loop (an update a step, strides read at run
+/// time). Without a reduction, a store per update and nothing else, neither the ring (the store
+/// buffer holds the misses in flight there, and the ring's stores take its entries: it lost)
+/// nor this loop gained, so plain scatter keeps the loop below apply_updates'
+/// (bench/NOTES.md, "Figures behind the CPU executor's choices").
 template <class T, class I, scatter_reduction red, bool Unit>
 void combine_row(std::byte* out, const std::byte* ix, const std::byte* u, std::int64_t n, std::int64_t o_step, std::int64_t axis_n,
                  std::int64_t axis_step, bool ahead) {
@@ -225,9 +219,9 @@ void apply_updates(const plan::update_plan& p, const update_part& part, bool str
     }
     if (!table && inner >= 64) {
         // long rows of indices read in place: each target's line is fetched for writing `ahead`
-        // updates before its update is applied, with no branch on the target (a single core of
-        // an AMD EPYC, 1M float32 updates into 4 MB: 2.35 ms through the blocks below, against a
-        // floor of 1.5-1.7 ms for the bare loop)
+        // updates before its update is applied, with no branch on the target: nearer the bare
+        // loop's floor than the blocks below come (bench/NOTES.md, "Figures behind the CPU
+        // executor's choices")
         constexpr std::int64_t ahead = 32;
         const bool fetch_targets = p.span_hi - p.span_lo > scatter_cached_span;
         auto rows = [&](auto clamped) {
@@ -240,9 +234,8 @@ void apply_updates(const plan::update_plan& p, const update_part& part, bool str
                 auto at = [=](std::int64_t i) { return i * o_step + read_index<I, decltype(clamped)::value>(ix + i * k_step, axis_n) * axis_step; };
                 std::int64_t i = 0;
                 // the index and update streams are fetched 2 KiB and 1 KiB ahead, every 8th
-                // update: the hardware prefetcher lost them among the random targets (column
-                // permutations of [1024, 4096] without a reduction, one core of a Zen 5 EPYC:
-                // 14.7-15.1 -> 11.6-11.7 ms; 1M unique targets and the adds unchanged)
+                // update: the hardware prefetcher lost them among the random targets
+                // (bench/NOTES.md, "Figures behind the CPU executor's choices")
                 if constexpr (red != scatter_reduction::none && !decltype(clamped)::value) {
                     if (k_step == static_cast<std::int64_t>(sizeof(I)) && u_step == es) {
                         // a reduction over contiguous, checked indices and contiguous updates:
@@ -357,9 +350,9 @@ inline update_part share_of(const plan::update_plan& p, int dim, int k, int t) {
 /// The updates' dimension to share among workers: the outermost one with an output stride (see
 /// share_of) that has a coordinate for every worker, else the longest such; -1 where none has
 /// (a scatter of one dimension, scatter-nd's tuples of every coordinate: their updates may meet
-/// anywhere, and run on one thread — splitting them by output range measured 4-8 times slower
-/// on 2 cores, every worker walking every update and each random write moving its line between
-/// the cores' caches).
+/// anywhere, and run on one thread — split by output range they ran several times slower, every
+/// worker walking every update and each random write moving its line between the cores' caches:
+/// bench/NOTES.md, "Figures behind the CPU executor's choices").
 inline int shared_dim(const plan::update_plan& p, int t) {
     int best = -1;
     for (int d = 0; d < p.rank; ++d) {
@@ -387,8 +380,8 @@ void execute(const plan::update_plan& p, const options& opt = {}) {
     if (dim < 0) t = 1;
     else t = static_cast<int>(std::min<std::int64_t>(t, p.dims[static_cast<std::size_t>(dim)].size));
     const bool stream = opt.stream_min_bytes >= 0 && n * es >= opt.stream_min_bytes;
-    // the reduction as a template argument, so that an update costs no branch on it (1M float32
-    // adds onto 64K targets, one core of a 2-core VM: 3.16-3.18 ms -> 2.94-3.09 ms)
+    // the reduction as a template argument, so that an update costs no branch on it, which
+    // made the adds measurably faster (bench/NOTES.md, "Figures behind the CPU executor's choices")
     auto with_reduction = [&](auto f) {
         using R = scatter_reduction;
         switch (p.reduction) {

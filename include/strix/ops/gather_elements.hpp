@@ -118,9 +118,9 @@ checked_call check_gather_elements(const any_cview& input, const any_cview& indi
 /// place of its indices, or 0 for none. The check before the first write reads every index and
 /// the gather reads them again; where the indices are large the second read goes to memory,
 /// and on int64 indices it moved a third of the call's bytes (indices [8, 4, 512, 256] into
-/// rows of 256 float32). A copy narrowed as the check reads (indices_narrowed) makes that read
+/// rows of 256 float32). A copy narrowed as the check reads (indices_compacted) makes that read
 /// an eighth of itself, for a write of the same size. Only where AVX2 narrows and widens them,
-/// the indices reach `min_bytes` (cpu::options::narrow_min_bytes: below, the check leaves
+/// the indices reach `min_bytes` (cpu::options::compact_min_bytes: below, the check leaves
 /// them in the caches and the narrowing costs more than it saves), an axis of up to
 /// 65536, and elements of 4 or 8 bytes (the copy is then at most half the output, and the
 /// narrowed walks stay few: compile time).
@@ -128,7 +128,7 @@ checked_call check_gather_elements(const any_cview& input, const any_cview& indi
 /// (cpu::release_scratch): a fresh 32 MiB one, page-faulted on every call, took a gather along
 /// the last axis of 16384x1024 float32 on a Zen 4 core from 21 to 39 ms.
 template <class = void>
-int narrowed_index_width(const any_cview& input, const any_cview& indices, std::int64_t axis_size, std::int64_t min_bytes) {
+int compact_index_width(const any_cview& input, const any_cview& indices, std::int64_t axis_size, std::int64_t min_bytes) {
     if (min_bytes < 0 || !cpu::detail::cpu_has_avx2()) return 0;
     const std::int64_t count = indices.count();
     const auto ies = static_cast<std::int64_t>(indices.element_size());
@@ -146,13 +146,13 @@ void run_gather_elements(const checked_call& c, const any_cview& input, const an
     if (output.count() != 0 && d.policy == index_policy::error) {
         const int axis = normalize_axis(d.axis, input.rank());
         const std::int64_t n = input.size(axis);
-        const int w = narrowed_index_width(input, indices, n, opt.narrow_min_bytes);
+        const int w = compact_index_width(input, indices, n, opt.compact_min_bytes);
         // (a thread's first call that would grow the buffer goes without: see release_scratch)
         if (std::byte* copy = w ? cpu::detail::repeated_scratch(static_cast<std::size_t>(indices.count() * w)) : nullptr) {
             // every index checked in [0, n) as it is narrowed; else (a negative or a bad index)
             // the general path below finds which
-            const bool ok = w == 1 ? indices_narrowed(indices, n, opt, reinterpret_cast<std::uint8_t*>(copy))
-                                   : indices_narrowed(indices, n, opt, reinterpret_cast<std::uint16_t*>(copy));
+            const bool ok = w == 1 ? indices_compacted(indices, n, opt, reinterpret_cast<std::uint8_t*>(copy))
+                                   : indices_compacted(indices, n, opt, reinterpret_cast<std::uint16_t*>(copy));
             if (ok) {
                 const any_cview narrowed(copy, w == 1 ? dtype::uint8 : dtype::uint16, indices.sizes());
                 cpu::execute<true>(lower_gather_elements(input, narrowed, output, d, c.context, index_reading::device), opt);
