@@ -24,9 +24,40 @@ struct scratch_buffer {
     std::size_t asked = 0; ///< the most bytes a call has asked for (repeated_scratch)
 };
 
+#if defined(_WIN32)
+/// Windows's fiber-local storage, declared as <windows.h> declares it (which strix does not
+/// include in a header of its own).
+extern "C" {
+__declspec(dllimport) unsigned long __stdcall FlsAlloc(void(__stdcall* callback)(void*));
+__declspec(dllimport) void* __stdcall FlsGetValue(unsigned long index);
+__declspec(dllimport) int __stdcall FlsSetValue(unsigned long index, void* data);
+}
+inline void __stdcall free_thread_scratch(void* p) { delete static_cast<scratch_buffer*>(p); }
+#endif
+
 inline scratch_buffer& thread_scratch() {
+#if defined(_WIN32)
+    // Not a thread_local object: GCC keeps a Windows program's thread_local objects in emulated
+    // TLS, and when a thread ends, the callback that frees that storage and the one that runs the
+    // objects' destructors come in no fixed order, so a scratch_buffer's destructor could read
+    // freed memory and free a garbage pointer (seen under Wine, a thread pool's thread ending).
+    // The buffer lives on the heap, found through a fiber-local slot whose callback frees it
+    // when the thread ends.
+    static const unsigned long slot = FlsAlloc(&free_thread_scratch);
+    if (slot != 0xffffffffUL) { // FLS_OUT_OF_INDEXES
+        if (auto* s = static_cast<scratch_buffer*>(FlsGetValue(slot))) return *s;
+        auto* s = new scratch_buffer;
+        if (FlsSetValue(slot, s)) return *s;
+        delete s;
+    }
+    // no slot: one buffer per thread, which a thread that ends does not free (a leak, not a
+    // crash) — nothing else is left that is safe
+    thread_local scratch_buffer* fallback = new scratch_buffer;
+    return *fallback;
+#else
     thread_local scratch_buffer s;
     return s;
+#endif
 }
 
 /// At least `bytes` of the calling thread's scratch memory (contents undefined), grown as
