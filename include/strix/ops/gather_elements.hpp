@@ -125,8 +125,8 @@ checked_call check_gather_elements(const any_cview& input, const any_cview& indi
 /// 65536, and elements of 4 or 8 bytes (the copy is then at most half the output, and the
 /// narrowed walks stay few: compile time).
 /// The copy lives in the calling thread's scratch buffer, kept for the next call
-/// (cpu::release_scratch): a fresh 32 MiB one, page-faulted on every call, took a gather along
-/// the last axis of 16384x1024 float32 on a Zen 4 core from 21 to 39 ms.
+/// (cpu::release_scratch): a fresh one, page-faulted on every call, would cost a gather more
+/// than the copy saves (bench/NOTES.md, "Figures behind the operators' CPU paths").
 template <class = void>
 int compact_index_width(const any_cview& input, const any_cview& indices, std::int64_t axis_size, std::int64_t min_bytes) {
     if (min_bytes < 0 || !cpu::detail::cpu_has_avx2()) return 0;

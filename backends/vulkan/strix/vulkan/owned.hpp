@@ -1,8 +1,9 @@
 #pragma once
 /// An owning pointer for the backend's headers: std::unique_ptr would do, but <memory> in C++20
 /// brings shared_ptr, atomic waits and the ranges' uninitialized algorithms into every file that
-/// includes <strix/vulkan.hpp> (about 0.08 s of g++ 12's time per file on a Xeon), for the one
-/// thing the backend needs: a move-only owner of a heap object.
+/// includes <strix/vulkan.hpp> (a measurable part of each such file's compile time:
+/// bench/NOTES.md, "Figures behind the transfers"), for the one thing the backend needs: a
+/// move-only owner of a heap object.
 
 #include <utility>
 

@@ -42,28 +42,24 @@ void one_shot(context& ctx, F&& record) {
 /// copies the others, so it holds at most staging_depth x staging_piece (32 MiB) of host memory
 /// beyond the tensors themselves. The host writes staging with plain stores: the lines stay in
 /// its last-level cache, where the device's read of them is served, instead of going to memory
-/// and being read back. Measured on an H100's Xeon host (300 MiB L3), 1 GiB uploads over six
-/// runs each, as medians of the ratio to a plain copy: 4 x 8 MiB with plain stores 0.78 (0.65 to
-/// 0.85), 2 x 16 MiB plain 0.78, 2 x 32 MiB with non-temporal stores 0.69; downloads 0.91, 0.80
-/// and 0.87 (bench/NOTES.md). Variables, for benchmarks to try others.
+/// and being read back. Four pieces of 8 MiB with plain stores measured best (bench/NOTES.md,
+/// "Figures behind the transfers"). Variables, for benchmarks to try others.
 inline std::uint64_t staging_piece = 8ull << 20;
 inline int staging_depth = 4;
 /// Whether the host writes staging with non-temporal stores (true) or plain ones.
 inline bool staging_streamed = false;
 
-/// Threads a large host copy of a transfer uses at most (one core does not fill the memory bus).
-/// Measured on an H100's 16-core Xeon host, 1 GiB uploads over three runs: 0.72-0.78 of a plain
-/// copy with 10 threads, 0.75-0.82 with 12, 0.73-0.80 with 16 (the device's copies of the other
-/// pieces read host memory at the same time; downloads 0.93-0.94 with 10 or 12).
+/// Threads a large host copy of a transfer uses at most (one core does not fill the memory bus,
+/// and beyond a dozen the threads compete with the device's copies of the other pieces for host
+/// memory: bench/NOTES.md, "Figures behind the transfers").
 inline unsigned copy_threads = std::min(12u, std::max(1u, cpu::detail::hardware_threads()));
 /// Bytes each of those threads copies at least (an 8 MiB piece on 12 threads).
 inline std::uint64_t copy_grain = 512ull << 10;
 /// Whether a dense upload through staging runs as one job on the pool, its threads taking
 /// copy_grain-sized grains of every piece in turn and the thread that finishes a piece
 /// submitting its device copy (true), or piece by piece, each copied by all threads and then
-/// submitted while they wait (false: the threads meet and part again for every piece). On an
-/// H200's 16-core Xeon host, 1 GiB from pageable memory, four runs in turns: 0.91-0.92 of a
-/// plain copy against 0.69-0.89 piece by piece (bench/NOTES.md, 2026-11-26).
+/// submitted while they wait (false: the threads meet and part again for every piece, which
+/// measured slower: bench/NOTES.md, "Figures behind the transfers").
 inline bool staging_pipelined = true;
 
 /// memcpy on up to copy_threads threads of the CPU operators' pool (copy_grain bytes each at
@@ -157,9 +153,9 @@ bool copy_pinned(context& ctx, const buffer& dev, std::uint64_t offset, const vo
 /// Pieces smaller than this go through staging even where host memory is imported (an import
 /// pins pages and makes a buffer, which a memcpy of a small piece undercuts).
 ///
-/// Importing is off by default: measured on an H100 (driver 580, 16-core Xeon host), the
-/// driver pinned pages at about 10 GB/s, so 1 GiB uploaded at 8.5 GB/s and downloaded at 9.2
-/// imported, against 29 and 28 through staging (bench/host_path, NOTES.md).
+/// Importing is off by default: the driver pins imported pages more slowly than staging copies
+/// them, so imported transfers measured at about a third of staged ones (bench/host_path;
+/// bench/NOTES.md, "Figures behind the transfers").
 inline constexpr std::uint64_t import_min = 1ull << 20;
 
 /// staging_depth frames of the context's for chunked transfers, used in turn, so that the host
