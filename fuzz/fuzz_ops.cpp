@@ -785,7 +785,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 check_indices_were_checked(ok, policy, has_bad_index(o[1], [&](std::int64_t) { return I.size(ax); }), O.sizes().checked_count() == 0);
         }
         expect_only_strix_errors("checks + lowering + plan walk", [&] {
-            const auto ctx = strix::detail::check_gather(I, X, &O, gd).context;
+            const auto ctx = strix::detail::check_gather(I, X, &O, gd);
             const auto p = strix::detail::lower_gather(I, X, O, gd, ctx, strix::detail::index_reading::device);
             if (all_representable) walk(p, range_of(o[2]), range_of(o[0]), &ii);
             if (all_fit) walk(strix::detail::lower_gather(I, X, O, gd, ctx), range_of(o[2]), range_of(o[0]));
@@ -807,7 +807,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 check_indices_were_checked(ok, policy, has_bad_index(o[1], [&](std::int64_t) { return I.size(ax); }), O.sizes().checked_count() == 0);
         }
         expect_only_strix_errors("checks + lowering + plan walk", [&] {
-            const auto ctx = strix::detail::check_gather_elements(I, X, &O, ged).context;
+            const auto ctx = strix::detail::check_gather_elements(I, X, &O, ged);
             const auto p = strix::detail::lower_gather_elements(I, X, O, ged, ctx, strix::detail::index_reading::device);
             if (all_representable) walk(p, range_of(o[2]), range_of(o[0]), &ii);
             if (all_fit) walk(strix::detail::lower_gather_elements(I, X, O, ged, ctx), range_of(o[2]), range_of(o[0]));
@@ -844,8 +844,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto O = o.back().view();
         if (all_fit) expect_only_strix_errors("operator on views", [&] { strix::join(ins, O, jd, opt); });
         expect_only_strix_errors("checks + lowering + plan walks", [&] {
-            strix::detail::check_join(ins, &O, jd);
-            const auto plans = strix::detail::lower_join(ins, O, jd);
+            const auto checked = strix::detail::check_join(ins, &O, jd);
+            const auto plans = strix::detail::lower_join(ins, O, checked.axis);
             if (plans.size() != ins.size()) finding("join: not one plan per input");
             if (all_representable)
                 for (std::size_t i = 0; i < plans.size(); ++i) walk(plans[i], range_of(o.back()), range_of(o[i]));

@@ -87,14 +87,15 @@ void check_copy(const any_cview& input, const any_view& output) {
 struct checked_call {
     operand_list context; ///< the operands, for index messages (the output included)
     shape out{};         ///< the output's shape (an allocating call makes it)
-    int axis = 0;        ///< scatter's axis made non-negative (the other operators leave it 0)
+    int axis = 0;        ///< the operator's axis as its rule normalised it (0 for those without one)
     bool in_place = false; ///< scatter: the output is the input itself
 };
 
 /// The checks every gathering operator (an input, indices, an output) shares: the views, then
 /// its rules — `shape_rule(input, indices)` (the inferred output; its verdict's message gets
 /// `extra`), `type_rule(input, indices, output)` — then that the output has the inferred shape
-/// (`mismatch` when not), then `axis_rule(input, indices)` (the rules on the indexed axes), and
+/// (`mismatch` when not), then `axis_rule(input, indices, axis)` (the rules on the indexed axes,
+/// `axis` as the shape rule normalised it), and
 /// aliasing. With no `output` (an allocating call) the output is the one the call will make (C
 /// order, the input's element type): the rules see the input and indices alone, and what
 /// follows them sees that output as if it were given.
@@ -113,9 +114,10 @@ checked_call check_gathering(std::string_view op, const any_cview& input, const 
     enforce(type_rule(input.type(), indices.type(), ops[2].type.value()), known);
     checked_call c;
     c.out = r.out;
+    c.axis = r.axis < 0 ? 0 : r.axis;
     if (!output) ops[2].sizes = c.out;
     if (c.out != ops[2].sizes) enforce({mismatch, 2}, all);
-    enforce(axis_rule(input.sizes(), indices.sizes()), all);
+    enforce(axis_rule(input.sizes(), indices.sizes(), r.axis), all);
     if (output) {
         check_disjoint(op, *output, "input", input);
         check_disjoint(op, *output, "indices", indices);

@@ -31,8 +31,9 @@ constexpr inferred gather_rule(const shape& input, const shape& indices, const g
         return res;
     };
     if (r < 1) return fail(rule::gather_input_rank, 0, -1);
-    const int axis = detail::normalize_axis(d.axis, r);
+    const int axis = detail::normalize_axis(d.axis, r); // the one place: res.axis carries it on
     if (axis < 0) return fail(rule::gather_axis_range, 0, -1, d.axis, value_kind::given_axis);
+    res.axis = axis;
     if (d.index_dimensions < -1) return fail(rule::gather_k_range, 1, -1, d.index_dimensions, value_kind::index_dimensions);
     if (d.index_dimensions < 0) {
         if (r + indices.rank - 1 > max_rank) return fail(rule::gather_output_rank, 1, axis, r + indices.rank - 1, value_kind::rank);
@@ -65,10 +66,10 @@ constexpr inferred gather_rule(const shape& input, const shape& indices, const g
     return res;
 }
 
-/// The rule on gather's indexed axis (of shapes that pass gather_rule): an empty axis takes no
-/// index. Apart from gather_rule, which infers the output's shape whether or not an index exists.
-constexpr verdict gather_axis_rule(const shape& input, const shape& indices, const gather_desc& d) {
-    const int axis = detail::normalize_axis(d.axis, input.rank);
+/// The rule on gather's indexed axis (of shapes that pass gather_rule; `axis` as gather_rule
+/// normalised it): an empty axis takes no index. Apart from gather_rule, which infers the
+/// output's shape whether or not an index exists.
+constexpr verdict gather_axis_rule(const shape& input, const shape& indices, const gather_desc& d, int axis) {
     const int lead = d.index_dimensions < 0 ? 0 : indices.rank - d.index_dimensions; // the indices that index
     if (input[axis] == 0 && detail::has_elements(indices, lead)) return {rule::gather_empty_axis, -1, axis};
     return {};
@@ -129,9 +130,9 @@ any_cview gather_index_view(const any_cview& indices, const gather_desc& d) {
 
 template <class = void>
 plan::move_plan lower_gather(const any_cview& input, const any_cview& indices, const any_view& output, const gather_desc& d,
-                                    const operand_list& context, index_reading reading = index_reading::host_table) {
+                                    const checked_call& c, index_reading reading = index_reading::host_table) {
     const int r = input.rank();
-    const int axis = normalize_axis(d.axis, r);
+    const int axis = c.axis;
     const int k = d.index_dimensions < 0 ? indices.rank() : d.index_dimensions;
     const any_cview idx = gather_index_view(indices, d); // rank k
     const shape& isz = idx.sizes();
@@ -145,7 +146,7 @@ plan::move_plan lower_gather(const any_cview& input, const any_cview& indices, c
     if (output.count() == 0) return p; // (an output with elements has indices: the rules saw to an empty axis)
     std::array<std::int64_t, max_rank> kst{};
     if (reading == index_reading::host_table) {
-        p.table = resolve_indices(idx, input.size(axis), input.stride(axis) * es, d.policy, "gather", axis, context);
+        p.table = resolve_indices(idx, input.size(axis), input.stride(axis) * es, d.policy, "gather", axis, c.context);
         kst = c_strides(isz);
     } else {
         p.index = static_cast<const std::byte*>(indices.data());
@@ -182,7 +183,7 @@ template <class = void>
 checked_call check_gather(const any_cview& input, const any_cview& indices, const any_view* output, const gather_desc& d) {
     return check_gathering("gather", input, indices, output, rule::gather_output_shape,
                            [&](const shape& i, const shape& x) { return gather_rule(i, x, d); }, gather_type_rule,
-                           [&](const shape& i, const shape& x) { return gather_axis_rule(i, x, d); });
+                           [&](const shape& i, const shape& x, int axis) { return gather_axis_rule(i, x, d, axis); });
 }
 
 /// Runs a checked gather (`c` from check_gather) on the CPU.
@@ -191,10 +192,10 @@ void run_gather(const checked_call& c, const any_cview& input, const any_cview& 
                 const cpu::options& opt) {
     // The executor reads and resolves each index where it lies: building a table of resolved
     // offsets first cost a pass that writes as many bytes as it reads (and a fresh allocation).
-    plan::move_plan p = lower_gather(input, indices, output, d, c.context, index_reading::device);
+    plan::move_plan p = lower_gather(input, indices, output, d, c, index_reading::device);
     // every index is checked, also where the output is empty and the plan reads none of them
     // (numpy.take refuses those too); indices found in [0, n) are read as unsigned (see scatter)
-    const int axis = normalize_axis(d.axis, input.rank());
+    const int axis = c.axis;
     if (d.policy == index_policy::error && indices_checked(indices, input.size(axis), opt, [&] {
             resolve_indices(gather_index_view(indices, d), input.size(axis), 1, d.policy, "gather", axis,
                             c.context); // finds the first bad index in C order and throws

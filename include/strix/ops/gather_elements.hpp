@@ -28,6 +28,7 @@ constexpr inferred gather_elements_rule(const shape& input, const shape& indices
         res.v = {rule::gather_elements_axis_range, 0, -1, d.axis, value_kind::given_axis};
         return res;
     }
+    res.axis = axis; // normalised here, once: the checked call carries it on
     if (indices.rank != r) {
         res.v = {rule::gather_elements_rank, 1, -1, indices.rank, value_kind::rank};
         return res;
@@ -41,10 +42,9 @@ constexpr inferred gather_elements_rule(const shape& input, const shape& indices
     return res;
 }
 
-/// The rule on gather-elements' indexed axis (of shapes that pass gather_elements_rule): an
-/// empty axis takes no index.
-constexpr verdict gather_elements_axis_rule(const shape& input, const shape& indices, const gather_elements_desc& d) {
-    const int axis = detail::normalize_axis(d.axis, input.rank);
+/// The rule on gather-elements' indexed axis (of shapes that pass gather_elements_rule; `axis` as
+/// it normalised it): an empty axis takes no index.
+constexpr verdict gather_elements_axis_rule(const shape& input, const shape& indices, int axis) {
     if (input[axis] == 0 && detail::has_elements(indices)) return {rule::gather_elements_empty_axis, -1, axis};
     return {};
 }
@@ -78,10 +78,10 @@ namespace detail {
 /// is affine on every axis but the gathered one, which takes the resolved index.
 template <class = void>
 plan::move_plan lower_gather_elements(const any_cview& input, const any_cview& indices, const any_view& output,
-                                             const gather_elements_desc& d, const operand_list& context,
+                                             const gather_elements_desc& d, const checked_call& c,
                                              index_reading reading = index_reading::host_table) {
     const int r = input.rank();
-    const int axis = normalize_axis(d.axis, r);
+    const int axis = c.axis;
     const auto es = static_cast<std::int64_t>(input.element_size());
     plan::move_plan p = copy_plan(input, output);
     if (output.count() == 0) {
@@ -90,7 +90,7 @@ plan::move_plan lower_gather_elements(const any_cview& input, const any_cview& i
     }
     p.dims[static_cast<std::size_t>(axis)].src = 0;
     if (reading == index_reading::host_table) {
-        p.table = resolve_indices(indices, input.size(axis), input.stride(axis) * es, d.policy, "gather-elements", axis, context);
+        p.table = resolve_indices(indices, input.size(axis), input.stride(axis) * es, d.policy, "gather-elements", axis, c.context);
         const auto kst = c_strides(indices.sizes());
         for (int i = 0; i < r; ++i) p.dims[static_cast<std::size_t>(i)].key = kst[static_cast<std::size_t>(i)];
     } else {
@@ -111,7 +111,7 @@ template <class = void>
 checked_call check_gather_elements(const any_cview& input, const any_cview& indices, const any_view* output, const gather_elements_desc& d) {
     return check_gathering("gather-elements", input, indices, output, rule::gather_elements_output_shape,
                            [&](const shape& i, const shape& x) { return gather_elements_rule(i, x, d); }, gather_elements_type_rule,
-                           [&](const shape& i, const shape& x) { return gather_elements_axis_rule(i, x, d); });
+                           [](const shape& i, const shape& x, int axis) { return gather_elements_axis_rule(i, x, axis); });
 }
 
 /// The width (1 or 2 bytes) of the narrowed copy of checked indices a gather-elements reads in
@@ -144,8 +144,7 @@ template <class = void>
 void run_gather_elements(const checked_call& c, const any_cview& input, const any_cview& indices, const any_view& output,
                          const gather_elements_desc& d, const cpu::options& opt) {
     if (output.count() != 0 && d.policy == index_policy::error) {
-        const int axis = normalize_axis(d.axis, input.rank());
-        const std::int64_t n = input.size(axis);
+        const std::int64_t n = input.size(c.axis);
         const int w = compact_index_width(input, indices, n, opt.compact_min_bytes);
         // (a thread's first call that would grow the buffer goes without: see release_scratch)
         if (std::byte* copy = w ? cpu::detail::repeated_scratch(static_cast<std::size_t>(indices.count() * w)) : nullptr) {
@@ -155,16 +154,16 @@ void run_gather_elements(const checked_call& c, const any_cview& input, const an
                                    : indices_compacted(indices, n, opt, reinterpret_cast<std::uint16_t*>(copy));
             if (ok) {
                 const any_cview narrowed(copy, w == 1 ? dtype::uint8 : dtype::uint16, indices.sizes());
-                cpu::execute<true>(lower_gather_elements(input, narrowed, output, d, c.context, index_reading::device), opt);
+                cpu::execute<true>(lower_gather_elements(input, narrowed, output, d, c, index_reading::device), opt);
                 return;
             }
         }
     }
     // The executor reads and resolves each index where it lies (see gather)
-    plan::move_plan p = lower_gather_elements(input, indices, output, d, c.context, index_reading::device);
+    plan::move_plan p = lower_gather_elements(input, indices, output, d, c, index_reading::device);
     // indices found in [0, n) are read as unsigned (see scatter)
     if (p.rank > 0 && d.policy == index_policy::error && indices_checked(indices, p.axis_size, opt, [&] {
-            lower_gather_elements(input, indices, output, d, c.context); // finds the first bad index in C order and throws
+            lower_gather_elements(input, indices, output, d, c); // finds the first bad index in C order and throws
         }))
         p.index_type = unsigned_index_type(p.index_type);
     cpu::execute(p, opt);

@@ -148,7 +148,7 @@ template <class = void>
 checked_call check_gather_nd(const any_cview& input, const any_cview& indices, const any_view* output, const gather_nd_desc& d) {
     return check_gathering("gather-nd", input, indices, output, rule::gather_nd_output_shape,
                            [&](const shape& i, const shape& x) { return gather_nd_rule(i, x, d); }, gather_nd_type_rule,
-                           [&](const shape& i, const shape& x) { return gather_nd_axis_rule(i, x, d); },
+                           [&](const shape& i, const shape& x, int) { return gather_nd_axis_rule(i, x, d); },
                            ", batch dimensions " + std::to_string(d.batch_dimensions));
 }
 

@@ -34,6 +34,7 @@ constexpr inferred join_rule_of(std::size_t n, const Shapes& inputs, const join_
         res.v = {rule::join_axis_range, 0, -1, d.axis, value_kind::given_axis};
         return res;
     }
+    res.axis = axis; // normalised here, once: the checked call carries it on
     res.out = inputs(0);
     for (std::size_t k = 1; k < n; ++k) {
         if (inputs(k).rank != r) {
@@ -123,6 +124,7 @@ checked_call check_join(std::span<const any_cview> inputs, const any_view* outpu
         if (inputs[k].type() != inputs[0].type()) enforce({rule::join_dtype, static_cast<int>(k)}, operands());
     checked_call c;
     c.out = r.out;
+    c.axis = r.axis;
     if (!output) return c;
     if (output->type() != inputs[0].type()) enforce({rule::join_dtype, static_cast<int>(inputs.size())}, operands());
     if (r.out != output->sizes()) enforce({rule::join_output_shape, static_cast<int>(inputs.size())}, operands());
@@ -130,10 +132,10 @@ checked_call check_join(std::span<const any_cview> inputs, const any_view* outpu
     return c;
 }
 
-/// One collapsed copy plan per input, each into its slice of the output.
+/// One collapsed copy plan per input, each into its slice of the output along `axis` (as the
+/// checks normalised it: checked_call::axis).
 template <class = void>
-std::vector<plan::move_plan> lower_join(std::span<const any_cview> inputs, const any_view& output, const join_desc& d) {
-    const int axis = normalize_axis(d.axis, output.rank());
+std::vector<plan::move_plan> lower_join(std::span<const any_cview> inputs, const any_view& output, int axis) {
     std::vector<plan::move_plan> plans;
     plans.reserve(inputs.size());
     std::int64_t at = 0;
@@ -183,9 +185,9 @@ struct op_traits<join_desc> {
                     const cpu::options& opt) {
         detail::run_moves(c, in, out, d, opt);
     }
-    static std::vector<plan::move_plan> lower(std::span<const any_cview> in, std::span<const any_view> out, const join_desc& d,
-                                              const detail::checked_call&) {
-        return detail::lower_join(in, out[0], d);
+    static std::vector<plan::move_plan> lower(std::span<const any_cview> in, std::span<const any_view> out, const join_desc&,
+                                              const detail::checked_call& c) {
+        return detail::lower_join(in, out[0], c.axis);
     }
     template <join_desc D, typed_view Out, typed_view... In>
     static void typed_rules() {

@@ -3,8 +3,8 @@ namespace strix::vulkan {
 void recording::record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
                                const gather_desc& d, const strix::detail::checked_call& c) {
     const device_view &input = v[0], &indices = v[1], &output = v[2];
-    const auto p = strix::detail::lower_gather(in[0], in[1], out[0], d, c.context, strix::detail::index_reading::device);
-    const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
+    const auto p = strix::detail::lower_gather(in[0], in[1], out[0], d, c, strix::detail::index_reading::device);
+    const int axis = c.axis;
     // the indices that matter: for the DirectML form, the last K dimensions
     device_view idx = indices;
     const any_cview part = strix::detail::gather_index_view(in[1], d);
@@ -22,8 +22,8 @@ void recording::record_checked(std::span<const device_view> v, std::span<const a
 }
 
 void recording::record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
-                               const join_desc& d, const strix::detail::checked_call&) {
-    const auto plans = strix::detail::lower_join(in, out[0], d);
+                               const join_desc&, const strix::detail::checked_call& c) {
+    const auto plans = strix::detail::lower_join(in, out[0], c.axis);
     // one hazard check for the whole join: the inputs' slices of the output are disjoint
     std::vector<range> reads;
     for (std::size_t i = 0; i + 1 < v.size(); ++i) reads.push_back(v[i].range());
@@ -41,9 +41,9 @@ void recording::record_moves(const std::vector<plan::move_plan>& plans, std::spa
 void recording::record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
                                const gather_elements_desc& d, const strix::detail::checked_call& c) {
     const device_view &input = v[0], &indices = v[1], &output = v[2];
-    const auto p = strix::detail::lower_gather_elements(in[0], in[1], out[0], d, c.context, strix::detail::index_reading::device);
+    const auto p = strix::detail::lower_gather_elements(in[0], in[1], out[0], d, c, strix::detail::index_reading::device);
     if (p.rank == 0 || p.count() == 0) return;
-    const int axis = strix::detail::normalize_axis(d.axis, input.sizes.rank);
+    const int axis = c.axis;
     if (d.policy == index_policy::error) { // every index checked before the move writes anything
         begin_guard();
         check_indices_only(indices, input.sizes[axis], axis, "gather-elements", c.context);
