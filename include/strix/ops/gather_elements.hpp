@@ -114,16 +114,16 @@ checked_call check_gather_elements(const any_cview& input, const any_cview& indi
                            [](const shape& i, const shape& x, int axis) { return gather_elements_axis_rule(i, x, axis); });
 }
 
-/// The width (1 or 2 bytes) of the narrowed copy of checked indices a gather-elements reads in
+/// The width (1 or 2 bytes) of the compact copy of checked indices a gather-elements reads in
 /// place of its indices, or 0 for none. The check before the first write reads every index and
 /// the gather reads them again; where the indices are large the second read goes to memory,
 /// and on int64 indices it moved a third of the call's bytes (indices [8, 4, 512, 256] into
-/// rows of 256 float32). A copy narrowed as the check reads (indices_compacted) makes that read
-/// an eighth of itself, for a write of the same size. Only where AVX2 narrows and widens them,
+/// rows of 256 float32). A compact copy made as the check reads (indices_compacted) makes that read
+/// an eighth of itself, for a write of the same size. Only where AVX2 packs and unpacks them,
 /// the indices reach `min_bytes` (cpu::options::compact_min_bytes: below, the check leaves
-/// them in the caches and the narrowing costs more than it saves), an axis of up to
+/// them in the caches and the copy costs more than it saves), an axis of up to
 /// 65536, and elements of 4 or 8 bytes (the copy is then at most half the output, and the
-/// narrowed walks stay few: compile time).
+/// compact walks stay few: compile time).
 /// The copy lives in the calling thread's scratch buffer, kept for the next call
 /// (cpu::release_scratch): a fresh one, page-faulted on every call, would cost a gather more
 /// than the copy saves (bench/NOTES.md, "Figures behind the operators' CPU paths").
@@ -134,7 +134,7 @@ int compact_index_width(const any_cview& input, const any_cview& indices, std::i
     const auto ies = static_cast<std::int64_t>(indices.element_size());
     if (count * ies < min_bytes) return 0;
     const auto es = input.element_size();
-    if (es != 4 && es != 8) return 0; // the executor's narrowed walks (cpu::execute<true>)
+    if (es != 4 && es != 8) return 0; // the executor's compact walks (cpu::execute<true>)
     const int w = axis_size <= 256 ? 1 : (axis_size <= 65536 ? 2 : 0);
     return w != 0 && w < ies ? w : 0;
 }
@@ -148,13 +148,13 @@ void run_gather_elements(const checked_call& c, const any_cview& input, const an
         const int w = compact_index_width(input, indices, n, opt.compact_min_bytes);
         // (a thread's first call that would grow the buffer goes without: see release_scratch)
         if (std::byte* copy = w ? cpu::detail::repeated_scratch(static_cast<std::size_t>(indices.count() * w)) : nullptr) {
-            // every index checked in [0, n) as it is narrowed; else (a negative or a bad index)
+            // every index checked in [0, n) as it is compacted; else (a negative or a bad index)
             // the general path below finds which
             const bool ok = w == 1 ? indices_compacted(indices, n, opt, reinterpret_cast<std::uint8_t*>(copy))
                                    : indices_compacted(indices, n, opt, reinterpret_cast<std::uint16_t*>(copy));
             if (ok) {
-                const any_cview narrowed(copy, w == 1 ? dtype::uint8 : dtype::uint16, indices.sizes());
-                cpu::execute<true>(lower_gather_elements(input, narrowed, output, d, c, index_reading::device), opt);
+                const any_cview compact(copy, w == 1 ? dtype::uint8 : dtype::uint16, indices.sizes());
+                cpu::execute<true>(lower_gather_elements(input, compact, output, d, c, index_reading::device), opt);
                 return;
             }
         }
