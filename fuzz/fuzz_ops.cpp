@@ -593,8 +593,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // slice: the pad counts as starts and ends; axes the first ones (mode even) or from `axis`
     // on, wrapping; steps from the end counts shifted by one (0 breaks a rule)
     strix::slice_desc sld{pad_start, pad_end, {}, {}};
-    if (static_cast<int>(mode) % 2)
-        for (int i = 0; i < pad_start.rank; ++i) sld.axes.push_back(S0.rank > 0 ? (axis + i) % (S0.rank + 1) : axis + i);
+    if (static_cast<int>(mode) % 2) { // (the decoded axis may be INT64_MIN: kept near the ranks first)
+        const std::int64_t first = std::clamp<std::int64_t>(axis, -16, 16);
+        for (int i = 0; i < pad_start.rank; ++i) sld.axes.push_back(S0.rank > 0 ? (first + i) % (S0.rank + 1) : first + i);
+    }
     if (k >= 0)
         for (int i = 0; i < pad_start.rank; ++i) sld.steps.push_back(pad_end[(i + 1) % strix::max_rank]);
     const strix::tile_desc td{pad_start};
