@@ -10,7 +10,7 @@
 #                                    SPIR-V headers it generates (default build/)
 #
 # The tests whose reference is the compiler's own _Float16 arithmetic (float16_test.cpp, and the
-# unit program's scatter and scatter-nd tests in test/ops/updates.cpp) are left out where clang
+# unit program's scatter and scatter-nd tests, through the build's test/ops_updates.cpp) are left out where clang
 # has no _Float16 for the target (clang 14 on x86-64; 15 and later have it); the script says so.
 # Environment: CXX (default clang++). Exits non-zero on any warning or error.
 set -uo pipefail
@@ -27,9 +27,13 @@ if [ ! -f "$spirv/strix/vulkan/spirv/variants.h" ]; then
   echo "clang check: $build has no generated SPIR-V headers (build the Vulkan backend there first)"
   exit 1
 fi
-# the operators' tests as the test programs build them (test/ops/moves.cpp and updates.cpp, each
-# including its operators' files), twice: the unit program's cases, and the Vulkan program's (vulkan:)
-ops=(test/ops/moves.cpp test/ops/updates.cpp)
+# the operators' tests as the test programs build them (the build's test/ops_moves.cpp and
+# ops_updates.cpp, which test/meson.build writes from the operator list, each including its
+# operators' files), twice: the unit program's cases, and the Vulkan program's (vulkan:)
+ops=("$build/test/ops_moves.cpp" "$build/test/ops_updates.cpp")
+for f in "${ops[@]}"; do
+  [ -f "$f" ] || { echo "clang check: $build has no $f (configure it first)"; exit 1; }
+done
 files=(examples/*.cpp bench/*.cpp test/*.cpp "${ops[@]}" "${ops[@]/#/vulkan:}" fuzz/*.cpp)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -37,7 +41,7 @@ printf '_Float16 h = 1;\n' >"$work/probe.cpp"
 if ! "$cxx" -std=c++20 -fsyntax-only "$work/probe.cpp" 2>/dev/null; then
   keep=()
   for f in "${files[@]}"; do
-    case $f in test/float16_test.cpp | test/ops/updates.cpp) echo "clang check: $f left out ($cxx has no _Float16 on this target)" ;; *) keep+=("$f") ;; esac
+    case $f in test/float16_test.cpp | "$build/test/ops_updates.cpp") echo "clang check: $f left out ($cxx has no _Float16 on this target)" ;; *) keep+=("$f") ;; esac
   done
   files=("${keep[@]}")
 fi
