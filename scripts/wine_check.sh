@@ -20,7 +20,8 @@ export WINEPREFIX=${WINEPREFIX:-$out.setup/wineprefix} WINEDEBUG=-all
 # run longer than `limit` seconds
 export WINEDLLOVERRIDES="winedbg.exe=d${WINEDLLOVERRIDES:+;$WINEDLLOVERRIDES}"
 limit=600
-wine() { timeout -k 10 "$limit" command wine "$@"; }
+wine_bin=$(command -v wine)
+wine() { timeout -k 10 "$limit" "$wine_bin" "$@"; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failed=0
