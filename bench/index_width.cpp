@@ -39,7 +39,7 @@ void report(const char* op, double bytes, double seconds, double copy_seconds) {
 int main(int argc, char** argv) {
     const std::int64_t mib = argc > 1 ? std::atoll(argv[1]) : 1024;
     vk::context ctx;
-    std::printf("device: %s, coordinates in %s bits\n", ctx.device().name.c_str(), ctx.wide_arithmetic() ? "64" : "32");
+    std::printf("device: %s, coordinates in %s bits\n", ctx.device().name.c_str(), ctx.always_addr64() ? "64" : "32");
     const std::int64_t n = mib * 1024 * 1024 / 4; // float32 elements
     const std::int64_t cols = 1024, rows = n / cols;
     const vk::device_tensor x(ctx, strix::dtype::float32, {rows, cols});

@@ -37,7 +37,7 @@ TEST_CASE("vulkan options: the built-in defaults, and every variable filling its
     const vk::context_options d(nullptr);
     CHECK_FALSE(d.device);
     CHECK(d.small_storage);
-    CHECK_FALSE(d.wide_arithmetic);
+    CHECK_FALSE(d.always_addr64);
     CHECK(d.int64_atomics);
     CHECK(d.float64);
     CHECK(d.float_atomics);
@@ -68,7 +68,7 @@ TEST_CASE("vulkan options: the built-in defaults, and every variable filling its
                                         {"STRIX_VULKAN_HOST_IMPORT", "1"}});
     CHECK(o.device == std::string("llvm"));
     CHECK_FALSE(o.small_storage);
-    CHECK(o.wide_arithmetic);
+    CHECK(o.always_addr64);
     CHECK_FALSE(o.int64_atomics);
     CHECK_FALSE(o.float64);
     CHECK_FALSE(o.float_atomics);
@@ -86,7 +86,7 @@ TEST_CASE("vulkan options: the built-in defaults, and every variable filling its
 TEST_CASE("vulkan options: one rule reads every variable", "[vulkan][options]") {
     // "0" undoes a switch, whichever way its name points; empty is unset
     CHECK(with({{"STRIX_VULKAN_NO_TILE", "0"}}).tile);
-    CHECK_FALSE(with({{"STRIX_VULKAN_WIDE", "0"}}).wide_arithmetic);
+    CHECK_FALSE(with({{"STRIX_VULKAN_WIDE", "0"}}).always_addr64);
     CHECK(with({{"STRIX_VULKAN_NO_CLAIMS", ""}}).scatter_claims);
     CHECK(with({{"STRIX_VULKAN_UNROLL", ""}}).unroll == 4);
     // a number too large for its field saturates (the context clamps it to its range)

@@ -187,7 +187,7 @@ TEST_CASE("vulkan: gather-elements through a tile of the input equals the CPU", 
 TEST_CASE("vulkan: gather-elements equals the CPU for every element and index type", "[vulkan][gather_elements]") {
     const int path = GENERATE(from_range(test_paths()));
     vk::context ctx(path_options(path));
-    INFO("wide arithmetic " << ctx.wide_arithmetic());
+    INFO("always 64-bit addressing " << ctx.always_addr64());
     tally t;
     std::uint64_t k = 0;
     for (const dtype type : strix::all_dtypes)

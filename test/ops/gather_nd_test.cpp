@@ -161,7 +161,7 @@ void gather_nd_case(vk::context& ctx, rng_t& g, dtype type, dtype itype, int ran
 TEST_CASE("vulkan: gather-nd equals the CPU for every element and index type", "[vulkan][gather_nd]") {
     const int path = GENERATE(from_range(test_paths()));
     vk::context ctx(path_options(path));
-    INFO("wide arithmetic " << ctx.wide_arithmetic());
+    INFO("always 64-bit addressing " << ctx.always_addr64());
     tally t;
     std::uint64_t k = 0;
     for (const dtype type : strix::all_dtypes)

@@ -357,7 +357,7 @@ TEST_CASE("vulkan: gather equals the CPU for every element and index type, both 
     const int path = GENERATE(from_range(test_paths()));
     const bool small = path != 1;
     vk::context ctx(path_options(path));
-    INFO("wide arithmetic " << ctx.wide_arithmetic());
+    INFO("always 64-bit addressing " << ctx.always_addr64());
     INFO("device " << ctx.device().name << ", small storage " << ctx.small_storage());
     if (!small) REQUIRE_FALSE(ctx.small_storage());
     tally t;

@@ -450,7 +450,7 @@ TEST_CASE("vulkan: pad in every mode equals the CPU for every element type", "[v
     const int path = GENERATE(from_range(test_paths()));
     const bool small = path != 1;
     vk::context ctx(path_options(path));
-    INFO("wide arithmetic " << ctx.wide_arithmetic());
+    INFO("always 64-bit addressing " << ctx.always_addr64());
     INFO("device " << ctx.device().name << ", small storage " << ctx.small_storage());
     if (!small) REQUIRE_FALSE(ctx.small_storage());
     tally t;
@@ -498,7 +498,7 @@ TEST_CASE("vulkan: pad folds computed in 32-bit arithmetic equal the tables and 
     rng_t g(0xf01d5ull);
     for (const bool wide : {false, true}) {
         vk::context_options o;
-        o.wide_arithmetic = wide;
+        o.always_addr64 = wide;
         vk::context ctx(o);
         for (const auto& c : cases) {
             const host_tensor x = random_tensor(g, c.type, c.in);

@@ -167,7 +167,7 @@ void split_case(vk::context& ctx, rng_t& g, dtype type, int rank, tally& t) {
 TEST_CASE("vulkan: split equals the CPU for every element type", "[vulkan][split]") {
     const int path = GENERATE(from_range(test_paths()));
     vk::context ctx(path_options(path));
-    INFO("wide arithmetic " << ctx.wide_arithmetic());
+    INFO("always 64-bit addressing " << ctx.always_addr64());
     tally t;
     std::uint64_t k = 0;
     for (const dtype type : strix::all_dtypes)

@@ -416,7 +416,7 @@ inline vk::context_options storage_options(bool small) {
 /// maps (the path of calls too large for 32-bit offsets; by default small calls take the 32-bit one).
 inline vk::context_options path_options(int path) {
     vk::context_options o = storage_options(path != 1);
-    o.wide_arithmetic = path == 2;
+    o.always_addr64 = path == 2;
     return o;
 }
 

@@ -17,7 +17,7 @@
 ///   variable                       field            value
 ///   STRIX_VULKAN_DEVICE=<text>     device           an index, or part of a name (any case)
 ///   STRIX_VULKAN_NO_SMALL_STORAGE  small_storage    1: false
-///   STRIX_VULKAN_WIDE              wide_arithmetic  1: true
+///   STRIX_VULKAN_WIDE              always_addr64  1: true
 ///   STRIX_VULKAN_NO_INT64_ATOMICS  int64_atomics    1: false
 ///   STRIX_VULKAN_NO_FLOAT64        float64          1: false
 ///   STRIX_VULKAN_NO_FLOAT_ATOMICS  float_atomics    1: false
@@ -62,7 +62,7 @@ struct context_options {
     /// Locate every moved element in 64-bit arithmetic, with pad folds read from their tables:
     /// the path calls of 2^31 or more elements (or offsets) take, for tests and measurements; by
     /// default calls that fit take the 32-bit path.
-    bool wide_arithmetic = false;
+    bool always_addr64 = false;
     /// Let scatter reductions of 8-byte elements use 64-bit atomics where the device has them
     /// (false: they take the deterministic path).
     bool int64_atomics = true;

@@ -69,8 +69,8 @@ public:
     [[nodiscard]] const device_info& device() const { return info_; }
     /// Whether 1- and 2-byte elements move through 8/16-bit storage (else through 32-bit words).
     [[nodiscard]] bool small_storage() const { return small_storage_; }
-    /// Whether every move is located in 64-bit arithmetic (context_options::wide_arithmetic).
-    [[nodiscard]] bool wide_arithmetic() const { return wide_arithmetic_; }
+    /// Whether every move is located in 64-bit arithmetic (context_options::always_addr64).
+    [[nodiscard]] bool always_addr64() const { return always_addr64_; }
     /// 16-byte moves per invocation of the copy shader and of 16-byte element moves, and
     /// 16-byte output chunks per invocation of a chunked move (context_options::unroll and
     /// chunk_unroll, within 1..8).
@@ -265,7 +265,7 @@ private:
     std::mutex frames_mutex_;
     std::atomic<std::size_t> frames_made_{0};
     bool small_storage_ = false;
-    bool wide_arithmetic_ = false;
+    bool always_addr64_ = false;
     bool int64_atomics_ = false;
     bool float64_ = false;
     bool float32_atomic_add_ = false, float64_atomic_add_ = false;

@@ -28,11 +28,11 @@ bool write_file(const std::string& path, const char* data, std::size_t n);
 struct pipeline_key {
     shader which = shader::move;
     std::uint32_t elem = 4, rank = 1, index_type = 0, policy = 0, phase = 0;
-    std::uint32_t wide = 1; ///< 64-bit coordinate arithmetic (more than 2^32 invocations)
+    std::uint32_t addr64 = 1; ///< 64-bit coordinate arithmetic (more than 2^32 invocations)
     std::uint32_t type = 0, reduction = 0; ///< reduce.comp: element type (dtype order) and reduction
     std::uint32_t vec = 1; ///< move.comp: elements per chunk (1, or 16/elem for a 16-byte chunk)
     std::uint32_t unroll = 1; ///< move.comp, copy.comp: 16-byte moves per invocation
-    std::uint32_t narrow = 0; ///< move.comp: 32-bit arithmetic (every offset of the call fits in an int)
+    std::uint32_t addr32 = 0; ///< move.comp: 32-bit arithmetic (every offset of the call fits in an int)
     std::uint32_t fold = 0xffffffffu; ///< move.comp: the pad_mode every padded dimension folds by, computed (0xffffffff: none, tables)
     std::uint32_t tile = 4096; ///< tile.comp: 32-bit words of its shared tile (16 KiB, every device's minimum, unless set)
     auto operator<=>(const pipeline_key&) const = default;

@@ -168,8 +168,8 @@ protected:
     void transfer_barrier();
 
     /// 64-bit addressing (the shaders' ADDR64) only for calls of 2^32 or more invocations (or
-    /// when context_options::wide_arithmetic forces it).
-    bool addr64(std::uint64_t count) const { return ctx_->wide_arithmetic() || count >= (std::uint64_t{1} << 32); }
+    /// when context_options::always_addr64 forces it).
+    bool addr64(std::uint64_t count) const { return ctx_->always_addr64() || count >= (std::uint64_t{1} << 32); }
 
     /// The 2-D grid of `groups` work groups (x, y) within the device's limits.
     std::pair<std::uint32_t, std::uint32_t> grid(std::uint64_t groups) const;

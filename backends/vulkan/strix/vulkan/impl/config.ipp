@@ -51,7 +51,7 @@ context_options::context_options(lookup env) {
     };
     if (const char* v = text("STRIX_VULKAN_DEVICE")) device = v;
     flag("STRIX_VULKAN_NO_SMALL_STORAGE", small_storage, false);
-    flag("STRIX_VULKAN_WIDE", wide_arithmetic, true);
+    flag("STRIX_VULKAN_WIDE", always_addr64, true);
     flag("STRIX_VULKAN_NO_INT64_ATOMICS", int64_atomics, false);
     flag("STRIX_VULKAN_NO_FLOAT64", float64, false);
     flag("STRIX_VULKAN_NO_FLOAT_ATOMICS", float_atomics, false);

@@ -101,7 +101,7 @@ context::~context() {
 
 void context::choose_paths(const context_options& opt, bool small_storage, bool int64_atomics, bool float64, bool float32_atomic_add, bool float64_atomic_add) {
     small_storage_ = opt.small_storage && small_storage;
-    wide_arithmetic_ = opt.wide_arithmetic;
+    always_addr64_ = opt.always_addr64;
     int64_atomics_ = int64_atomics && opt.int64_atomics;
     float64_ = float64 && opt.float64;
     // native float32 atomic add, for the reduce variants built with it (which need 64-bit atomics too)

@@ -317,7 +317,7 @@ std::uint64_t encoder::table_words(const plan::move_plan& p) {
 encoder::move_route encoder::route_move(const plan::move_plan& p) const {
     move_route r;
     r.vec = detail::chunk_elements(p);
-    r.addr32 = !ctx_->wide_arithmetic() && detail::fits_addr32(p, r.vec);
+    r.addr32 = !ctx_->always_addr64() && detail::fits_addr32(p, r.vec);
     r.fold = r.addr32 ? detail::plan_fold(p) : std::nullopt;
     // the tables of padded terms the shader reads: none when it folds
     if (r.addr32 && !r.fold && (static_cast<std::uint64_t>(p.rank) * addr32_words + table_words(p)) * 8 >= (std::uint64_t{1} << 31))
@@ -375,7 +375,7 @@ void encoder::record_routed_move(const plan::move_plan& p, const move_route& r, 
                      p.index ? index_code(p.index_type) : 0u, p.clamp ? 1u : 0u, 0};
     key.vec = vec;
     key.unroll = vec > 1 ? ctx_->unroll_chunks() : p.elem == 16 ? ctx_->unroll_16() : 1;
-    key.narrow = addr32 ? 1u : 0u;
+    key.addr32 = addr32 ? 1u : 0u;
     key.fold = fold ? static_cast<std::uint32_t>(*fold) : detail::no_fold;
     count_stat(&recording_stats::addr32, addr32 ? 1 : 0);
     count_stat(&recording_stats::chunked, vec > 1 ? 1 : 0);

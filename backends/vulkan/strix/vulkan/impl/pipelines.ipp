@@ -58,8 +58,8 @@ VkPipeline context::pipeline(const pipeline_key& key) {
         require_success(table_.vkCreateShaderModule(device_, &sci, nullptr, &modules_[m]), "vkCreateShaderModule");
     }
     // constant ids 0..12 (an entry for an id a shader lacks is ignored)
-    const std::uint32_t values[] = {key.elem, key.rank, key.index_type, key.policy, key.phase, key.wide,
-                                    key.type, key.reduction, key.vec, key.unroll, key.narrow, key.fold, key.tile};
+    const std::uint32_t values[] = {key.elem, key.rank, key.index_type, key.policy, key.phase, key.addr64,
+                                    key.type, key.reduction, key.vec, key.unroll, key.addr32, key.fold, key.tile};
     constexpr std::uint32_t n_values = sizeof values / sizeof values[0];
     VkSpecializationMapEntry entries[n_values];
     for (std::uint32_t i = 0; i < n_values; ++i) entries[i] = {i, i * 4, 4};

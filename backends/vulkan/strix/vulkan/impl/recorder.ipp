@@ -260,7 +260,7 @@ void recorder::dispatch(pipeline_key key, const push& p, std::uint64_t groups, V
 }
 
 auto recorder::make_dispatch(pipeline_key key, const push& p, std::uint64_t groups, VkBuffer indirect, VkDeviceSize indirect_offset) -> command {
-    key.wide = addr64(p.count * key.vec) ? 1u : 0u; // coordinates run over count * vec elements
+    key.addr64 = addr64(p.count * key.vec) ? 1u : 0u; // coordinates run over count * vec elements
     if (groups == 0) groups = (p.count + 255) / 256;
     const auto [gx, gy] = grid(groups);
     command c;
