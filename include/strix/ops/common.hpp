@@ -126,6 +126,31 @@ checked_call check_gathering(std::string_view op, const any_cview& input, const 
     return c;
 }
 
+/// The checks every operator of one input and one output shares (pad, slice, tile): the views,
+/// then `shape_rule(input)` (the inferred output; its verdict's message gets `extra()`), then
+/// `more()` (an operator's own rule beyond the shapes), then — with an output — its element type
+/// (`dtype_rule` when not the input's), its shape (`shape_mismatch` when not the inferred one)
+/// and aliasing. No `output`: an allocating call's, whose shape the result holds.
+template <class ShapeRule, class Extra, class More>
+checked_call check_unary(std::string_view op, const any_cview& input, const any_view* output, ShapeRule&& shape_rule, Extra&& extra,
+                         More&& more, rule dtype_rule, rule shape_mismatch) {
+    check_view(op, "input", input, false);
+    if (output) check_view(op, "output", *output, true);
+    const operand_info all[] = {{"input", input.sizes(), input.type()}, {"output", output ? output->sizes() : shape{}, output ? output->type() : input.type()}};
+    const std::span<const operand_info> ops(all, output ? 2 : 1);
+    const inferred r = shape_rule(input.sizes());
+    if (!r.v.ok()) enforce(r.v, ops, extra());
+    more();
+    if (output) {
+        if (output->type() != input.type()) enforce({dtype_rule, 1}, ops);
+        if (output->sizes() != r.out) enforce({shape_mismatch, 1}, ops);
+        check_disjoint(op, *output, "input", input);
+    }
+    checked_call c;
+    c.out = r.out;
+    return c;
+}
+
 /// A copy plan over `dst`'s shape: sizes from `dst`, strides from both (pad then folds the
 /// dimensions where the shapes differ). Same element size on both sides. An empty `dst` moves
 /// nothing and gets no byte strides: a new C-order tensor of an empty shape whose other sizes

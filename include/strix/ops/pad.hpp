@@ -116,22 +116,14 @@ plan::move_plan lower_pad(const any_cview& full_input, const any_view& output, c
 /// an output is given).
 template <class = void>
 checked_call check_pad(const any_cview& input, const any_view* output, const pad_desc& d) {
-    check_view("pad", "input", input, false);
-    if (output) check_view("pad", "output", *output, true);
-    const operand_info all[] = {{"input", input.sizes(), input.type()}, {"output", output ? output->sizes() : shape{}, output ? output->type() : input.type()}};
-    const std::span<const operand_info> ops(all, output ? 2 : 1);
-    const inferred r = pad_rule(input.sizes(), d);
-    if (!r.v.ok()) enforce(r.v, ops, ", start " + to_string(d.start) + ", end " + to_string(d.end));
-    const verdict value = pad_value_rule(input.type(), d);
-    if (!value.ok()) enforce(value, {}, "value " + d.value.to_string() + ", element type " + std::string(name(input.type())));
-    if (output) {
-        if (output->type() != input.type()) enforce({rule::pad_dtype, 1}, ops);
-        if (output->sizes() != r.out) enforce({rule::pad_output_shape, 1}, ops);
-        check_disjoint("pad", *output, "input", input);
-    }
-    checked_call c;
-    c.out = r.out;
-    return c;
+    return check_unary(
+        "pad", input, output, [&](const shape& s) { return pad_rule(s, d); },
+        [&] { return ", start " + to_string(d.start) + ", end " + to_string(d.end); },
+        [&] {
+            const verdict value = pad_value_rule(input.type(), d);
+            if (!value.ok()) enforce(value, {}, "value " + d.value.to_string() + ", element type " + std::string(name(input.type())));
+        },
+        rule::pad_dtype, rule::pad_output_shape);
 }
 
 } // namespace detail

@@ -145,21 +145,10 @@ plan::move_plan lower_slice(const any_cview& input, const any_view& output, cons
 /// given).
 template <class = void>
 checked_call check_slice(const any_cview& input, const any_view* output, const slice_desc& d) {
-    check_view("slice", "input", input, false);
-    if (output) check_view("slice", "output", *output, true);
-    const operand_info all[] = {{"input", input.sizes(), input.type()}, {"output", output ? output->sizes() : shape{}, output ? output->type() : input.type()}};
-    const std::span<const operand_info> ops(all, output ? 2 : 1);
-    const inferred r = slice_rule(input.sizes(), d);
-    if (!r.v.ok())
-        enforce(r.v, ops, ", starts " + to_string(d.starts) + ", ends " + to_string(d.ends) + ", axes " + to_string(d.axes) + ", steps " + to_string(d.steps));
-    if (output) {
-        if (output->type() != input.type()) enforce({rule::slice_dtype, 1}, ops);
-        if (output->sizes() != r.out) enforce({rule::slice_output_shape, 1}, ops);
-        check_disjoint("slice", *output, "input", input);
-    }
-    checked_call c;
-    c.out = r.out;
-    return c;
+    return check_unary(
+        "slice", input, output, [&](const shape& s) { return slice_rule(s, d); },
+        [&] { return ", starts " + to_string(d.starts) + ", ends " + to_string(d.ends) + ", axes " + to_string(d.axes) + ", steps " + to_string(d.steps); },
+        [] {}, rule::slice_dtype, rule::slice_output_shape);
 }
 
 } // namespace detail

@@ -64,20 +64,9 @@ plan::move_plan lower_tile(const any_cview& input, const any_view& output, const
 /// given).
 template <class = void>
 checked_call check_tile(const any_cview& input, const any_view* output, const tile_desc& d) {
-    check_view("tile", "input", input, false);
-    if (output) check_view("tile", "output", *output, true);
-    const operand_info all[] = {{"input", input.sizes(), input.type()}, {"output", output ? output->sizes() : shape{}, output ? output->type() : input.type()}};
-    const std::span<const operand_info> ops(all, output ? 2 : 1);
-    const inferred r = tile_rule(input.sizes(), d);
-    if (!r.v.ok()) enforce(r.v, ops, ", repeats " + to_string(d.repeats));
-    if (output) {
-        if (output->type() != input.type()) enforce({rule::tile_dtype, 1}, ops);
-        if (output->sizes() != r.out) enforce({rule::tile_output_shape, 1}, ops);
-        check_disjoint("tile", *output, "input", input);
-    }
-    checked_call c;
-    c.out = r.out;
-    return c;
+    return check_unary(
+        "tile", input, output, [&](const shape& s) { return tile_rule(s, d); }, [&] { return ", repeats " + to_string(d.repeats); }, [] {},
+        rule::tile_dtype, rule::tile_output_shape);
 }
 
 } // namespace detail
