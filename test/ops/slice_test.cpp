@@ -175,6 +175,14 @@ TEST_CASE("slice seed examples", "[seed][slice]") {
     // the rules at compile time
     static_assert(strix::slice_rule(shape{5, 7}, {.starts = {-1}, .ends = {-6}, .axes = {1}, .steps = {-2}}).out == shape{5, 3});
     static_assert(strix::slice_rule(shape{5}, {.starts = {0}, .ends = {1}, .axes = {0}, .steps = {0}}).v.code == strix::rule::slice_step_zero);
+    // the rule at 64 bits' ends: a negative extent (which the views refuse) and bounds near
+    // INT64_MIN stay defined (the fuzzer once found the extent added to a start there)
+    constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min() + 1, hi = std::numeric_limits<std::int64_t>::max();
+    static_assert(strix::slice_rule(shape{lo}, {.starts = {lo}, .ends = {lo}}).out == shape{0});
+    static_assert(strix::slice_rule(shape{lo}, {.starts = {lo}, .ends = {lo}, .steps = {-1}}).out == shape{0});
+    // a SLICE1 window whose offset plus size passes 64 bits reads to the axis's end
+    CHECK(values<float>(slice(x.view(), strix::slice_window({0, 2}, {2, hi}, {1, 1}))) == fv{3, 4, 7, 8});
+    CHECK(values<float>(slice(x.view(), strix::slice_window({0, 2}, {2, hi}, {1, -1}))) == fv{4, 3, 8, 7});
 }
 
 TEST_CASE("slice typed views: the rules at compile time", "[seed][slice]") {

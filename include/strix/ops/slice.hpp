@@ -36,6 +36,8 @@ struct slice_axis {
 constexpr slice_axis clamp_slice(std::int64_t start, std::int64_t end, std::int64_t step, std::int64_t n) {
     slice_axis a;
     a.step = step;
+    // a negative extent is no shape (the views refuse it), but the rule stays defined on it
+    if (n < 0) n = 0;
     if (start < 0) start += n; // (no overflow: a negative plus a non-negative)
     if (end < 0) end += n;
     if (step > 0) {
@@ -95,6 +97,12 @@ constexpr inferred slice_rule(const shape& input, const slice_desc& d) {
 /// `offsets[i]`, read every `strides[i]`-th one (a negative stride reads the window from its
 /// last element backwards); the output has ceil(size / |stride|) elements there.
 constexpr slice_desc slice_window(const shape& offsets, const shape& sizes, const shape& strides) {
+    // a sum past 64 bits saturates: the slice's clamping then treats it as "past the axis"
+    constexpr auto sum = [](std::int64_t a, std::int64_t b) {
+        std::int64_t r = 0;
+        if (detail::add_fits(a, b, r)) return r;
+        return b > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+    };
     slice_desc d;
     for (int i = 0; i < offsets.rank; ++i) {
         const std::int64_t off = offsets[i], size = i < sizes.rank ? sizes[i] : 0, step = i < strides.rank ? strides[i] : 1;
@@ -102,11 +110,11 @@ constexpr slice_desc slice_window(const shape& offsets, const shape& sizes, cons
         d.steps.push_back(step);
         if (step > 0) {
             d.starts.push_back(off);
-            d.ends.push_back(off + size);
+            d.ends.push_back(sum(off, size));
         } else {
             // from the window's last element down to its first: an end of -1 would count from
             // the axis's end, INT64_MIN is clamped to "before element 0"
-            d.starts.push_back(off + size - 1);
+            d.starts.push_back(sum(sum(off, size), -1));
             d.ends.push_back(off > 0 ? off - 1 : std::numeric_limits<std::int64_t>::min());
         }
     }
