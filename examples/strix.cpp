@@ -190,7 +190,7 @@ void run(const strix::tool::command& c, const Entry& e) {
     std::vector<strix::any_cview> x;
     for (const auto& a : arrays) x.push_back(a.view());
     const bool several = e.repeats == "output";
-    const auto results = make_result(op, several, [&] { return e.call(on, c, strix::tool::operands(x)); });
+    const auto results = make_result(op, several, [&] { return e.run(on, c, strix::tool::operands(x)); });
     on.check_clean(op);
     // every output or none: see strix::io::write_npy_files (whose errors name the file only)
     const std::vector<std::filesystem::path> paths(c.outputs.begin(), c.outputs.end());

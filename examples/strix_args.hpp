@@ -1,9 +1,11 @@
 #pragma once
-/// The strix tool's operators and command line. One table, `operators`, says for each operator
-/// everything the tool knows of it: its command, help, operand files, options, how to parse them
-/// and how to call it; parsing, the help texts and running it (examples/strix.cpp) all read that
-/// table. Parsing reads no file and writes none; every mistake in the arguments throws
-/// `strix::error` (`invalid_argument`) with the one-line message the tool prints.
+/// The strix tool's operators and command line. The table `operators` has one entry per line of
+/// the operator list (strix/ops/list.hpp), made from the operator's op_traits: its command is the
+/// operator's name, its options the descriptor's settings (read by their types), its help the
+/// operator's `about`, its files follow from its form. Parsing, the help texts and running it
+/// (examples/strix.cpp) all read that table, so an operator added to the list is in the tool.
+/// Parsing reads no file and writes none; every mistake in the arguments throws `strix::error`
+/// (`invalid_argument`) with the one-line message the tool prints.
 
 #include <algorithm>
 #include <array>
@@ -182,6 +184,11 @@ enum class action {
     run,      ///< run the operator `command::op`
 };
 
+/// Every operator's descriptor, in the order of the list (strix/ops/list.hpp), as one tuple type.
+#define STRIX_TOOL_DESC(op, form) std::tuple<op##_desc>{},
+using descriptor_tuple = decltype(std::tuple_cat(STRIX_OPERATORS(STRIX_TOOL_DESC) std::tuple<>{}));
+#undef STRIX_TOOL_DESC
+
 /// A parsed command line. For `action::run`, the descriptor of `op` and the files it reads and
 /// writes are filled in; the other descriptors keep their defaults.
 struct command {
@@ -192,17 +199,14 @@ struct command {
     /// (each of join's inputs), then its indices and updates where it takes them.
     std::vector<std::pair<std::string, std::string>> files;
     std::vector<std::string> outputs; ///< the --output files (one per size for split, else one)
-    gather_desc gather;
-    gather_elements_desc gather_elements;
-    gather_nd_desc gather_nd;
-    join_desc join;
-    split_desc split;
-    std::vector<std::int64_t> sizes; ///< split's --sizes
-    pad_desc pad;
-    slice_desc slice;
-    tile_desc tile;
-    scatter_desc scatter;
-    scatter_nd_desc scatter_nd;
+    descriptor_tuple descs{};         ///< every operator's descriptor (one of them filled in)
+    std::vector<std::int64_t> sizes;  ///< split's --sizes
+
+    /// The descriptor of operator `Desc`.
+    template <class Desc>
+    [[nodiscard]] Desc& desc() { return std::get<Desc>(descs); }
+    template <class Desc>
+    [[nodiscard]] const Desc& desc() const { return std::get<Desc>(descs); }
 };
 
 /// What an operator makes: one tensor, or one per piece for split.
@@ -217,186 +221,152 @@ inline results as_results(results r) { return r; }
 /// An operator's operands, read from its files in order.
 using operands = std::span<const any_cview>;
 
-/// One operator of the tool (an entry of `operators`).
-template <class Call>
-struct op_entry {
-    std::string_view name;     ///< its command
-    std::string_view synopsis; ///< its arguments, as `strix --help` and `strix NAME --help` give them
-    std::string_view about;    ///< the rest of `strix NAME --help`
-    /// The files it reads, as the options that name them, in the order it reads them ("" after the last).
-    std::array<std::string_view, 3> files;
-    std::array<std::string_view, 4> settings; ///< its options other than files and common_options ("" after the last)
-    std::string_view repeats;                 ///< the option it takes more than once: "input", "output" or ""
-    /// Reads its settings from `o` into `c` (whose `op` is set), checking each; runs after the
-    /// options were split and before the files are looked up, so that each mistake keeps its message.
-    void (*parse)(const options& o, command& c);
-    /// `call(on, c, x)` runs it on the operands `x` with the settings in `c`: `on(f, args...)`
-    /// is the backend, which calls `f`, one of the library's allocating calls, with `args` and
-    /// its own arguments (see examples/strix.cpp).
-    Call call;
-};
-/// (Aggregates deduce their template arguments without a guide only from clang 17 on.)
-template <class Call>
-op_entry(std::string_view, std::string_view, std::string_view, std::array<std::string_view, 3>, std::array<std::string_view, 4>, std::string_view,
-         void (*)(const options&, command&), Call) -> op_entry<Call>;
-
 /// The options every operator takes.
 inline constexpr std::string_view common_options[] = {"backend", "out-of-range", "output"};
 
-// The calls below name the library's allocating calls without a namespace: strix::gather (and the
-// like) for the CPU's arguments, strix::vulkan::gather, found through the context's namespace,
-// for a device's. The two sets take the same operands and settings.
+/// The options that name the files an operator reads, in the order it reads them (as many as its form takes).
+inline constexpr std::string_view operand_files[] = {"input", "indices", "updates"};
 
-/// The tool's operators, in the order `strix --help` lists them. A tuple, as each call is a
-/// generic lambda of its own type: its body (and the operator's kernels) is compiled only where
-/// the tool calls it, not in a program that only parses, such as fuzz/fuzz_tool_args.cpp.
-inline constexpr std::tuple operators{
-    op_entry{"gather", "--input X.npy --indices I.npy --axis A [--index-dimensions K] --output Y.npy",
-        "  Natural form (numpy.take, ONNX Gather): output = X.shape[:A] + I.shape + X.shape[A+1:].\n"
-        "  With --index-dimensions K (DirectML form): X, I and the output share one rank r; only the\n"
-        "  last K dimensions of I are meaningful (the leading ones are 1).\n"
-        "  --axis may be negative; indices are int32, int64, uint32 or uint64; negative indices count\n"
-        "  from the end. --out-of-range error|clamp, --backend cpu|vulkan.\n",
-        {"input", "indices"}, {"axis", "index-dimensions"}, "",
-        [](const options& o, command& c) {
-            c.gather.axis = parse_int(c.op, "--axis", o.need(c.op, "axis"));
-            if (auto k = o.get("index-dimensions")) c.gather.index_dimensions = parse_rank_count(c.op, "--index-dimensions", *k);
-            c.gather.policy = parse_policy(c.op, o);
-        },
-        [](const auto& on, const command& c, operands x) { return on([](auto&&... a) { return gather(a...); }, x[0], x[1], c.gather); }},
-    op_entry{"gather-elements", "--input X.npy --indices I.npy --axis A --output Y.npy",
-        "  output[i][j][k] = X[I[i][j][k]][j][k] for axis 0, likewise for any axis (numpy.take_along_axis,\n"
-        "  ONNX GatherElements). I has X's rank and is not larger than X off the axis; the output has I's\n"
-        "  shape. --out-of-range error|clamp, --backend cpu|vulkan.\n",
-        {"input", "indices"}, {"axis"}, "",
-        [](const options& o, command& c) {
-            c.gather_elements.axis = parse_int(c.op, "--axis", o.need(c.op, "axis"));
-            c.gather_elements.policy = parse_policy(c.op, o);
-        },
-        [](const auto& on, const command& c, operands x) {
-            return on([](auto&&... a) { return gather_elements(a...); }, x[0], x[1], c.gather_elements);
-        }},
-    op_entry{"gather-nd", "--input X.npy --indices I.npy [--batch-dimensions B] --output Y.npy",
-        "  ONNX GatherND: the last dimension of I holds tuples of k indices into X's axes B..B+k-1 (after\n"
-        "  B batch dimensions shared by X and I, default 0); output shape I.shape[:-1] + X.shape[B+k:].\n"
-        "  --out-of-range error|clamp, --backend cpu|vulkan.\n",
-        {"input", "indices"}, {"batch-dimensions"}, "",
-        [](const options& o, command& c) {
-            if (auto b = o.get("batch-dimensions")) c.gather_nd.batch_dimensions = parse_rank_count(c.op, "--batch-dimensions", *b);
-            c.gather_nd.policy = parse_policy(c.op, o);
-        },
-        [](const auto& on, const command& c, operands x) { return on([](auto&&... a) { return gather_nd(a...); }, x[0], x[1], c.gather_nd); }},
-    op_entry{"join", "--input A.npy [--input B.npy ...] --axis A --output Y.npy",
-        "  Concatenates the inputs along the axis (numpy.concatenate). All inputs have one element type\n"
-        "  and one rank, and equal sizes off the axis. --axis may be negative. --backend cpu|vulkan.\n",
-        {"input"}, {"axis"}, "input",
-        [](const options& o, command& c) {
-            c.join.axis = parse_int(c.op, "--axis", o.need(c.op, "axis"));
-            (void)o.need(c.op, "output");
-            parse_policy(c.op, o);
-            if (o.many.empty()) bad("strix join: missing --input (see strix join --help)");
-        },
-        [](const auto& on, const command& c, operands x) { return on([](auto&&... a) { return join(a...); }, x, c.join); }},
-    op_entry{"split", "--input X.npy --axis A --sizes S0,S1,.. --output Y0.npy [--output Y1.npy ...]",
-        "  Cuts X along the axis into pieces of the given sizes (ONNX Split; the inverse of join): one\n"
-        "  --output per size, in order. Sizes may be 0 and must add up to X's size on the axis. Either\n"
-        "  every output is written or none is. --backend cpu|vulkan.\n",
-        {"input"}, {"axis", "sizes"}, "output",
-        [](const options& o, command& c) {
-            c.split.axis = parse_int(c.op, "--axis", o.need(c.op, "axis"));
-            c.sizes = parse_int_list(c.op, "--sizes", o.need(c.op, "sizes"));
-            parse_policy(c.op, o);
-            if (o.many.empty()) bad("strix split: missing --output (see strix split --help)");
-            if (o.many.size() != c.sizes.size())
-                bad("strix split: " + std::to_string(c.sizes.size()) + " sizes need as many --output files, got " + std::to_string(o.many.size()));
-        },
-        [](const auto& on, const command& c, operands x) {
-            return on([](auto&&... a) { return split(a...); }, x[0], std::span<const std::int64_t>(c.sizes), c.split);
-        }},
-    op_entry{"pad", "--input X.npy --mode constant|edge|reflect|symmetric|wrap --start P0,P1,.. --end Q0,Q1,.. [--value V] --output Y.npy",
-        "  Pads every dimension (numpy.pad): one start and one end count per dimension of X. Pads may be\n"
-        "  wider than the input; a negative count crops that side first (ONNX Pad, torch F.pad) and the\n"
-        "  positive ones then pad what is left. --value (constant mode, default 0) is a number: an integer\n"
-        "  literal is taken exactly, a fractional value truncates toward zero for integer types.\n"
-        "  --backend cpu|vulkan.\n",
-        {"input"}, {"mode", "start", "end", "value"}, "",
-        [](const options& o, command& c) {
-            c.pad.mode = parse_mode(o.need(c.op, "mode"));
-            c.pad.start = parse_list(c.op, "--start", o.need(c.op, "start"));
-            c.pad.end = parse_list(c.op, "--end", o.need(c.op, "end"));
-            if (auto v = o.get("value")) c.pad.value = parse_value(*v); // like DirectML, other modes ignore it
-            (void)o.need(c.op, "output");
-            parse_policy(c.op, o);
-        },
-        [](const auto& on, const command& c, operands x) { return on([](auto&&... a) { return pad(a...); }, x[0], c.pad); }},
-    op_entry{"slice", "--input X.npy --starts S0,S1,.. --ends E0,E1,.. [--axes A0,A1,..] [--steps T0,T1,..] --output Y.npy",
-        "  ONNX Slice (numpy's X[s0:e0:t0, ...]): on each of the axes (default 0, 1, ...) the elements\n"
-        "  start, start + step, ... short of end. Negative starts and ends count from the end of the axis;\n"
-        "  both are clamped into it as ONNX clamps them; steps (default 1) may be negative, not 0; axes\n"
-        "  not named are kept whole. --backend cpu|vulkan.\n",
-        {"input"}, {"starts", "ends", "axes", "steps"}, "",
-        [](const options& o, command& c) {
-            c.slice.starts = parse_list(c.op, "--starts", o.need(c.op, "starts"));
-            c.slice.ends = parse_list(c.op, "--ends", o.need(c.op, "ends"));
-            if (auto a = o.get("axes")) c.slice.axes = parse_list(c.op, "--axes", *a);
-            if (auto t = o.get("steps")) c.slice.steps = parse_list(c.op, "--steps", *t);
-            (void)o.need(c.op, "output");
-            parse_policy(c.op, o);
-        },
-        [](const auto& on, const command& c, operands x) { return on([](auto&&... a) { return slice(a...); }, x[0], c.slice); }},
-    op_entry{"tile", "--input X.npy --repeats R0,R1,.. --output Y.npy",
-        "  ONNX Tile (numpy.tile): X repeated R0 times along axis 0, R1 times along axis 1, ... (one\n"
-        "  count per dimension of X, none negative; 0 empties the axis). --backend cpu|vulkan.\n",
-        {"input"}, {"repeats"}, "",
-        [](const options& o, command& c) {
-            c.tile.repeats = parse_list(c.op, "--repeats", o.need(c.op, "repeats"));
-            (void)o.need(c.op, "output");
-            parse_policy(c.op, o);
-        },
-        [](const auto& on, const command& c, operands x) { return on([](auto&&... a) { return tile(a...); }, x[0], c.tile); }},
-    op_entry{"scatter", "--input X.npy --indices I.npy --updates U.npy --axis A [--reduction R] [--deterministic] --output Y.npy",
-        "  output = X, then output[..., I[j..], ...] = U[j..] along the axis (numpy.put_along_axis, ONNX\n"
-        "  ScatterElements). I and U share a shape not larger than X off the axis. Updates apply in\n"
-        "  row-major order: with --reduction none (the default) the last one to reach an element wins;\n"
-        "  add, mul, min and max combine them. --deterministic makes Vulkan combine in that same order\n"
-        "  (bit-identical to the CPU); without it floating-point add and mul may combine in any order.\n"
-        "  --out-of-range error|clamp, --backend cpu|vulkan.\n",
-        {"input", "indices", "updates"}, {"axis", "reduction", "deterministic"}, "",
-        [](const options& o, command& c) {
-            c.scatter.axis = parse_int(c.op, "--axis", o.need(c.op, "axis"));
-            c.scatter.policy = parse_policy(c.op, o);
-            c.scatter.reduction = parse_reduction(c.op, o);
-            c.scatter.deterministic = o.get("deterministic").has_value();
-        },
-        [](const auto& on, const command& c, operands x) { return on([](auto&&... a) { return scatter(a...); }, x[0], x[1], x[2], c.scatter); }},
-    op_entry{"scatter-nd", "--input X.npy --indices I.npy --updates U.npy [--reduction R] [--deterministic] --output Y.npy",
-        "  ONNX ScatterND: output = X, then each tuple of k indices in the last dimension of I addresses\n"
-        "  the slice output[tuple] that receives the matching slice of U (U's shape is I.shape[:-1] +\n"
-        "  X.shape[k:]). Reductions and --deterministic as for scatter. --out-of-range error|clamp,\n"
-        "  --backend cpu|vulkan.\n",
-        {"input", "indices", "updates"}, {"reduction", "deterministic"}, "",
-        [](const options& o, command& c) {
-            c.scatter_nd.policy = parse_policy(c.op, o);
-            c.scatter_nd.reduction = parse_reduction(c.op, o);
-            c.scatter_nd.deterministic = o.get("deterministic").has_value();
-        },
-        [](const auto& on, const command& c, operands x) {
-            return on([](auto&&... a) { return scatter_nd(a...); }, x[0], x[1], x[2], c.scatter_nd);
-        }},
+/// A setting's value, read by its type (the descriptors' members: axes, counts of dimensions,
+/// lists, modes, fill values, reductions, policies, flags).
+template <class T>
+T parse_setting(const std::string& op, const std::string& key, const options& o) {
+    const std::string what = "--" + key;
+    if constexpr (std::is_same_v<T, bool>) {
+        return o.get(key).has_value();
+    } else {
+        const std::string v = o.get(key).value_or("");
+        if constexpr (std::is_same_v<T, std::int64_t>) return parse_int(op, what, v);
+        else if constexpr (std::is_same_v<T, int>) return parse_rank_count(op, what, v);
+        else if constexpr (std::is_same_v<T, strix::shape>) return parse_list(op, what, v);
+        else if constexpr (std::is_same_v<T, strix::pad_mode>) return parse_mode(v);
+        else if constexpr (std::is_same_v<T, strix::scalar>) return parse_value(v);
+        else if constexpr (std::is_same_v<T, strix::scatter_reduction>) return parse_reduction(op, o);
+        else if constexpr (std::is_same_v<T, strix::index_policy>) return parse_policy(op, o);
+        else static_assert(sizeof(T) == 0, "the tool cannot read a setting of this type");
+    }
+}
+
+/// One operator of the tool, made from its op_traits (strix/ops/traits.hpp): its command is the
+/// operator's name, its options the descriptor's settings, its help the operator's `about`, its
+/// files and repeated option follow from its form. `Call` is the operator's allocating call,
+/// named without a namespace: strix::gather (and the like) for the CPU's arguments,
+/// strix::vulkan::gather, found through the context's namespace, for a device's.
+template <class Desc, class Call>
+struct op_entry {
+    using traits = strix::op_traits<Desc>;
+    static constexpr std::string_view name = traits::name;
+    static constexpr op_form form = traits::form;
+    /// The files it reads, as the options that name them, in the order it reads them.
+    static constexpr std::span<const std::string_view> files() {
+        return {operand_files, form == op_form::update ? 3u : form == op_form::indexed ? 2u : 1u};
+    }
+    /// The option it takes more than once: "input" (join), "output" (split) or "".
+    static constexpr std::string_view repeats = form == op_form::joining ? "input" : form == op_form::splitting ? "output" : "";
+    static constexpr bool has_policy = [] {
+        return std::apply([](const auto&... s) { return (std::is_same_v<typename std::remove_cvref_t<decltype(s)>::type, index_policy> || ...); },
+                          traits::settings);
+    }();
+    Call call;
+
+    /// Its options other than its files and common_options.
+    static std::vector<std::string_view> settings() {
+        std::vector<std::string_view> r;
+        std::apply([&](const auto&... s) { ((s.name != "out-of-range" ? r.push_back(s.name) : void()), ...); }, traits::settings);
+        if (form == op_form::splitting) r.push_back("sizes");
+        return r;
+    }
+
+    /// Its arguments, as `strix --help` and `strix NAME --help` give them.
+    static std::string synopsis() {
+        std::string r;
+        const auto add = [&](std::string_view piece) {
+            if (!r.empty()) r += ' ';
+            r += piece;
+        };
+        if (form == op_form::joining) add("--input A.npy [--input B.npy ...]");
+        else {
+            static constexpr std::string_view placeholders[] = {"X", "I", "U"};
+            for (std::size_t i = 0; i < files().size(); ++i) add("--" + std::string(files()[i]) + " " + std::string(placeholders[i]) + ".npy");
+        }
+        std::apply(
+            [&](const auto&... s) {
+                const auto one = [&](const auto& st) {
+                    if (st.name == "out-of-range") return; // one of common_options
+                    std::string o = "--" + std::string(st.name);
+                    if (!st.placeholder.empty()) o += " " + std::string(st.placeholder);
+                    add(st.required ? o : "[" + o + "]");
+                };
+                (one(s), ...);
+            },
+            traits::settings);
+        if (form == op_form::splitting) add("--sizes S0,S1,.. --output Y0.npy [--output Y1.npy ...]");
+        else add("--output Y.npy");
+        return r;
+    }
+
+    /// The rest of `strix NAME --help`: the operator's `about`, indented, and the common options.
+    static std::string about() {
+        std::string r;
+        for (std::size_t at = 0; at < traits::about.size();) {
+            const auto nl = traits::about.find('\n', at);
+            const auto end = nl == std::string_view::npos ? traits::about.size() : nl;
+            r += "  ";
+            r += traits::about.substr(at, end - at);
+            r += '\n';
+            at = end + 1;
+        }
+        r += has_policy ? "  --out-of-range error|clamp, --backend cpu|vulkan.\n" : "  --backend cpu|vulkan.\n";
+        return r;
+    }
+
+    /// Reads its settings from `o` into `c` (whose `op` is set), checking each; runs after the
+    /// options were split and before the files are looked up, so that each mistake keeps its message.
+    static void parse(const options& o, command& c) {
+        Desc& d = c.desc<Desc>();
+        std::apply(
+            [&](const auto&... s) {
+                const auto one = [&](const auto& st) {
+                    using T = typename std::remove_cvref_t<decltype(st)>::type;
+                    const std::string key(st.name);
+                    if (st.required) (void)o.need(c.op, key);
+                    if (st.required || o.get(key) || std::is_same_v<T, bool>) d.*st.member = parse_setting<T>(c.op, key, o);
+                };
+                (one(s), ...);
+            },
+            traits::settings);
+        if (form == op_form::splitting) c.sizes = parse_int_list(c.op, "--sizes", o.need(c.op, "sizes"));
+        if (form != op_form::splitting) (void)o.need(c.op, "output");
+        if (!has_policy) parse_policy(c.op, o); // taken by every operator, checked by every one
+        if (!repeats.empty() && o.many.empty()) bad("strix " + c.op + ": missing --" + std::string(repeats) + " (see strix " + c.op + " --help)");
+        if (form == op_form::splitting && o.many.size() != c.sizes.size())
+            bad("strix " + c.op + ": " + std::to_string(c.sizes.size()) + " sizes need as many --output files, got " + std::to_string(o.many.size()));
+    }
+
+    /// Runs it on the operands `x` with the settings in `c`: `on(f, args...)` is the backend,
+    /// which calls `f` (this entry's `call`) with `args` and its own arguments (examples/strix.cpp).
+    template <class On>
+    results run(const On& on, const command& c, operands x) const {
+        const Desc& d = c.desc<Desc>();
+        if constexpr (form == op_form::unary) return on(call, x[0], d);
+        else if constexpr (form == op_form::indexed) return on(call, x[0], x[1], d);
+        else if constexpr (form == op_form::update) return on(call, x[0], x[1], x[2], d);
+        else if constexpr (form == op_form::joining) return on(call, x, d);
+        else return on(call, x[0], std::span<const std::int64_t>(c.sizes), d);
+    }
 };
 
-/// Whether the table has an entry named `name`.
-constexpr bool has_entry(std::string_view name) {
-    return std::apply([&](const auto&... e) { return ((e.name == name) || ...); }, operators);
+/// The tool's operators, one per line of the list (strix/ops/list.hpp), in its order, which
+/// `strix --help` keeps. A tuple, as each call is a generic lambda of its own type: its body
+/// (and the operator's kernels) is compiled only where the tool calls it, not in a program that
+/// only parses, such as fuzz/fuzz_tool_args.cpp.
+template <class Desc, class Call>
+constexpr op_entry<Desc, Call> entry(Call call) {
+    return {call};
 }
-// the table has one entry per operator of the list (strix/ops/list.hpp), named as op_traits names it
-static_assert(std::tuple_size_v<decltype(operators)> == static_cast<std::size_t>(strix::operator_count),
-              "the tool's table must have one entry per operator of strix/ops/list.hpp");
-static_assert([] {
-    bool all = true;
-    strix::with_operators([&]<class D>() { all = all && has_entry(strix::op_traits<D>::name); });
-    return all;
-}(), "an operator of strix/ops/list.hpp has no entry in the tool's table (named as its op_traits<>::name)");
+#define STRIX_TOOL_ENTRY(op, form) entry<op##_desc>([](auto&&... a) { return op(a...); }),
+inline constexpr std::tuple operators{STRIX_OPERATORS(STRIX_TOOL_ENTRY)};
+#undef STRIX_TOOL_ENTRY
 
 /// Calls `f(entry)` for every entry of `operators`, in order.
 template <class F>
@@ -424,7 +394,7 @@ inline std::string usage_text() {
         lines += "  strix ";
         lines += e.name;
         lines.append(e.name.size() < 16 ? 16 - e.name.size() : 1, ' '); // the synopses in one column
-        lines += e.synopsis;
+        lines += e.synopsis();
         lines += '\n';
     });
     return "strix: tensor indexing on .npy files (" + names + ")\n"
@@ -449,7 +419,7 @@ inline std::string usage_text() {
 /// The text of `strix OP --help` for operator `name` ("" when there is none).
 inline std::string op_help_text(std::string_view name) {
     std::string text;
-    with_operator(name, [&](const auto& e) { text = "strix " + std::string(e.name) + " " + std::string(e.synopsis) + "\n" + std::string(e.about); });
+    with_operator(name, [&](const auto& e) { text = "strix " + std::string(e.name) + " " + e.synopsis() + "\n" + e.about(); });
     return text;
 }
 
@@ -463,18 +433,16 @@ command parse_operator(const Op& e, const std::vector<std::string>& args) {
     c.op = std::string(e.name);
     const std::string& op = c.op;
     std::vector<std::string_view> allowed;
-    for (const auto list : {std::span<const std::string_view>(e.files), std::span<const std::string_view>(e.settings),
-                            std::span<const std::string_view>(common_options)})
-        for (const auto key : list)
-            if (!key.empty()) allowed.push_back(key);
+    const auto settings = e.settings();
+    for (const auto list : {e.files(), std::span<const std::string_view>(settings), std::span<const std::string_view>(common_options)})
+        for (const auto key : list) allowed.push_back(key);
     const options o = parse_options(op, args, allowed, e.repeats);
     e.parse(o, c);
     c.outputs = e.repeats == "output" ? o.many : std::vector<std::string>{o.need(op, "output")};
     c.backend = o.get("backend").value_or("");
     if (c.backend != "" && c.backend != "cpu" && c.backend != "vulkan")
         bad("strix " + op + ": --backend must be cpu or vulkan, got '" + c.backend + "'");
-    for (const auto file : e.files) {
-        if (file.empty()) break;
+    for (const auto file : e.files()) {
         const std::string key(file);
         if (file == e.repeats)
             for (const auto& path : o.many) c.files.emplace_back(key, path);

@@ -50,9 +50,9 @@ void check(const strix::tool::command& c) {
             for (std::size_t j = i + 1; j < c.outputs.size(); ++j)
                 if (c.outputs[i] == c.outputs[j]) fail("split accepted one output twice", c.outputs[i]);
     }
-    if (c.gather.index_dimensions < -1 || c.gather.index_dimensions > strix::max_rank) fail("--index-dimensions out of range");
-    if (c.gather_nd.batch_dimensions < 0 || c.gather_nd.batch_dimensions > strix::max_rank) fail("--batch-dimensions out of range");
-    if (c.pad.start.rank < 0 || c.pad.start.rank > strix::max_rank || c.pad.end.rank < 0 || c.pad.end.rank > strix::max_rank)
+    if (c.desc<strix::gather_desc>().index_dimensions < -1 || c.desc<strix::gather_desc>().index_dimensions > strix::max_rank) fail("--index-dimensions out of range");
+    if (c.desc<strix::gather_nd_desc>().batch_dimensions < 0 || c.desc<strix::gather_nd_desc>().batch_dimensions > strix::max_rank) fail("--batch-dimensions out of range");
+    if (c.desc<strix::pad_desc>().start.rank < 0 || c.desc<strix::pad_desc>().start.rank > strix::max_rank || c.desc<strix::pad_desc>().end.rank < 0 || c.desc<strix::pad_desc>().end.rank > strix::max_rank)
         fail("a pad list of a bad length");
 }
 

@@ -212,6 +212,15 @@ template <>
 struct op_traits<gather_desc> : detail::indexed_operator<gather_desc, &detail::check_gather<>, &detail::run_gather<>> {
     static constexpr std::string_view name = "gather";
     static constexpr op_form form = op_form::indexed;
+    static constexpr std::tuple settings{setting{"axis", &gather_desc::axis, "A", true},
+                                         setting{"index-dimensions", &gather_desc::index_dimensions, "K"},
+                                         setting{"out-of-range", &gather_desc::policy, "error|clamp"}};
+    static constexpr std::string_view about =
+        "Natural form (numpy.take, ONNX Gather): output = X.shape[:A] + I.shape + X.shape[A+1:].\n"
+        "With index-dimensions K (DirectML form): X, I and the output share one rank r; only the\n"
+        "last K dimensions of I are meaningful (the leading ones are 1).\n"
+        "The axis may be negative; indices are int32, int64, uint32 or uint64; negative indices count\n"
+        "from the end.\n";
     template <gather_desc D, typed_view In, typed_view Idx, typed_view Out>
     static void typed_rules() {
         using namespace detail;

@@ -177,6 +177,12 @@ template <>
 struct op_traits<gather_elements_desc> : detail::indexed_operator<gather_elements_desc, &detail::check_gather_elements<>, &detail::run_gather_elements<>> {
     static constexpr std::string_view name = "gather-elements";
     static constexpr op_form form = op_form::indexed;
+    static constexpr std::tuple settings{setting{"axis", &gather_elements_desc::axis, "A", true},
+                                         setting{"out-of-range", &gather_elements_desc::policy, "error|clamp"}};
+    static constexpr std::string_view about =
+        "output[i][j][k] = X[I[i][j][k]][j][k] for axis 0, likewise for any axis (numpy.take_along_axis,\n"
+        "ONNX GatherElements). I has X's rank and is not larger than X off the axis; the output has I's\n"
+        "shape.\n";
     template <gather_elements_desc D, typed_view In, typed_view Idx, typed_view Out>
     static void typed_rules() {
         using namespace detail;

@@ -174,6 +174,11 @@ template <>
 struct op_traits<gather_nd_desc> : detail::indexed_operator<gather_nd_desc, &detail::check_gather_nd<>, &detail::run_gather_nd<>> {
     static constexpr std::string_view name = "gather-nd";
     static constexpr op_form form = op_form::indexed;
+    static constexpr std::tuple settings{setting{"batch-dimensions", &gather_nd_desc::batch_dimensions, "B"},
+                                         setting{"out-of-range", &gather_nd_desc::policy, "error|clamp"}};
+    static constexpr std::string_view about =
+        "ONNX GatherND: the last dimension of I holds tuples of k indices into X's axes B..B+k-1 (after\n"
+        "B batch dimensions shared by X and I, default 0); output shape I.shape[:-1] + X.shape[B+k:].\n";
     template <gather_nd_desc D, typed_view In, typed_view Idx, typed_view Out>
     static void typed_rules() {
         using namespace detail;

@@ -178,6 +178,10 @@ template <>
 struct op_traits<join_desc> {
     static constexpr std::string_view name = "join";
     static constexpr op_form form = op_form::joining;
+    static constexpr std::tuple settings{setting{"axis", &join_desc::axis, "A", true}};
+    static constexpr std::string_view about =
+        "Concatenates the inputs along the axis (numpy.concatenate). All inputs have one element type\n"
+        "and one rank, and equal sizes off the axis. The axis may be negative.\n";
     static detail::checked_call check(std::span<const any_cview> in, std::span<const any_view> out, const join_desc& d) {
         return detail::check_join(in, out.empty() ? nullptr : &out[0], d);
     }

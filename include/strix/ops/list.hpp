@@ -3,8 +3,9 @@
 /// of its descriptor without `_desc` and its op_form. Everything that goes over the operators
 /// goes over this list: the Vulkan backend's recording and convenience calls, the tool's table,
 /// the fuzzer, the per-operator tests (test/meson.build reads the list) and the check of
-/// docs/OPERATORS.md. Adding an operator: its header (which ends with STRIX_CPU_CALLS), its
-/// tests (test/ops/<name>_test.cpp) and its two lines here.
+/// docs/OPERATORS.md. Adding an operator: its header (which ends with STRIX_CPU_CALLS, and whose
+/// op_traits name its settings for the tool), its tests (test/ops/<name>_test.cpp) and its two
+/// lines here (the include and the X line).
 
 #include "strix/ops/gather.hpp"
 #include "strix/ops/gather_elements.hpp"

@@ -134,6 +134,15 @@ template <>
 struct op_traits<pad_desc> : detail::moves_operator<pad_desc, &detail::check_pad<>, &detail::lower_pad<>> {
     static constexpr std::string_view name = "pad";
     static constexpr op_form form = op_form::unary;
+    static constexpr std::tuple settings{setting{"mode", &pad_desc::mode, "constant|edge|reflect|symmetric|wrap", true},
+                                         setting{"start", &pad_desc::start, "P0,P1,..", true}, setting{"end", &pad_desc::end, "Q0,Q1,..", true},
+                                         setting{"value", &pad_desc::value, "V"}};
+    static constexpr std::string_view about =
+        "Pads every dimension (numpy.pad): one start and one end count per dimension of X. Pads may be\n"
+        "wider than the input; a negative count crops that side first (ONNX Pad, torch F.pad) and the\n"
+        "positive ones then pad what is left. The value (constant mode, default 0) is a number: an\n"
+        "integer literal is taken exactly, a fractional value truncates toward zero for integer types;\n"
+        "other modes ignore it, as DirectML does.\n";
     template <pad_desc D, typed_view In, typed_view Out>
     static void typed_rules() {
         using namespace detail;

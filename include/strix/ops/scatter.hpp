@@ -215,6 +215,16 @@ template <>
 struct op_traits<scatter_desc> : detail::update_operator<scatter_desc, &detail::check_scatter<>, &detail::run_scatter<>> {
     static constexpr std::string_view name = "scatter";
     static constexpr op_form form = op_form::update;
+    static constexpr std::tuple settings{setting{"axis", &scatter_desc::axis, "A", true},
+                                         setting{"reduction", &scatter_desc::reduction, "R"},
+                                         setting{"deterministic", &scatter_desc::deterministic, ""},
+                                         setting{"out-of-range", &scatter_desc::policy, "error|clamp"}};
+    static constexpr std::string_view about =
+        "output = X, then output[..., I[j..], ...] = U[j..] along the axis (numpy.put_along_axis, ONNX\n"
+        "ScatterElements). I and U share a shape not larger than X off the axis. Updates apply in\n"
+        "row-major order: with reduction none (the default) the last one to reach an element wins;\n"
+        "add, mul, min and max combine them. deterministic makes devices combine in that same order\n"
+        "(bit-identical to the CPU); without it floating-point add and mul may combine in any order.\n";
     template <scatter_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
     static void typed_rules() {
         using namespace detail;

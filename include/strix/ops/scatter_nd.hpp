@@ -204,6 +204,13 @@ template <>
 struct op_traits<scatter_nd_desc> : detail::update_operator<scatter_nd_desc, &detail::check_scatter_nd<>, &detail::run_scatter_nd<>> {
     static constexpr std::string_view name = "scatter-nd";
     static constexpr op_form form = op_form::update;
+    static constexpr std::tuple settings{setting{"reduction", &scatter_nd_desc::reduction, "R"},
+                                         setting{"deterministic", &scatter_nd_desc::deterministic, ""},
+                                         setting{"out-of-range", &scatter_nd_desc::policy, "error|clamp"}};
+    static constexpr std::string_view about =
+        "ONNX ScatterND: output = X, then each tuple of k indices in the last dimension of I addresses\n"
+        "the slice output[tuple] that receives the matching slice of U (U's shape is I.shape[:-1] +\n"
+        "X.shape[k:]). Reductions and deterministic as for scatter.\n";
     template <scatter_nd_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
     static void typed_rules() {
         using namespace detail;

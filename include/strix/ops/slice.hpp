@@ -166,6 +166,14 @@ template <>
 struct op_traits<slice_desc> : detail::moves_operator<slice_desc, &detail::check_slice<>, &detail::lower_slice<>> {
     static constexpr std::string_view name = "slice";
     static constexpr op_form form = op_form::unary;
+    static constexpr std::tuple settings{setting{"starts", &slice_desc::starts, "S0,S1,..", true},
+                                         setting{"ends", &slice_desc::ends, "E0,E1,..", true},
+                                         setting{"axes", &slice_desc::axes, "A0,A1,.."}, setting{"steps", &slice_desc::steps, "T0,T1,.."}};
+    static constexpr std::string_view about =
+        "ONNX Slice (numpy's X[s0:e0:t0, ...]): on each of the axes (default 0, 1, ...) the elements\n"
+        "start, start + step, ... short of end. Negative starts and ends count from the end of the axis;\n"
+        "both are clamped into it as ONNX clamps them; steps (default 1) may be negative, not 0; axes\n"
+        "not named are kept whole.\n";
     template <slice_desc D, typed_view In, typed_view Out>
     static void typed_rules() {
         using namespace detail;

@@ -181,6 +181,11 @@ template <>
 struct op_traits<split_desc> {
     static constexpr std::string_view name = "split";
     static constexpr op_form form = op_form::splitting;
+    static constexpr std::tuple settings{setting{"axis", &split_desc::axis, "A", true}};
+    static constexpr std::string_view about =
+        "Cuts X along the axis into pieces of the given sizes (ONNX Split; the inverse of join): one\n"
+        "output per size, in order. Sizes may be 0 and must add up to X's size on the axis. Either\n"
+        "every output is written or none is.\n";
     static detail::checked_call check(std::span<const any_cview> in, std::span<const any_view> out, const split_desc& d) {
         return detail::check_split(in[0], out, d);
     }

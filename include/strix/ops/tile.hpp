@@ -76,6 +76,10 @@ template <>
 struct op_traits<tile_desc> : detail::moves_operator<tile_desc, &detail::check_tile<>, &detail::lower_tile<>> {
     static constexpr std::string_view name = "tile";
     static constexpr op_form form = op_form::unary;
+    static constexpr std::tuple settings{setting{"repeats", &tile_desc::repeats, "R0,R1,..", true}};
+    static constexpr std::string_view about =
+        "ONNX Tile (numpy.tile): X repeated R0 times along axis 0, R1 times along axis 1, ... (one\n"
+        "count per dimension of X, none negative; 0 empties the axis).\n";
     template <tile_desc D, typed_view In, typed_view Out>
     static void typed_rules() {
         using namespace detail;

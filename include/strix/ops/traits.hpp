@@ -15,12 +15,17 @@
 ///   run(c, in, out, d, opt)  the CPU run of a checked call
 ///   typed_rules<D, V...>()   the compile-time checks of a typed call (D and the views' types)
 ///   lower(in, out, d, c)     (operators whose device path is plain moves) its move plans
+///   settings             its descriptor's members by name (a tuple of `setting`), for
+///                        programs that take settings by name: the strix tool's options
+///   about                what it computes, in a few lines that name its settings
 ///
 /// Operands reach these as spans, inputs then outputs in the order of the operator's calls.
 
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "strix/cpu/executor.hpp"
@@ -44,6 +49,22 @@ struct op_traits;
 /// Whether `Desc` is the descriptor of an operator.
 template <class Desc>
 concept operator_desc = requires { op_traits<Desc>::name; op_traits<Desc>::form; };
+
+/// One member of an operator's descriptor as a program that takes settings by name sees it:
+/// its name ("axis", "index-dimensions"), the member, how a usage line writes its value ("A",
+/// "S0,S1,..", "" for a flag) and whether it must be given. Its type says how it is read.
+template <class Desc, class T>
+struct setting {
+    using type = T;
+    std::string_view name;
+    T Desc::*member;
+    std::string_view placeholder;
+    bool required = false;
+};
+template <class Desc, class T>
+setting(std::string_view, T Desc::*, std::string_view, bool) -> setting<Desc, T>;
+template <class Desc, class T>
+setting(std::string_view, T Desc::*, std::string_view) -> setting<Desc, T>;
 
 /// The number of fixed inputs of a form (joining: any number).
 constexpr int fixed_inputs(op_form f) {
