@@ -260,4 +260,13 @@ bool indices_checked(const any_cview& idx, std::int64_t n, const cpu::options& o
     return false;
 }
 
+/// Runs plan `p`, whose executor reads and resolves each index of `idx` where it lies (into an
+/// axis of `n`): under index_policy::error every index is checked first (`fail()` throws, naming
+/// the first bad one in C order), and when all lie in [0, n) the kernels read them unsigned.
+template <class F>
+void execute_indexed(plan::move_plan p, const any_cview& idx, std::int64_t n, index_policy policy, const cpu::options& opt, F&& fail) {
+    if (policy == index_policy::error && indices_checked(idx, n, opt, fail)) p.index_type = unsigned_index_type(p.index_type);
+    cpu::execute(p, opt);
+}
+
 } // namespace strix::detail

@@ -195,13 +195,8 @@ void run_gather(const checked_call& c, const any_cview& input, const any_cview& 
     plan::move_plan p = lower_gather(input, indices, output, d, c, index_reading::device);
     // every index is checked, also where the output is empty and the plan reads none of them
     // (numpy.take refuses those too); indices found in [0, n) are read as unsigned (see scatter)
-    const int axis = c.axis;
-    if (d.policy == index_policy::error && indices_checked(indices, input.size(axis), opt, [&] {
-            resolve_indices(gather_index_view(indices, d), input.size(axis), 1, d.policy, "gather", axis,
-                            c.context); // finds the first bad index in C order and throws
-        }))
-        p.index_type = unsigned_index_type(p.index_type);
-    cpu::execute(p, opt);
+    const std::int64_t n = input.size(c.axis);
+    execute_indexed(std::move(p), indices, n, d.policy, opt, [&] { resolve_indices(gather_index_view(indices, d), n, 1, d.policy, "gather", c.axis, c.context); });
 }
 
 } // namespace detail

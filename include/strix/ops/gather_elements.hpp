@@ -162,11 +162,9 @@ void run_gather_elements(const checked_call& c, const any_cview& input, const an
     // The executor reads and resolves each index where it lies (see gather)
     plan::move_plan p = lower_gather_elements(input, indices, output, d, c, index_reading::device);
     // indices found in [0, n) are read as unsigned (see scatter)
-    if (p.rank > 0 && d.policy == index_policy::error && indices_checked(indices, p.axis_size, opt, [&] {
-            lower_gather_elements(input, indices, output, d, c); // finds the first bad index in C order and throws
-        }))
-        p.index_type = unsigned_index_type(p.index_type);
-    cpu::execute(p, opt);
+    const auto policy = p.rank > 0 ? d.policy : index_policy::clamp; // (no element: no index to check)
+    const std::int64_t n = p.axis_size;
+    execute_indexed(std::move(p), indices, n, policy, opt, [&] { lower_gather_elements(input, indices, output, d, c); });
 }
 
 } // namespace detail

@@ -181,9 +181,6 @@ plan::update_plan lower_scatter(const any_cview& input, const any_cview& indices
     return p;
 }
 
-} // namespace detail
-
-namespace detail {
 /// Runs a checked scatter on the CPU.
 template <class = void> // instantiated only where called (its kernels are 220 type combinations)
 void run_scatter(const checked_call& c, const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,

@@ -173,9 +173,6 @@ bool copy_unreplaced_slices(const any_cview& input, const any_view& output, std:
     return true;
 }
 
-} // namespace detail
-
-namespace detail {
 /// Runs a checked scatter-nd on the CPU.
 template <class = void> // instantiated only where called (its kernels are 220 type combinations)
 void run_scatter_nd(const checked_call& c, const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
