@@ -43,6 +43,27 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer Dims { Dim d
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Offsets { int64_t o[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Flag { uint raised; };
 
+// Memory, by operand. Every load, store and atomic of the shaders below names the operand whose
+// memory it touches:
+//   SRC   the input (a scatter's: the updates)    DST   the output
+//   IDX   the indices                             PLAN  the plan's records and tables (pc.dims)
+//   FLAG  the out-of-range flag and the guard     AUX   scratch (a scatter's winners)
+// Here an operand is reached through its 64-bit device address and the name is not used; a path
+// that binds each operand through a descriptor of its own reads from it which binding an address
+// lies in. Addresses are in bytes; i counts words (4 bytes) or int64 offsets (8) from a.
+#define LOAD_WORD(op, a, i) Words(a).w[i]
+#define STORE_WORD(op, a, i, x) Words(a).w[i] = (x)
+#define LOAD_CHUNK(op, a) Chunks(a).v[0]
+#define STORE_CHUNK(op, a, x) Chunks(a).v[0] = (x)
+#define ATOMIC_AND_WORD(op, a, x) atomicAnd(Words(a).w[0], x)
+#define ATOMIC_OR_WORD(op, a, x) atomicOr(Words(a).w[0], x)
+#define RAISE_WORD(op, a) atomicOr(Flag(a).raised, 1u)
+#define LOAD_OFFSET(op, a, i) Offsets(a).o[i]
+#define STORE_OFFSET(op, a, x) Offsets(a).o[0] = (x)
+// The plan's Dim records: PLAN_DIMS(dims) opens them, PLAN_DIM(dims, k) is record k.
+#define PLAN_DIMS(dims) Dims dims = Dims(pc.dims)
+#define PLAN_DIM(dims, k) dims.d[k]
+
 // The operands of the deterministic scatter reductions' ordering passes (scan.comp's radix
 // sort, reduce.comp's keys, bounds and fold): addresses, and counts in 64 bits.
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Order {
@@ -94,13 +115,13 @@ layout(push_constant) uniform Push {
 // Whether the operator's guard word is raised: an index of its check pass was out of range
 // under the error policy, so none of its passes writes anything (every invocation returns).
 // The check pass ran in an earlier dispatch, so the word is the same for every invocation.
-bool guarded() { return pc.guard != 0ul && Words(pc.guard).w[0] != 0u; }
+bool guarded() { return pc.guard != 0ul && LOAD_WORD(FLAG, pc.guard, 0) != 0u; }
 
 // An index out of range under the error policy: the flag the host reads, and the operator's
 // guard word.
 void raise_flag() {
-    atomicOr(Flag(pc.flag).raised, 1u);
-    if (pc.guard != 0ul) atomicOr(Flag(pc.guard).raised, 1u);
+    RAISE_WORD(FLAG, pc.flag);
+    if (pc.guard != 0ul) RAISE_WORD(FLAG, pc.guard);
 }
 
 // Coordinate k of invocation i: (i / (product of the sizes after k)) % size, computed by the
@@ -128,12 +149,12 @@ uint64_t invocation() {
 // Copies one element of ELEM bytes from byte address s to byte address d.
 void copy_element(uint64_t d, uint64_t s) {
     if (ELEM == 4) {
-        Words(d).w[0] = Words(s).w[0];
+        STORE_WORD(DST, d, 0, LOAD_WORD(SRC, s, 0));
     } else if (ELEM == 8) {
-        Words(d).w[0] = Words(s).w[0];
-        Words(d).w[1] = Words(s).w[1];
+        STORE_WORD(DST, d, 0, LOAD_WORD(SRC, s, 0));
+        STORE_WORD(DST, d, 1, LOAD_WORD(SRC, s, 1));
     } else if (ELEM == 16) { // only plans regrouped into 16-byte elements, whose addresses are 16-byte aligned
-        Chunks(d).v[0] = Chunks(s).v[0];
+        STORE_CHUNK(DST, d, LOAD_CHUNK(SRC, s));
     } else {
 #if SMALL_STORAGE
         if (ELEM == 1) Bytes(d).b[0] = Bytes(s).b[0];
@@ -143,9 +164,9 @@ void copy_element(uint64_t d, uint64_t s) {
         // invocations may be writing the word's other bytes)
         uint shift_s = uint(s & 3ul) * 8u, shift_d = uint(d & 3ul) * 8u;
         uint mask = ELEM == 1 ? 0xffu : 0xffffu;
-        uint v = (Words(s & ~3ul).w[0] >> shift_s) & mask;
-        atomicAnd(Words(d & ~3ul).w[0], ~(mask << shift_d));
-        atomicOr(Words(d & ~3ul).w[0], v << shift_d);
+        uint v = (LOAD_WORD(SRC, s & ~3ul, 0) >> shift_s) & mask;
+        ATOMIC_AND_WORD(DST, d & ~3ul, ~(mask << shift_d));
+        ATOMIC_OR_WORD(DST, d & ~3ul, v << shift_d);
 #endif
     }
 }
@@ -153,12 +174,12 @@ void copy_element(uint64_t d, uint64_t s) {
 // Writes the fill element to byte address d.
 void fill_element(uint64_t d) {
     if (ELEM == 4) {
-        Words(d).w[0] = pc.fill[0];
+        STORE_WORD(DST, d, 0, pc.fill[0]);
     } else if (ELEM == 8) {
-        Words(d).w[0] = pc.fill[0];
-        Words(d).w[1] = pc.fill[1];
+        STORE_WORD(DST, d, 0, pc.fill[0]);
+        STORE_WORD(DST, d, 1, pc.fill[1]);
     } else if (ELEM == 16) {
-        Chunks(d).v[0] = uvec4(pc.fill[0], pc.fill[1], pc.fill[2], pc.fill[3]);
+        STORE_CHUNK(DST, d, uvec4(pc.fill[0], pc.fill[1], pc.fill[2], pc.fill[3]));
     } else {
 #if SMALL_STORAGE
         if (ELEM == 1) Bytes(d).b[0] = uint8_t(pc.fill[0] & 0xffu);
@@ -166,8 +187,8 @@ void fill_element(uint64_t d) {
 #else
         uint shift_d = uint(d & 3ul) * 8u;
         uint mask = ELEM == 1 ? 0xffu : 0xffffu;
-        atomicAnd(Words(d & ~3ul).w[0], ~(mask << shift_d));
-        atomicOr(Words(d & ~3ul).w[0], (pc.fill[0] & mask) << shift_d);
+        ATOMIC_AND_WORD(DST, d & ~3ul, ~(mask << shift_d));
+        ATOMIC_OR_WORD(DST, d & ~3ul, (pc.fill[0] & mask) << shift_d);
 #endif
     }
 }
@@ -178,16 +199,16 @@ int64_t resolve_index_only(uint64_t a, int64_t n, out bool bad) {
     int64_t v;
     if (INDEX_TYPE == 1) {
         // sign-extend by arithmetic (no 32-to-64-bit signed conversion, which some compilers get wrong)
-        v = int64_t(Words(a).w[0]);
+        v = int64_t(LOAD_WORD(IDX, a, 0));
         if (v >= 0x80000000l) v -= 0x100000000l;
         if (v < 0) v += n;
     } else if (INDEX_TYPE == 2) {
-        v = int64_t(uint64_t(Words(a).w[0]) | (uint64_t(Words(a).w[1]) << 32));
+        v = int64_t(uint64_t(LOAD_WORD(IDX, a, 0)) | (uint64_t(LOAD_WORD(IDX, a, 1)) << 32));
         if (v < 0) v += n;
     } else if (INDEX_TYPE == 3) {
-        v = int64_t(Words(a).w[0]);
+        v = int64_t(LOAD_WORD(IDX, a, 0));
     } else {
-        const uint64_t u = uint64_t(Words(a).w[0]) | (uint64_t(Words(a).w[1]) << 32);
+        const uint64_t u = uint64_t(LOAD_WORD(IDX, a, 0)) | (uint64_t(LOAD_WORD(IDX, a, 1)) << 32);
         v = u >= uint64_t(n) ? n : int64_t(u);
     }
     bad = v < 0 || v >= n;
@@ -207,11 +228,11 @@ int64_t resolve_index(uint64_t a, int64_t n) {
 // key = indices byte stride. The index (or, for scatter-nd, the resolved int64 byte offset of the
 // tuple) times axis_stride is added to the output address.
 void locate_update(uint64_t i, out uint64_t dst, out uint64_t src) {
-    Dims dims = Dims(pc.dims);
+    PLAN_DIMS(dims);
     uint64_t rem = i;
     int64_t d = 0, s = 0, key = 0;
     for (int k = int(RANK) - 1; k >= 0; --k) {
-        const Dim dim = dims.d[k];
+        const Dim dim = PLAN_DIM(dims, k);
         const int64_t c = next_coordinate(rem, dim.size, k == 0);
         d += c * dim.dst;
         s += c * dim.src;

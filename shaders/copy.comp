@@ -15,10 +15,10 @@ void main() {
     uvec4 v[UNROLL];
     [[unroll]] for (uint k = 0; k < UNROLL; ++k) {
         const uint64_t i = first + k * 256u;
-        if (i < pc.count) v[k] = Chunks(pc.src + i * 16ul).v[0];
+        if (i < pc.count) v[k] = LOAD_CHUNK(SRC, pc.src + i * 16ul);
     }
     [[unroll]] for (uint k = 0; k < UNROLL; ++k) {
         const uint64_t i = first + k * 256u;
-        if (i < pc.count) Chunks(pc.dst + i * 16ul).v[0] = v[k];
+        if (i < pc.count) STORE_CHUNK(DST, pc.dst + i * 16ul, v[k]);
     }
 }

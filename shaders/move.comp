@@ -64,7 +64,7 @@ int fold(int j, int n) {
 int64_t term(const Dim dim, int64_t c) {
     if (dim.map == 0) return c * dim.src;
     if (c >= dim.lo && c < dim.hi) return (c - dim.lo) * dim.src;
-    return Offsets(uint64_t(dim.map)).o[uint(c < dim.lo ? c : dim.lo + c - dim.hi)];
+    return LOAD_OFFSET(PLAN, uint64_t(dim.map), uint(c < dim.lo ? c : dim.lo + c - dim.hi));
 }
 
 // A plan dimension on the ADDR32 path: the host writes these 48-byte records instead of Dim
@@ -79,6 +79,7 @@ struct Addr32Record {
     uvec4 c;
 };
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer Addr32Dims { Addr32Record d[]; };
+#define PLAN_RECORD32(k) Addr32Dims(pc.dims).d[k]
 
 struct Dim32 {
     int size;
@@ -95,7 +96,7 @@ struct Dim32 {
 const int NO_SOURCE32 = int(0x80000000u);
 
 Dim32 addr32_dim(int k) {
-    const Addr32Record r = Addr32Dims(pc.dims).d[k];
+    const Addr32Record r = PLAN_RECORD32(k);
     return Dim32(r.a.x, r.a.y, r.a.z, r.a.w, r.b.x, r.b.y, r.b.z, r.c.x, r.c.y);
 }
 
@@ -117,7 +118,7 @@ int term32(const Dim32 dim, int c) {
         const int s = fold(c - dim.lo, dim.hi - dim.lo);
         return s < 0 ? NO_SOURCE32 : s * dim.src;
     }
-    const int64_t o = Offsets(pc.dims + uint64_t(dim.map)).o[uint(c < dim.lo ? c : dim.lo + c - dim.hi)];
+    const int64_t o = LOAD_OFFSET(PLAN, pc.dims + uint64_t(dim.map), uint(c < dim.lo ? c : dim.lo + c - dim.hi));
     return o == NO_SOURCE ? NO_SOURCE32 : int(o);
 }
 
@@ -147,12 +148,12 @@ void locate_one(uint64_t i, out uint64_t dst_address, out uint64_t src_address, 
         locate32(uint(i), dst_address, src_address, fill);
         return;
     }
-    Dims dims = Dims(pc.dims);
+    PLAN_DIMS(dims);
     uint64_t rem = i;
     int64_t dst = 0, src = 0, key = 0;
     fill = false;
     for (int k = int(RANK) - 1; k >= 0; --k) {
-        const Dim dim = dims.d[k];
+        const Dim dim = PLAN_DIM(dims, k);
         const int64_t c = next_coordinate(rem, dim.size, k == 0);
         dst += c * dim.dst;
         key += c * dim.key;
@@ -178,7 +179,7 @@ uvec4 load_element16(uint64_t i, out uint64_t d) {
     uint64_t s;
     bool fill;
     locate_one(i, d, s, fill);
-    return fill ? uvec4(pc.fill[0], pc.fill[1], pc.fill[2], pc.fill[3]) : Chunks(s).v[0];
+    return fill ? uvec4(pc.fill[0], pc.fill[1], pc.fill[2], pc.fill[3]) : LOAD_CHUNK(SRC, s);
 }
 
 // The source and key terms of the outer dimensions (all but the innermost) at coordinates c.
@@ -197,12 +198,12 @@ void outer_terms(const Dim dim[8], const int64_t c[8], out int64_t src, out int6
 // Element j of a chunk: the fill value, or the element at byte address a.
 void put_element(inout uvec4 chunk, uint j, uint64_t a, bool fill) {
     if (ELEM == 8) {
-        chunk[2 * j] = fill ? pc.fill[0] : Words(a).w[0];
-        chunk[2 * j + 1] = fill ? pc.fill[1] : Words(a).w[1];
+        chunk[2 * j] = fill ? pc.fill[0] : LOAD_WORD(SRC, a, 0);
+        chunk[2 * j + 1] = fill ? pc.fill[1] : LOAD_WORD(SRC, a, 1);
     } else if (ELEM == 4) {
-        chunk[j] = fill ? pc.fill[0] : Words(a).w[0];
+        chunk[j] = fill ? pc.fill[0] : LOAD_WORD(SRC, a, 0);
     } else { // 1 or 2 bytes: from the aligned word that holds the element
-        uint v = fill ? pc.fill[0] : Words(a & ~3ul).w[0] >> (uint(a & 3ul) * 8u);
+        uint v = fill ? pc.fill[0] : LOAD_WORD(SRC, a & ~3ul, 0) >> (uint(a & 3ul) * 8u);
         v &= ELEM == 1 ? 0xffu : 0xffffu;
         chunk[j * ELEM / 4] |= v << ((j * ELEM % 4) * 8);
     }
@@ -210,13 +211,13 @@ void put_element(inout uvec4 chunk, uint j, uint64_t a, bool fill) {
 
 // Chunk i of a contiguous output (VEC elements, 16 bytes).
 uvec4 load_chunk(uint64_t i) {
-    Dims dims = Dims(pc.dims);
+    PLAN_DIMS(dims);
     const int R = int(RANK) - 1; // the innermost dimension
     Dim dim[8];
     int64_t c[8];
     uint64_t rem = i * uint64_t(VEC);
     [[unroll]] for (int k = R; k >= 0; --k) {
-        dim[k] = dims.d[k];
+        dim[k] = PLAN_DIM(dims, k);
         c[k] = next_coordinate(rem, dim[k].size, k == 0);
     }
     int64_t osrc, okey;
@@ -312,7 +313,7 @@ void main() {
     }
     if (VEC > 1 && UNROLL == 1) { // one chunk: kept free of the arrays below, which measured slower
         const uint64_t i = invocation();
-        if (i < pc.count) Chunks(pc.dst + i * 16ul).v[0] = chunk_at(i);
+        if (i < pc.count) STORE_CHUNK(DST, pc.dst + i * 16ul, chunk_at(i));
         if (INDEX_TYPE != 0 && POLICY == 0 && out_of_range) raise_flag();
         return;
     }
@@ -331,7 +332,7 @@ void main() {
     }
     [[unroll]] for (uint k = 0; k < UNROLL; ++k) {
         if (first + k * 256u >= pc.count) break;
-        Chunks(d[k]).v[0] = v[k];
+        STORE_CHUNK(DST, d[k], v[k]);
     }
     if (INDEX_TYPE != 0 && POLICY == 0 && out_of_range) raise_flag();
 }

@@ -32,25 +32,25 @@ bool out_of_range = false;
 
 // The words of VEC elements at byte address a.
 uvec4 load_vec(uint64_t a) {
-    if (VEC > 1 || W == 4) return Chunks(a).v[0];
-    if (W == 2) return uvec4(Words(a).w[0], Words(a).w[1], 0, 0);
-    return uvec4(Words(a).w[0], 0, 0, 0);
+    if (VEC > 1 || W == 4) return LOAD_CHUNK(SRC, a);
+    if (W == 2) return uvec4(LOAD_WORD(SRC, a, 0), LOAD_WORD(SRC, a, 1), 0, 0);
+    return uvec4(LOAD_WORD(SRC, a, 0), 0, 0, 0);
 }
 
 void store_vec(uint64_t a, uvec4 v) {
     if (VEC > 1 || W == 4) {
-        Chunks(a).v[0] = v;
+        STORE_CHUNK(DST, a, v);
     } else if (W == 2) {
-        Words(a).w[0] = v.x;
-        Words(a).w[1] = v.y;
+        STORE_WORD(DST, a, 0, v.x);
+        STORE_WORD(DST, a, 1, v.y);
     } else {
-        Words(a).w[0] = v.x;
+        STORE_WORD(DST, a, 0, v.x);
     }
 }
 
 void main() {
     if (guarded()) return; // the operator's indices failed their check: it writes nothing
-    Dims dims = Dims(pc.dims);
+    PLAN_DIMS(dims);
     const int A = int(pc.aux);
     const uint T = pc.aux2;
     const uint across_t = T / VEC;          // invocations along the inner positions
@@ -67,7 +67,7 @@ void main() {
     uint rem = g / uint(pc.lo);
     int64_t src = 0, dst = 0, key = 0;
     for (int k = A - 1; k >= 0; --k) {
-        const Dim dim = dims.d[k];
+        const Dim dim = PLAN_DIM(dims, k);
         const uint n = uint(dim.size);
         const uint c = k == 0 ? rem : rem % n;
         if (k == 0 && rem >= n) return; // past the grid's last work group (uniform)
@@ -80,13 +80,13 @@ void main() {
 
     // this invocation's first inner position
     uint inner = 1;
-    for (int k = int(RANK) - 1; k > A; --k) inner *= uint(dims.d[k].size);
+    for (int k = int(RANK) - 1; k > A; --k) inner *= uint(PLAN_DIM(dims, k).size);
     const uint t = tb * T + tv * VEC;
     const bool here = t < inner;
     if (here) {
         rem = t;
         for (int k = int(RANK) - 1; k > A; --k) {
-            const Dim dim = dims.d[k];
+            const Dim dim = PLAN_DIM(dims, k);
             const uint n = uint(dim.size);
             const uint c = rem % n;
             rem /= n;
@@ -118,10 +118,10 @@ void main() {
     barrier();
 
     if (here) {
-        const Dim m_dim = dims.d[A];
+        const Dim m_dim = PLAN_DIM(dims, A);
         const uint m_end = min(uint(m_dim.size), (mb + 1) * uint(pc.count));
         const int64_t k_step = int64_t(lanes) * m_dim.key, d_step = int64_t(lanes) * m_dim.dst;
-        const int64_t inner_key = VEC > 1 ? dims.d[int(RANK) - 1].key : 0;
+        const int64_t inner_key = VEC > 1 ? PLAN_DIM(dims, int(RANK) - 1).key : 0;
         uint m0 = mb * uint(pc.count) + lane;
         int64_t k_at = key + int64_t(m0) * m_dim.key, d_at = dst + int64_t(m0) * m_dim.dst;
         for (; m0 < m_end; m0 += R * lanes) {

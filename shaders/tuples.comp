@@ -39,7 +39,7 @@ void main() {
     if (PHASE == 1) {
         const uint64_t c = invocation();
         if (c >= pc.count) return;
-        const uvec4 v = Chunks(pc.indices + c * 16ul).v[0];
+        const uvec4 v = LOAD_CHUNK(IDX, pc.indices + c * 16ul);
         const uint per = INDEX_TYPE == 2 || INDEX_TYPE == 4 ? 2u : 4u;
         bool bad = false;
         for (uint j = 0; j < per; ++j) bad = bad || chunk_index_bad(v, j, pc.axis_size);
@@ -48,17 +48,17 @@ void main() {
     }
     const uint64_t i = invocation();
     if (i >= pc.count) return;
-    Dims dims = Dims(pc.dims);
+    PLAN_DIMS(dims);
     uint64_t rem = i;
     int64_t key = 0;
     for (int k = int(RANK) - 1; k >= 0; --k) {
-        const Dim dim = dims.d[k];
+        const Dim dim = PLAN_DIM(dims, k);
         key += next_coordinate(rem, dim.size, k == 0) * dim.key;
     }
     int64_t offset = 0;
     for (uint j = 0; j < pc.aux; ++j) {
-        const Dim c = dims.d[RANK + j];
+        const Dim c = PLAN_DIM(dims, RANK + j);
         offset += resolve_index(pc.indices + uint64_t(key + c.key), c.size) * c.src;
     }
-    if (pc.dst != 0ul) Offsets(pc.dst + i * 8ul).o[0] = offset - pc.axis_stride; // 0: a check only
+    if (pc.dst != 0ul) STORE_OFFSET(DST, pc.dst + i * 8ul, offset - pc.axis_stride); // 0: a check only
 }
