@@ -5,7 +5,7 @@
 set -euo pipefail
 packages=(g++ meson ninja-build pkg-config catch2 python3 python3-numpy python3-onnx
           libvulkan-dev libvulkan-volk-dev glslang-tools mesa-vulkan-drivers vulkan-validationlayers
-          libdlpack-dev)
+          libdlpack-dev spirv-tools)
 # `deps.sh bench`: also what bench/make_results.sh draws its plots with
 [ "${1:-}" = bench ] && packages+=(python3-matplotlib)
 # `deps.sh peers`: also PyTorch for bench/torch_peer.py --device cpu (Debian's 1.13; NumPy, the

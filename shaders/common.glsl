@@ -1,8 +1,19 @@
-// Shared by every strix shader: 64-bit buffer device addresses, element moves by size only, and
+// Shared by every strix shader: how operands are addressed, element moves by size only, and
 // index resolution. Included by every shader.
+//
+// Two ways to address memory, chosen by the BASELINE macro (one source for both):
+// - the full path (BASELINE 0): 64-bit buffer device addresses and 64-bit integer arithmetic;
+// - the baseline path (BASELINE 1): Vulkan 1.1 core compute only. Each operand is a storage
+//   buffer bound through a descriptor of its own (set 0, one binding per operand, below); an
+//   address is a 32-bit byte offset from the start of that binding; no 64-bit integer, no
+//   device address, no 8- or 16-bit storage appears in the module.
+// Code shared by both writes addresses as addr_t, signed byte offsets as offs_t, and their
+// literals as AU(n) and AI(n).
+#if !BASELINE
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
-#if SMALL_STORAGE
+#endif
+#if SMALL_STORAGE && !BASELINE
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
 #endif
@@ -20,9 +31,66 @@ layout(constant_id = 3) const uint POLICY = 0;
 // 1: more than 2^32 invocations, so coordinates are decomposed in 64 bits; 0: in 32 bits
 layout(constant_id = 5) const uint ADDR64 = 1;
 
+#if BASELINE
+#define addr_t uint
+#define offs_t int
+#define AU(n) uint(n)
+#define AI(n) int(n)
+
+// The operands' bindings (see the operand names below): words, 16-byte chunks and signed words
+// of one buffer, declared three times over the same binding.
+#define STRIX_BIND(op, n)                                                        \
+    layout(set = 0, binding = n, std430) buffer op##_W { uint w[]; } op##_words;   \
+    layout(set = 0, binding = n, std430) buffer op##_C { uvec4 v[]; } op##_chunks; \
+    layout(set = 0, binding = n, std430) buffer op##_I { int iw[]; } op##_ints;
+STRIX_BIND(SRC, 0)
+STRIX_BIND(DST, 1)
+STRIX_BIND(IDX, 2)
+STRIX_BIND(PLAN, 3)
+STRIX_BIND(FLAG, 4)
+STRIX_BIND(AUX, 5)
+
+#define LOAD_WORD(op, a, i) op##_words.w[((a) >> 2) + (i)]
+#define STORE_WORD(op, a, i, x) op##_words.w[((a) >> 2) + (i)] = (x)
+#define LOAD_CHUNK(op, a) op##_chunks.v[(a) >> 4]
+#define STORE_CHUNK(op, a, x) op##_chunks.v[(a) >> 4] = (x)
+#define ATOMIC_AND_WORD(op, a, x) atomicAnd(op##_words.w[(a) >> 2], x)
+#define ATOMIC_OR_WORD(op, a, x) atomicOr(op##_words.w[(a) >> 2], x)
+#define RAISE_WORD(op, a) atomicOr(op##_words.w[(a) >> 2], 1u)
+// the plan's tables of offsets hold 32-bit ones on this path
+#define LOAD_OFFSET(op, a, i) op##_ints.iw[((a) >> 2) + (i)]
+#define STORE_OFFSET(op, a, x) op##_ints.iw[(a) >> 2] = (x)
+
+// The push constants: the full path's layout, each 64-bit field as its low and high words. An
+// address field holds the offset from its binding's start; where a field may name no operand
+// (HAS), its high word is 1 when it names one.
+layout(push_constant) uniform Push {
+    uint src, src_hi;
+    uint dst, dst_hi;
+    uint dims, dims_hi;
+    uint indices, indices_hi;
+    uint count, count_hi;
+    uint flag, flag_hi;
+    int axis_size, axis_size_hi;
+    int axis_stride, axis_stride_hi;
+    uint fill[4];
+    uint aux;
+    uint aux2;
+    uint aux_addr, aux_addr_hi;
+    uint lo, lo_hi;
+    uint guard, guard_hi;
+} pc;
+#define HAS(field) (pc.field##_hi != 0u)
+
+#else // the full path
+#define addr_t uint64_t
+#define offs_t int64_t
+#define AU(n) uint64_t(n)
+#define AI(n) int64_t(n)
+
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Words { uint w[]; };
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer Chunks { uvec4 v[]; };
-#if SMALL_STORAGE
+#if SMALL_STORAGE && !BASELINE
 layout(buffer_reference, std430, buffer_reference_align = 1) buffer Bytes { uint8_t b[]; };
 layout(buffer_reference, std430, buffer_reference_align = 2) buffer Halves { uint16_t h[]; };
 #endif
@@ -111,23 +179,26 @@ layout(push_constant) uniform Push {
     uint64_t lo;         // scatter, reduce: lowest address of the output (slot 0)
     uint64_t guard;      // the operator's guard word (0: none), raised by its index check
 } pc;
+#define HAS(field) (pc.field != 0ul)
+#endif
 
 // Whether the operator's guard word is raised: an index of its check pass was out of range
 // under the error policy, so none of its passes writes anything (every invocation returns).
 // The check pass ran in an earlier dispatch, so the word is the same for every invocation.
-bool guarded() { return pc.guard != 0ul && LOAD_WORD(FLAG, pc.guard, 0) != 0u; }
+bool guarded() { return HAS(guard) && LOAD_WORD(FLAG, pc.guard, 0) != 0u; }
 
 // An index out of range under the error policy: the flag the host reads, and the operator's
 // guard word.
 void raise_flag() {
     RAISE_WORD(FLAG, pc.flag);
-    if (pc.guard != 0ul) RAISE_WORD(FLAG, pc.guard);
+    if (HAS(guard)) RAISE_WORD(FLAG, pc.guard);
 }
 
 // Coordinate k of invocation i: (i / (product of the sizes after k)) % size, computed by the
 // caller one dimension at a time from the innermost; in 32 bits unless the call is ADDR64. The
 // outermost dimension (k == 0) takes rem itself, already below its size: no division (rank-1
 // scatters had one per update).
+#if !BASELINE
 int64_t next_coordinate(inout uint64_t rem, int64_t size, bool outermost) {
     if (outermost) return int64_t(rem);
     if (ADDR64 == 0) {
@@ -139,15 +210,17 @@ int64_t next_coordinate(inout uint64_t rem, int64_t size, bool outermost) {
     rem /= uint64_t(size);
     return c;
 }
+#endif
 
-// The linear invocation index over a 2-D grid of work groups (more than 2^32 elements work).
-uint64_t invocation() {
-    return (uint64_t(gl_WorkGroupID.y) * uint64_t(gl_NumWorkGroups.x) + uint64_t(gl_WorkGroupID.x)) * 256ul +
-           uint64_t(gl_LocalInvocationID.x);
+// The linear invocation index over a 2-D grid of work groups (more than 2^32 elements work on
+// the full path; the baseline path's calls stay below 2^32).
+addr_t invocation() {
+    return (addr_t(gl_WorkGroupID.y) * addr_t(gl_NumWorkGroups.x) + addr_t(gl_WorkGroupID.x)) * AU(256) +
+           addr_t(gl_LocalInvocationID.x);
 }
 
 // Copies one element of ELEM bytes from byte address s to byte address d.
-void copy_element(uint64_t d, uint64_t s) {
+void copy_element(addr_t d, addr_t s) {
     if (ELEM == 4) {
         STORE_WORD(DST, d, 0, LOAD_WORD(SRC, s, 0));
     } else if (ELEM == 8) {
@@ -162,17 +235,17 @@ void copy_element(uint64_t d, uint64_t s) {
 #else
         // no 8/16-bit storage: read the aligned word, insert with two atomics (other
         // invocations may be writing the word's other bytes)
-        uint shift_s = uint(s & 3ul) * 8u, shift_d = uint(d & 3ul) * 8u;
+        uint shift_s = uint(s & AU(3)) * 8u, shift_d = uint(d & AU(3)) * 8u;
         uint mask = ELEM == 1 ? 0xffu : 0xffffu;
-        uint v = (LOAD_WORD(SRC, s & ~3ul, 0) >> shift_s) & mask;
-        ATOMIC_AND_WORD(DST, d & ~3ul, ~(mask << shift_d));
-        ATOMIC_OR_WORD(DST, d & ~3ul, v << shift_d);
+        uint v = (LOAD_WORD(SRC, s & ~AU(3), 0) >> shift_s) & mask;
+        ATOMIC_AND_WORD(DST, d & ~AU(3), ~(mask << shift_d));
+        ATOMIC_OR_WORD(DST, d & ~AU(3), v << shift_d);
 #endif
     }
 }
 
 // Writes the fill element to byte address d.
-void fill_element(uint64_t d) {
+void fill_element(addr_t d) {
     if (ELEM == 4) {
         STORE_WORD(DST, d, 0, pc.fill[0]);
     } else if (ELEM == 8) {
@@ -185,16 +258,41 @@ void fill_element(uint64_t d) {
         if (ELEM == 1) Bytes(d).b[0] = uint8_t(pc.fill[0] & 0xffu);
         else Halves(d).h[0] = uint16_t(pc.fill[0] & 0xffffu);
 #else
-        uint shift_d = uint(d & 3ul) * 8u;
+        uint shift_d = uint(d & AU(3)) * 8u;
         uint mask = ELEM == 1 ? 0xffu : 0xffffu;
-        ATOMIC_AND_WORD(DST, d & ~3ul, ~(mask << shift_d));
-        ATOMIC_OR_WORD(DST, d & ~3ul, (pc.fill[0] & mask) << shift_d);
+        ATOMIC_AND_WORD(DST, d & ~AU(3), ~(mask << shift_d));
+        ATOMIC_OR_WORD(DST, d & ~AU(3), (pc.fill[0] & mask) << shift_d);
 #endif
     }
 }
 
 // Reads the index at byte address a and resolves it into [0, n): negatives count from the end,
 // anything outside is clamped (bad: it was outside).
+#if BASELINE
+// (n < 2^31.) A 64-bit index is its two words: it lies in int32's range only where the high
+// word is the low word's sign (int64) or 0 (uint64); one outside counts as below or above.
+int resolve_index_only(uint a, int n, out bool bad) {
+    int v;
+    const uint lo = LOAD_WORD(IDX, a, 0);
+    if (INDEX_TYPE == 1) {
+        v = int(lo);
+        if (v < 0) v += n;
+    } else if (INDEX_TYPE == 3) {
+        v = lo >= uint(n) ? n : int(lo);
+    } else {
+        const uint hi = LOAD_WORD(IDX, a, 1);
+        if (INDEX_TYPE == 2) {
+            const bool fits = hi == (int(lo) < 0 ? 0xffffffffu : 0u);
+            v = fits ? int(lo) : (int(hi) < 0 ? int(0x80000000u) : 0x7fffffff);
+            if (v < 0) v += n; // (a negative plus n < 2^31: no overflow)
+        } else {
+            v = hi != 0u || lo >= uint(n) ? n : int(lo);
+        }
+    }
+    bad = v < 0 || v >= n;
+    return v < 0 ? 0 : (v >= n ? n - 1 : v);
+}
+#else
 int64_t resolve_index_only(uint64_t a, int64_t n, out bool bad) {
     int64_t v;
     if (INDEX_TYPE == 1) {
@@ -214,11 +312,12 @@ int64_t resolve_index_only(uint64_t a, int64_t n, out bool bad) {
     bad = v < 0 || v >= n;
     return v < 0 ? 0 : (v >= n ? n - 1 : v);
 }
+#endif
 
 // The same, raising the flag for an index outside [0, n) under the error policy.
-int64_t resolve_index(uint64_t a, int64_t n) {
+offs_t resolve_index(addr_t a, offs_t n) {
     bool bad;
-    const int64_t v = resolve_index_only(a, n, bad);
+    const offs_t v = resolve_index_only(a, n, bad);
     if (bad && POLICY == 0) raise_flag();
     return v;
 }
@@ -227,6 +326,7 @@ int64_t resolve_index(uint64_t a, int64_t n) {
 // records: size, dst = output byte stride (0 where the index decides), src = updates byte stride,
 // key = indices byte stride. The index (or, for scatter-nd, the resolved int64 byte offset of the
 // tuple) times axis_stride is added to the output address.
+#if !BASELINE
 void locate_update(uint64_t i, out uint64_t dst, out uint64_t src) {
     PLAN_DIMS(dims);
     uint64_t rem = i;
@@ -242,3 +342,4 @@ void locate_update(uint64_t i, out uint64_t dst, out uint64_t src) {
     dst = pc.dst + uint64_t(d + v * pc.axis_stride);
     src = pc.src + uint64_t(s);
 }
+#endif

@@ -11,14 +11,14 @@ layout(constant_id = 9) const uint UNROLL = 1;
 
 void main() {
     if (guarded()) return; // the operator's indices failed their check: it writes nothing
-    const uint64_t first = (invocation() >> 8) * 256ul * UNROLL + gl_LocalInvocationID.x;
+    const addr_t first = (invocation() >> 8) * AU(256) * UNROLL + gl_LocalInvocationID.x;
     uvec4 v[UNROLL];
     [[unroll]] for (uint k = 0; k < UNROLL; ++k) {
-        const uint64_t i = first + k * 256u;
-        if (i < pc.count) v[k] = LOAD_CHUNK(SRC, pc.src + i * 16ul);
+        const addr_t i = first + k * 256u;
+        if (i < pc.count) v[k] = LOAD_CHUNK(SRC, pc.src + i * AU(16));
     }
     [[unroll]] for (uint k = 0; k < UNROLL; ++k) {
-        const uint64_t i = first + k * 256u;
-        if (i < pc.count) STORE_CHUNK(DST, pc.dst + i * 16ul, v[k]);
+        const addr_t i = first + k * 256u;
+        if (i < pc.count) STORE_CHUNK(DST, pc.dst + i * AU(16), v[k]);
     }
 }

@@ -23,15 +23,17 @@ layout(constant_id = 9) const uint UNROLL = 1;
 // innermost dimension holds VEC elements or more (a chunk then crosses at most one row end).
 layout(constant_id = 10) const uint ADDR32 = 0;
 
-const int64_t NO_SOURCE = int64_t(0x8000000000000000ul);
+#if !BASELINE
+const offs_t NO_SOURCE = offs_t(0x8000000000000000ul);
+#endif
 
 // Out-of-range indices seen by this invocation: the flag is raised once, after the stores. An
 // atomic between the loads would keep the compiler from issuing the next loads before it.
 bool out_of_range = false;
 
-int64_t resolve_deferred(uint64_t a, int64_t n) {
+offs_t resolve_deferred(addr_t a, offs_t n) {
     bool bad;
-    const int64_t v = resolve_index_only(a, n, bad);
+    const offs_t v = resolve_index_only(a, n, bad);
     out_of_range = out_of_range || bad;
     return v;
 }
@@ -59,13 +61,15 @@ int fold(int j, int n) {
     return FOLD == PAD_REFLECT ? p - m : p - 1 - m;
 }
 
+#if !BASELINE
 // The source term of coordinate c in dimension dim: affine, or from the table of a padded
 // dimension's padded coordinates (NO_SOURCE: fill).
-int64_t term(const Dim dim, int64_t c) {
+offs_t term(const Dim dim, offs_t c) {
     if (dim.map == 0) return c * dim.src;
     if (c >= dim.lo && c < dim.hi) return (c - dim.lo) * dim.src;
-    return LOAD_OFFSET(PLAN, uint64_t(dim.map), uint(c < dim.lo ? c : dim.lo + c - dim.hi));
+    return LOAD_OFFSET(PLAN, addr_t(dim.map), uint(c < dim.lo ? c : dim.lo + c - dim.hi));
 }
+#endif
 
 // A plan dimension on the ADDR32 path: the host writes these 48-byte records instead of Dim
 // (three 16-byte loads instead of seven 8-byte ones). a: size, src, lo, hi; b: dst, key, map
@@ -78,8 +82,13 @@ struct Addr32Record {
     ivec4 b;
     uvec4 c;
 };
+#if BASELINE
+#define PLAN_CHUNK(k, part) PLAN_chunks.v[(pc.dims >> 4) + 3u * uint(k) + part]
+#define PLAN_RECORD32(k) Addr32Record(ivec4(PLAN_CHUNK(k, 0u)), ivec4(PLAN_CHUNK(k, 1u)), PLAN_CHUNK(k, 2u))
+#else
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer Addr32Dims { Addr32Record d[]; };
 #define PLAN_RECORD32(k) Addr32Dims(pc.dims).d[k]
+#endif
 
 struct Dim32 {
     int size;
@@ -104,7 +113,14 @@ Dim32 addr32_dim(int k) {
 // rem's quotient for the next; the outermost dimension's is rem itself.
 int next_coordinate32(inout uint rem, const Dim32 dim, bool outermost) {
     if (outermost) return int(rem);
-    const uint q = uint((uint64_t(rem) * uint64_t(dim.multiplier)) >> dim.shift);
+#if BASELINE
+    // the 64-bit product's bits [shift, shift + 32), from its two words
+    uint hi, lo;
+    umulExtended(rem, dim.multiplier, hi, lo);
+    const uint q = dim.shift >= 32u ? hi >> (dim.shift - 32u) : dim.shift == 0u ? lo : (lo >> dim.shift) | (hi << (32u - dim.shift));
+#else
+    const uint q = uint((addr_t(rem) * addr_t(dim.multiplier)) >> dim.shift);
+#endif
     const int c = int(rem - q * uint(dim.size));
     rem = q;
     return c;
@@ -118,12 +134,16 @@ int term32(const Dim32 dim, int c) {
         const int s = fold(c - dim.lo, dim.hi - dim.lo);
         return s < 0 ? NO_SOURCE32 : s * dim.src;
     }
-    const int64_t o = LOAD_OFFSET(PLAN, pc.dims + uint64_t(dim.map), uint(c < dim.lo ? c : dim.lo + c - dim.hi));
+#if BASELINE
+    return LOAD_OFFSET(PLAN, pc.dims + addr_t(dim.map), uint(c < dim.lo ? c : dim.lo + c - dim.hi)); // (NO_SOURCE32 in the table)
+#else
+    const offs_t o = LOAD_OFFSET(PLAN, pc.dims + addr_t(dim.map), uint(c < dim.lo ? c : dim.lo + c - dim.hi));
     return o == NO_SOURCE ? NO_SOURCE32 : int(o);
+#endif
 }
 
 // locate_one in 32-bit arithmetic (ADDR32).
-void locate32(uint i, out uint64_t dst_address, out uint64_t src_address, out bool fill) {
+void locate32(uint i, out addr_t dst_address, out addr_t src_address, out bool fill) {
     uint rem = i;
     int dst = 0, src = 0, key = 0;
     fill = false;
@@ -136,38 +156,42 @@ void locate32(uint i, out uint64_t dst_address, out uint64_t src_address, out bo
         if (t == NO_SOURCE32) fill = true;
         else src += t;
     }
-    int64_t s = int64_t(src);
-    if (INDEX_TYPE != 0) s += resolve_deferred(pc.indices + uint64_t(int64_t(key)), pc.axis_size) * pc.axis_stride;
-    dst_address = pc.dst + uint64_t(int64_t(dst));
-    src_address = pc.src + uint64_t(s);
+    offs_t s = offs_t(src);
+    if (INDEX_TYPE != 0) s += resolve_deferred(pc.indices + addr_t(offs_t(key)), pc.axis_size) * pc.axis_stride;
+    dst_address = pc.dst + addr_t(offs_t(dst));
+    src_address = pc.src + addr_t(s);
 }
 
 // Where element i goes (dst) and comes from (src), or that it is the fill value.
-void locate_one(uint64_t i, out uint64_t dst_address, out uint64_t src_address, out bool fill) {
+void locate_one(addr_t i, out addr_t dst_address, out addr_t src_address, out bool fill) {
+#if BASELINE
+    locate32(uint(i), dst_address, src_address, fill); // (the baseline path is all 32-bit)
+#else
     if (ADDR32 != 0) {
         locate32(uint(i), dst_address, src_address, fill);
         return;
     }
     PLAN_DIMS(dims);
-    uint64_t rem = i;
-    int64_t dst = 0, src = 0, key = 0;
+    addr_t rem = i;
+    offs_t dst = 0, src = 0, key = 0;
     fill = false;
     for (int k = int(RANK) - 1; k >= 0; --k) {
         const Dim dim = PLAN_DIM(dims, k);
-        const int64_t c = next_coordinate(rem, dim.size, k == 0);
+        const offs_t c = next_coordinate(rem, dim.size, k == 0);
         dst += c * dim.dst;
         key += c * dim.key;
-        const int64_t t = term(dim, c);
+        const offs_t t = term(dim, c);
         if (t == NO_SOURCE) fill = true;
         else src += t;
     }
-    if (INDEX_TYPE != 0) src += resolve_deferred(pc.indices + uint64_t(key), pc.axis_size) * pc.axis_stride;
-    dst_address = pc.dst + uint64_t(dst);
-    src_address = pc.src + uint64_t(src);
+    if (INDEX_TYPE != 0) src += resolve_deferred(pc.indices + addr_t(key), pc.axis_size) * pc.axis_stride;
+    dst_address = pc.dst + addr_t(dst);
+    src_address = pc.src + addr_t(src);
+#endif
 }
 
-void move_one(uint64_t i) {
-    uint64_t d, s;
+void move_one(addr_t i) {
+    addr_t d, s;
     bool fill;
     locate_one(i, d, s, fill);
     if (fill) fill_element(d);
@@ -175,61 +199,64 @@ void move_one(uint64_t i) {
 }
 
 // A 16-byte element (plans regrouped into ELEM == 16): its value and where it goes.
-uvec4 load_element16(uint64_t i, out uint64_t d) {
-    uint64_t s;
+uvec4 load_element16(addr_t i, out addr_t d) {
+    addr_t s;
     bool fill;
     locate_one(i, d, s, fill);
     return fill ? uvec4(pc.fill[0], pc.fill[1], pc.fill[2], pc.fill[3]) : LOAD_CHUNK(SRC, s);
 }
 
+#if !BASELINE
 // The source and key terms of the outer dimensions (all but the innermost) at coordinates c.
-void outer_terms(const Dim dim[8], const int64_t c[8], out int64_t src, out int64_t key, out bool fill) {
+void outer_terms(const Dim dim[8], const offs_t c[8], out offs_t src, out offs_t key, out bool fill) {
     src = 0;
     key = 0;
     fill = false;
     [[unroll]] for (int k = 0; k + 1 < int(RANK); ++k) {
-        const int64_t t = term(dim[k], c[k]);
+        const offs_t t = term(dim[k], c[k]);
         if (t == NO_SOURCE) fill = true;
         else src += t;
         key += c[k] * dim[k].key;
     }
 }
+#endif
 
 // Element j of a chunk: the fill value, or the element at byte address a.
-void put_element(inout uvec4 chunk, uint j, uint64_t a, bool fill) {
+void put_element(inout uvec4 chunk, uint j, addr_t a, bool fill) {
     if (ELEM == 8) {
         chunk[2 * j] = fill ? pc.fill[0] : LOAD_WORD(SRC, a, 0);
         chunk[2 * j + 1] = fill ? pc.fill[1] : LOAD_WORD(SRC, a, 1);
     } else if (ELEM == 4) {
         chunk[j] = fill ? pc.fill[0] : LOAD_WORD(SRC, a, 0);
     } else { // 1 or 2 bytes: from the aligned word that holds the element
-        uint v = fill ? pc.fill[0] : LOAD_WORD(SRC, a & ~3ul, 0) >> (uint(a & 3ul) * 8u);
+        uint v = fill ? pc.fill[0] : LOAD_WORD(SRC, a & ~AU(3), 0) >> (uint(a & AU(3)) * 8u);
         v &= ELEM == 1 ? 0xffu : 0xffffu;
         chunk[j * ELEM / 4] |= v << ((j * ELEM % 4) * 8);
     }
 }
 
+#if !BASELINE
 // Chunk i of a contiguous output (VEC elements, 16 bytes).
-uvec4 load_chunk(uint64_t i) {
+uvec4 load_chunk(addr_t i) {
     PLAN_DIMS(dims);
     const int R = int(RANK) - 1; // the innermost dimension
     Dim dim[8];
-    int64_t c[8];
-    uint64_t rem = i * uint64_t(VEC);
+    offs_t c[8];
+    addr_t rem = i * addr_t(VEC);
     [[unroll]] for (int k = R; k >= 0; --k) {
         dim[k] = PLAN_DIM(dims, k);
         c[k] = next_coordinate(rem, dim[k].size, k == 0);
     }
-    int64_t osrc, okey;
+    offs_t osrc, okey;
     bool ofill;
     outer_terms(dim, c, osrc, okey, ofill);
     uvec4 chunk = uvec4(0);
     [[unroll]] for (uint j = 0; j < VEC; ++j) {
-        const int64_t t = term(dim[R], c[R]);
+        const offs_t t = term(dim[R], c[R]);
         const bool fill = ofill || t == NO_SOURCE;
-        int64_t src = osrc + (t == NO_SOURCE ? 0 : t);
-        if (INDEX_TYPE != 0) src += resolve_deferred(pc.indices + uint64_t(okey + c[R] * dim[R].key), pc.axis_size) * pc.axis_stride;
-        put_element(chunk, j, pc.src + uint64_t(src), fill);
+        offs_t src = osrc + (t == NO_SOURCE ? 0 : t);
+        if (INDEX_TYPE != 0) src += resolve_deferred(pc.indices + addr_t(okey + c[R] * dim[R].key), pc.axis_size) * pc.axis_stride;
+        put_element(chunk, j, pc.src + addr_t(src), fill);
         // the next element in plan order; the outer terms change once per row
         if (j + 1 < VEC && ++c[R] == dim[R].size) {
             c[R] = 0;
@@ -242,6 +269,7 @@ uvec4 load_chunk(uint64_t i) {
     }
     return chunk;
 }
+#endif
 
 // The source and key terms of a row (the coordinates c of the outer dimensions), and whether
 // the whole row is fill.
@@ -289,45 +317,49 @@ uvec4 load_chunk32(uint i) {
         if (next) cj -= W;
         const int t = term32(dim[R], cj);
         const bool fill = (next ? nfill : ofill) || t == NO_SOURCE32;
-        int64_t src = int64_t((next ? nsrc : osrc) + (t == NO_SOURCE32 ? 0 : t));
+        offs_t src = offs_t((next ? nsrc : osrc) + (t == NO_SOURCE32 ? 0 : t));
         if (INDEX_TYPE != 0) {
             const int key = (next ? nkey : okey) + cj * dim[R].key;
-            src += resolve_deferred(pc.indices + uint64_t(int64_t(key)), pc.axis_size) * pc.axis_stride;
+            src += resolve_deferred(pc.indices + addr_t(offs_t(key)), pc.axis_size) * pc.axis_stride;
         }
-        put_element(chunk, j, pc.src + uint64_t(src), fill);
+        put_element(chunk, j, pc.src + addr_t(src), fill);
     }
     return chunk;
 }
 
-uvec4 chunk_at(uint64_t i) {
+uvec4 chunk_at(addr_t i) {
+#if BASELINE
+    return load_chunk32(uint(i));
+#else
     return ADDR32 != 0 ? load_chunk32(uint(i)) : load_chunk(i);
+#endif
 }
 
 void main() {
     if (guarded()) return; // the operator's indices failed their check: it writes nothing
     if (VEC == 1 && ELEM != 16) {
-        const uint64_t i = invocation();
+        const addr_t i = invocation();
         if (i < pc.count) move_one(i);
         if (INDEX_TYPE != 0 && POLICY == 0 && out_of_range) raise_flag();
         return;
     }
     if (VEC > 1 && UNROLL == 1) { // one chunk: kept free of the arrays below, which measured slower
-        const uint64_t i = invocation();
-        if (i < pc.count) STORE_CHUNK(DST, pc.dst + i * 16ul, chunk_at(i));
+        const addr_t i = invocation();
+        if (i < pc.count) STORE_CHUNK(DST, pc.dst + i * AU(16), chunk_at(i));
         if (INDEX_TYPE != 0 && POLICY == 0 && out_of_range) raise_flag();
         return;
     }
-    const uint64_t first = (invocation() >> 8) * 256ul * UNROLL + gl_LocalInvocationID.x;
+    const addr_t first = (invocation() >> 8) * AU(256) * UNROLL + gl_LocalInvocationID.x;
     uvec4 v[UNROLL];
-    uint64_t d[UNROLL];
+    addr_t d[UNROLL];
     [[unroll]] for (uint k = 0; k < UNROLL; ++k) {
-        const uint64_t i = first + k * 256u;
+        const addr_t i = first + k * 256u;
         if (i >= pc.count) break;
         if (VEC == 1) {
             v[k] = load_element16(i, d[k]);
         } else {
             v[k] = chunk_at(i);
-            d[k] = pc.dst + i * 16ul;
+            d[k] = pc.dst + i * AU(16);
         }
     }
     [[unroll]] for (uint k = 0; k < UNROLL; ++k) {
