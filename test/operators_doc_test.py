@@ -9,13 +9,25 @@ import sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 doc = open(os.path.join(root, "docs", "OPERATORS.md"), encoding="utf-8").read()
-args = open(os.path.join(root, "examples", "strix_args.hpp"), encoding="utf-8").read()
-help_block = args[args.index("operators{"):]
-commands = set(re.findall(r'^\s*op_entry\{"([a-z-]+)",', help_block, re.M))
 # the operator list: X(name, form) lines, named in messages and the tool with '-' for '_'
 op_list = open(os.path.join(root, "include", "strix", "ops", "list.hpp"), encoding="utf-8").read()
-listed = {m.group(1).replace("_", "-") for m in re.finditer(r"^\s*X\(([a-z_]+),", op_list, re.M)}
+ops = [m.group(1) for m in re.finditer(r"^\s*X\(([a-z_]+),", op_list, re.M)]
+listed = {op.replace("_", "-") for op in ops}
 problems = []
+# the tool's commands: its table has one entry per line of the list, named by the operator's
+# op_traits (examples/strix_args.hpp makes it with STRIX_OPERATORS)
+args = open(os.path.join(root, "examples", "strix_args.hpp"), encoding="utf-8").read()
+if not re.search(r"operators\{STRIX_OPERATORS\(", args):
+    problems.append("examples/strix_args.hpp no longer makes the tool's table from the operator list")
+commands = set()
+for op in ops:
+    header = os.path.join(root, "include", "strix", "ops", op + ".hpp")
+    text = open(header, encoding="utf-8").read() if os.path.exists(header) else ""
+    m = re.search(r"struct op_traits<" + op + r"_desc>[^{]*\{[^}]*?static constexpr std::string_view name = \"([a-z-]+)\";", text, re.S)
+    if m:
+        commands.add(m.group(1))
+    else:
+        problems.append(f"include/strix/ops/{op}.hpp: no op_traits<{op}_desc> with a name")
 checked = 0
 for token in re.findall(r"`([^`]+)`", doc):
     if token.startswith("strix "):
