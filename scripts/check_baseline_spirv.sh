@@ -14,8 +14,9 @@ glslang=${1:-glslangValidator}
 work=${2:-$(mktemp -d)}
 mkdir -p "$work"
 
-# the shaders with a baseline path so far (the others still need device addresses and int64)
-shaders=(copy move)
+# the shaders with a baseline path so far (reduce and scan, the deterministic reductions, still
+# need 64-bit integers)
+shaders=(copy move tile tuples scatter)
 # every feature macro of backends/vulkan/strix/vulkan/spirv/variants.txt, at 0
 features=$(/usr/bin/python3 "$root/scripts/shader_variants.py" meson "$root/backends/vulkan/strix/vulkan/spirv/variants.txt" |
   awk 'NR == 1 { for (i = 3; i <= NF; ++i) { sub(/=.*/, "=0", $i); printf "%s ", $i } }')

@@ -61,6 +61,23 @@ STRIX_BIND(AUX, 5)
 #define LOAD_OFFSET(op, a, i) op##_ints.iw[((a) >> 2) + (i)]
 #define STORE_OFFSET(op, a, x) op##_ints.iw[(a) >> 2] = (x)
 
+// The full path's Dim record (below) in 32-bit fields, 28 bytes each, read from the plan's binding.
+struct Dim {
+    int size;
+    int dst;
+    int src;
+    int key;
+    int map;
+    int lo;
+    int hi;
+};
+#define PLAN_DIMS(dims) const uint dims = pc.dims >> 2
+#define PLAN_INT(dims, k, f) PLAN_ints.iw[dims + 7u * uint(k) + f]
+#define PLAN_DIM(dims, k) Dim(PLAN_INT(dims, k, 0u), PLAN_INT(dims, k, 1u), PLAN_INT(dims, k, 2u), PLAN_INT(dims, k, 3u), \
+                              PLAN_INT(dims, k, 4u), PLAN_INT(dims, k, 5u), PLAN_INT(dims, k, 6u))
+#define AUX_WORD_AT(type, name, a) const uint name = (a) >> 2
+#define AUX_WORD(name, i) AUX_words.w[name + (i)]
+
 // The push constants: the full path's layout, each 64-bit field as its low and high words. An
 // address field holds the offset from its binding's start; where a field may name no operand
 // (HAS), its high word is 1 when it names one.
@@ -131,6 +148,10 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer Flag { uint 
 // The plan's Dim records: PLAN_DIMS(dims) opens them, PLAN_DIM(dims, k) is record k.
 #define PLAN_DIMS(dims) Dims dims = Dims(pc.dims)
 #define PLAN_DIM(dims, k) dims.d[k]
+// Words of scratch by name (for atomics): AUX_WORD_AT(type, name, a) names the words at a,
+// AUX_WORD(name, i) is word i of them.
+#define AUX_WORD_AT(type, name, a) type name = type(a)
+#define AUX_WORD(name, i) name.w[i]
 
 // The operands of the deterministic scatter reductions' ordering passes (scan.comp's radix
 // sort, reduce.comp's keys, bounds and fold): addresses, and counts in 64 bits.
@@ -198,9 +219,13 @@ void raise_flag() {
 // caller one dimension at a time from the innermost; in 32 bits unless the call is ADDR64. The
 // outermost dimension (k == 0) takes rem itself, already below its size: no division (rank-1
 // scatters had one per update).
-#if !BASELINE
-int64_t next_coordinate(inout uint64_t rem, int64_t size, bool outermost) {
-    if (outermost) return int64_t(rem);
+offs_t next_coordinate(inout addr_t rem, offs_t size, bool outermost) {
+    if (outermost) return offs_t(rem);
+#if BASELINE
+    const int c = int(rem % uint(size));
+    rem /= uint(size);
+    return c;
+#else
     if (ADDR64 == 0) {
         const uint r = uint(rem), n = uint(size);
         rem = uint64_t(r / n);
@@ -209,8 +234,8 @@ int64_t next_coordinate(inout uint64_t rem, int64_t size, bool outermost) {
     const int64_t c = int64_t(rem % uint64_t(size));
     rem /= uint64_t(size);
     return c;
-}
 #endif
+}
 
 // The linear invocation index over a 2-D grid of work groups (more than 2^32 elements work on
 // the full path; the baseline path's calls stay below 2^32).
@@ -326,20 +351,18 @@ offs_t resolve_index(addr_t a, offs_t n) {
 // records: size, dst = output byte stride (0 where the index decides), src = updates byte stride,
 // key = indices byte stride. The index (or, for scatter-nd, the resolved int64 byte offset of the
 // tuple) times axis_stride is added to the output address.
-#if !BASELINE
-void locate_update(uint64_t i, out uint64_t dst, out uint64_t src) {
+void locate_update(addr_t i, out addr_t dst, out addr_t src) {
     PLAN_DIMS(dims);
-    uint64_t rem = i;
-    int64_t d = 0, s = 0, key = 0;
+    addr_t rem = i;
+    offs_t d = 0, s = 0, key = 0;
     for (int k = int(RANK) - 1; k >= 0; --k) {
         const Dim dim = PLAN_DIM(dims, k);
-        const int64_t c = next_coordinate(rem, dim.size, k == 0);
+        const offs_t c = next_coordinate(rem, dim.size, k == 0);
         d += c * dim.dst;
         s += c * dim.src;
         key += c * dim.key;
     }
-    const int64_t v = resolve_index(pc.indices + uint64_t(key), pc.axis_size);
-    dst = pc.dst + uint64_t(d + v * pc.axis_stride);
-    src = pc.src + uint64_t(s);
+    const offs_t v = resolve_index(pc.indices + addr_t(key), pc.axis_size);
+    dst = pc.dst + addr_t(d + v * pc.axis_stride);
+    src = pc.src + addr_t(s);
 }
-#endif

@@ -17,35 +17,37 @@
 #include "common.glsl"
 
 layout(constant_id = 4) const uint PHASE = 0;
+#if !BASELINE
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Winners { uint w[]; };
+#endif
 
 void main() {
     if (guarded()) return; // the operator's indices failed their check: it writes nothing
-    const uint64_t i = invocation();
+    const addr_t i = invocation();
     if (i >= pc.count) return;
-    const uint64_t g = uint64_t(max(pc.fill[0], 1u)); // elements per winner
-    uint64_t dst, src;
+    const addr_t g = addr_t(max(pc.fill[0], 1u)); // elements per winner
+    addr_t dst, src;
     locate_update(PHASE == 2 ? i * g : i, dst, src);
     // the indirect arguments take the first 16 bytes; slots are addressed in 64 bits (outputs may
     // exceed 2^32 elements)
-    Winners slot = Winners(pc.aux_addr + 16ul + (dst - pc.lo) / (g * uint64_t(ELEM)) * 4ul);
+    AUX_WORD_AT(Winners, slot, pc.aux_addr + AU(16) + (dst - pc.lo) / (g * addr_t(ELEM)) * AU(4));
     const uint me = uint(PHASE == 2 ? i : i / g) + 1u;
     if (PHASE == 2) {
-        atomicMax(slot.w[0], me);
+        atomicMax(AUX_WORD(slot, 0), me);
     } else if (PHASE == 0) {
-        const uint seen = atomicMax(slot.w[0], me);
+        const uint seen = atomicMax(AUX_WORD(slot, 0), me);
         // the first update to reach a target writes it; any later one means pass 1 runs, which
         // rewrites every target anyway
         if (seen == 0u) copy_element(dst, src);
-        Winners args = Winners(pc.aux_addr);
+        AUX_WORD_AT(Winners, args, pc.aux_addr);
         // a duplicate: store pass 1's counts (the same from every duplicate), unless this
         // invocation already reads them there (many duplicates would queue on one address)
-        if (seen != 0u && args.w[0] == 0u) {
-            args.w[0] = pc.aux;
-            args.w[1] = pc.aux2;
-            args.w[2] = 1u;
+        if (seen != 0u && AUX_WORD(args, 0) == 0u) {
+            AUX_WORD(args, 0) = pc.aux;
+            AUX_WORD(args, 1) = pc.aux2;
+            AUX_WORD(args, 2) = 1u;
         }
-    } else if (slot.w[0] == me) {
+    } else if (AUX_WORD(slot, 0) == me) {
         copy_element(dst, src);
     }
 }

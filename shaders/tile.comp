@@ -31,13 +31,13 @@ const uint R = 8;        // loads issued before any is waited for, in both phase
 bool out_of_range = false;
 
 // The words of VEC elements at byte address a.
-uvec4 load_vec(uint64_t a) {
+uvec4 load_vec(addr_t a) {
     if (VEC > 1 || W == 4) return LOAD_CHUNK(SRC, a);
     if (W == 2) return uvec4(LOAD_WORD(SRC, a, 0), LOAD_WORD(SRC, a, 1), 0, 0);
     return uvec4(LOAD_WORD(SRC, a, 0), 0, 0, 0);
 }
 
-void store_vec(uint64_t a, uvec4 v) {
+void store_vec(addr_t a, uvec4 v) {
     if (VEC > 1 || W == 4) {
         STORE_CHUNK(DST, a, v);
     } else if (W == 2) {
@@ -65,16 +65,16 @@ void main() {
     g /= uint(pc.aux_addr);
     const uint mb = g % uint(pc.lo);
     uint rem = g / uint(pc.lo);
-    int64_t src = 0, dst = 0, key = 0;
+    offs_t src = 0, dst = 0, key = 0;
     for (int k = A - 1; k >= 0; --k) {
         const Dim dim = PLAN_DIM(dims, k);
         const uint n = uint(dim.size);
         const uint c = k == 0 ? rem : rem % n;
         if (k == 0 && rem >= n) return; // past the grid's last work group (uniform)
         rem /= n;
-        src += int64_t(c) * dim.src;
-        dst += int64_t(c) * dim.dst;
-        key += int64_t(c) * dim.key;
+        src += offs_t(c) * dim.src;
+        dst += offs_t(c) * dim.dst;
+        key += offs_t(c) * dim.key;
     }
     if (A == 0 && rem > 0) return;
 
@@ -90,9 +90,9 @@ void main() {
             const uint n = uint(dim.size);
             const uint c = rem % n;
             rem /= n;
-            src += int64_t(c) * dim.src;
-            dst += int64_t(c) * dim.dst;
-            key += int64_t(c) * dim.key;
+            src += offs_t(c) * dim.src;
+            dst += offs_t(c) * dim.dst;
+            key += offs_t(c) * dim.key;
         }
     }
 
@@ -105,7 +105,7 @@ void main() {
             uvec4 v[R];
             [[unroll]] for (uint r = 0; r < R; ++r) {
                 const uint n = n0 + r * lanes;
-                if (n < N) v[r] = load_vec(pc.src + uint64_t(src + int64_t(n) * pc.axis_stride));
+                if (n < N) v[r] = load_vec(pc.src + addr_t(src + offs_t(n) * pc.axis_stride));
             }
             [[unroll]] for (uint r = 0; r < R; ++r) {
                 const uint n = n0 + r * lanes;
@@ -120,17 +120,17 @@ void main() {
     if (here) {
         const Dim m_dim = PLAN_DIM(dims, A);
         const uint m_end = min(uint(m_dim.size), (mb + 1) * uint(pc.count));
-        const int64_t k_step = int64_t(lanes) * m_dim.key, d_step = int64_t(lanes) * m_dim.dst;
-        const int64_t inner_key = VEC > 1 ? PLAN_DIM(dims, int(RANK) - 1).key : 0;
+        const offs_t k_step = offs_t(lanes) * m_dim.key, d_step = offs_t(lanes) * m_dim.dst;
+        const offs_t inner_key = VEC > 1 ? PLAN_DIM(dims, int(RANK) - 1).key : 0;
         uint m0 = mb * uint(pc.count) + lane;
-        int64_t k_at = key + int64_t(m0) * m_dim.key, d_at = dst + int64_t(m0) * m_dim.dst;
+        offs_t k_at = key + offs_t(m0) * m_dim.key, d_at = dst + offs_t(m0) * m_dim.dst;
         for (; m0 < m_end; m0 += R * lanes) {
             uint row[R][VEC];
             [[unroll]] for (uint r = 0; r < R; ++r) {
                 if (m0 + r * lanes < m_end) {
                     [[unroll]] for (uint j = 0; j < VEC; ++j) {
                         bool bad;
-                        row[r][j] = uint(resolve_index_only(pc.indices + uint64_t(k_at + int64_t(r) * k_step + int64_t(j) * inner_key), pc.axis_size, bad));
+                        row[r][j] = uint(resolve_index_only(pc.indices + addr_t(k_at + offs_t(r) * k_step + offs_t(j) * inner_key), pc.axis_size, bad));
                         out_of_range = out_of_range || bad;
                     }
                 }
@@ -142,11 +142,11 @@ void main() {
                         const uint c = row[r][j] * T * W + cell0 + j * W;
                         [[unroll]] for (uint w = 0; w < W; ++w) v[j * W + w] = tile[c + w];
                     }
-                    store_vec(pc.dst + uint64_t(d_at + int64_t(r) * d_step), v);
+                    store_vec(pc.dst + addr_t(d_at + offs_t(r) * d_step), v);
                 }
             }
-            k_at += int64_t(R) * k_step;
-            d_at += int64_t(R) * d_step;
+            k_at += offs_t(R) * k_step;
+            d_at += offs_t(R) * d_step;
         }
     }
     if (POLICY == 0 && out_of_range) raise_flag();
