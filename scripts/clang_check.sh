@@ -52,7 +52,8 @@ if [ ! -f /usr/include/dlpack/dlpack.h ]; then
   done
   files=("${keep[@]}")
 fi
-flags=(-std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -DSTRIX_HAVE_VULKAN=1 -Iinclude -Ibackends/vulkan "-I$spirv" -Iexamples)
+# (the build's test/ holds the baseline modules test/vulkan_baseline_test.cpp includes)
+flags=(-std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -DSTRIX_HAVE_VULKAN=1 -Iinclude -Ibackends/vulkan "-I$spirv" -Iexamples "-I$build/test")
 export cxx work
 export flags_line="${flags[*]}"
 # one log per file, named after it with / as @

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Cross-compiles the library, the strix tool (with the Vulkan backend: volk opens vulkan-1.dll
 # at run time), the examples and the unit test program (strix-tests.exe; not the Vulkan test
-# program, whose compile would cost CI minutes the demo and the examples already cover) for
+# programs, whose compile would cost CI minutes the demo and the examples already cover) for
 # 64-bit Windows with Debian's mingw-w64.
 # Platform-neutral headers (Vulkan's, volk's, Catch2's) come from the Debian packages through a
 # folder of links, so no Linux system header reaches the Windows compiler.
@@ -44,7 +44,7 @@ rm -rf "$out"
 # minutes at release), and unlike -O0 it inlines enough that no object outgrows COFF's string table
 meson setup "$out" "$root" --cross-file "$cross" -Dvulkan=enabled -Doptimization=1 -Ddebug=false -Dbenchmarks=false -Dtests=true >/dev/null
 # every program but the Vulkan test program
-targets=$(ninja -C "$out" -t targets all | grep -oE '^[^: ]+\.exe' | grep -v 'strix-vulkan-tests')
+targets=$(ninja -C "$out" -t targets all | grep -oE '^[^: ]+\.exe' | grep -v 'strix-vulkan-')
 ninja -C "$out" $targets 2>&1 | tee "$setup/compile.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
 ls -la "$out"/examples/*.exe "$out"/test/*.exe
