@@ -20,6 +20,7 @@
 #include "baseline_copy.h"
 #include "baseline_move.h"
 #include "baseline_scatter.h"
+#include "baseline_tile.h"
 #include "baseline_tuples.h"
 
 namespace {
@@ -489,5 +490,73 @@ TEST_CASE("vulkan baseline: the tuples shader resolves int64 index tuples into o
         r.run(module_of(baseline_tuples, sizeof baseline_tuples), spec, pc, 1);
         CHECK(*r.at<std::uint32_t>(FLAG, 0) == (bad ? 1u : 0u));
     }
+    CHECK(r.inst.messages() == 0);
+}
+
+TEST_CASE("vulkan baseline: the tile shader gathers elements through shared memory", "[vulkan][baseline]") {
+    rig r;
+    // gather-elements on axis 0: out[i][j] = in[idx[i][j]][j], in [n, w] of 4-byte words,
+    // idx and out [m, w]; laid out as the encoder's tile path takes it (detail::tile_plan)
+    const std::int64_t n = 128, w = 128, m = 128;
+    constexpr std::uint32_t tile_words = 4096, TILE_WORDS = 12;
+    std::mt19937 g(3);
+    for (const std::size_t src_at : {std::size_t{0}, std::size_t{4}}) // 4: rows not 16-byte aligned, one position per invocation
+        for (const std::uint32_t policy : {0u, 1u}) {
+            r.clear();
+            auto* in = r.at<std::uint32_t>(SRC, src_at);
+            for (std::int64_t i = 0; i < n * w; ++i) in[i] = static_cast<std::uint32_t>(g());
+            auto* idx = r.at<std::int32_t>(IDX, 0);
+            for (std::int64_t i = 0; i < m * w; ++i) idx[i] = static_cast<std::int32_t>(g() % (2 * n)) - static_cast<std::int32_t>(n);
+            if (policy == 0) idx[77] = static_cast<std::int32_t>(n); // out of range: the flag
+            strix::plan::move_plan p;
+            p.rank = 2;
+            p.elem = 4;
+            p.dims[0].size = m;
+            p.dims[0].dst = 4 * w;
+            p.dims[0].src = 0; // the index decides
+            p.dims[0].key = 4 * w;
+            p.dims[1].size = w;
+            p.dims[1].dst = 4;
+            p.dims[1].src = 4;
+            p.dims[1].key = 4;
+            p.src = reinterpret_cast<const std::byte*>(src_at);
+            p.index = reinterpret_cast<const std::byte*>(std::uintptr_t{64}); // (only tested for null)
+            p.index_type = strix::dtype::int32;
+            p.axis_size = n;
+            p.axis_stride = 4 * w;
+            const auto t = vk::detail::tile_plan(p, tile_words);
+            REQUIRE(t.has_value());
+            CHECK(t->vec == (src_at % 16 == 0 ? 4u : 1u));
+            for (int k = 0; k < 2; ++k) {
+                const auto& d = p.dims[static_cast<std::size_t>(k)];
+                put_dim(r, 0, k, static_cast<std::int32_t>(d.size), static_cast<std::int32_t>(d.dst), static_cast<std::int32_t>(d.src),
+                        static_cast<std::int32_t>(d.key));
+            }
+            push32 pc;
+            pc.src = static_cast<std::uint32_t>(src_at);
+            pc.indices_hi = 1;
+            pc.flag_hi = 1;
+            pc.count = static_cast<std::uint32_t>(t->rows);
+            pc.axis_size = static_cast<std::int32_t>(n);
+            pc.axis_stride = static_cast<std::int32_t>(p.axis_stride);
+            pc.aux = static_cast<std::uint32_t>(t->axis);
+            pc.aux2 = t->width;
+            pc.aux_addr = static_cast<std::uint32_t>(t->across);
+            pc.lo = static_cast<std::uint32_t>(t->down);
+            const std::pair<std::uint32_t, std::uint32_t> spec[] = {{ELEM, 4}, {RANK, 2}, {INDEX_TYPE, 1}, {POLICY, policy}, {VEC, t->vec}, {TILE_WORDS, tile_words}};
+            r.run(module_of(baseline_tile, sizeof baseline_tile), spec, pc, static_cast<std::uint32_t>(t->groups));
+            const auto* out = r.at<std::uint32_t>(DST, 0);
+            int wrong = 0;
+            for (std::int64_t i = 0; i < m; ++i)
+                for (std::int64_t j = 0; j < w; ++j) {
+                    std::int64_t v = idx[i * w + j];
+                    if (v < 0) v += n;
+                    v = v < 0 ? 0 : v >= n ? n - 1 : v;
+                    wrong += out[i * w + j] != in[v * w + j];
+                }
+            INFO("source at " << src_at << ", policy " << policy);
+            CHECK(wrong == 0);
+            CHECK(*r.at<std::uint32_t>(FLAG, 0) == (policy == 0 ? 1u : 0u));
+        }
     CHECK(r.inst.messages() == 0);
 }
