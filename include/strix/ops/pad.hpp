@@ -67,16 +67,7 @@ verdict pad_value_rule(dtype input, const pad_desc& d) {
 /// Output extents of a pad (static when the input's are).
 template <pad_desc D, extents_type In>
 constexpr auto pad_extents(const In& input) {
-    if constexpr (In::is_static) {
-        constexpr inferred r = pad_rule(In{}.to_shape(), D);
-        static_enforce<r.v>();
-        if constexpr (r.v.ok()) return static_extents<r.out>{};
-    } else {
-        const inferred r = pad_rule(input.to_shape(), D);
-        const operand_info ops[] = {{"input", input.to_shape()}};
-        enforce(r.v, ops);
-        return dextents<In::rank>(r.out);
-    }
+    return detail::unary_extents<&pad_rule, D>(input);
 }
 
 namespace detail {

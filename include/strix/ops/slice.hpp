@@ -186,16 +186,7 @@ struct op_traits<slice_desc> : detail::moves_operator<slice_desc, &detail::check
 /// Output extents of a slice (static when the input's are).
 template <slice_desc D, extents_type In>
 constexpr auto slice_extents(const In& input) {
-    if constexpr (In::is_static) {
-        constexpr inferred r = slice_rule(In{}.to_shape(), D);
-        static_enforce<r.v>();
-        if constexpr (r.v.ok()) return static_extents<r.out>{};
-    } else {
-        const inferred r = slice_rule(input.to_shape(), D);
-        const operand_info ops[] = {{"input", input.to_shape()}};
-        enforce(r.v, ops);
-        return dextents<In::rank>(r.out);
-    }
+    return detail::unary_extents<&slice_rule, D>(input);
 }
 
 /// Copies the window `d` of `input` into `output` (any strides), into a new C-order host tensor,

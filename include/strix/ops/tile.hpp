@@ -92,16 +92,7 @@ struct op_traits<tile_desc> : detail::moves_operator<tile_desc, &detail::check_t
 /// Output extents of a tile (static when the input's are).
 template <tile_desc D, extents_type In>
 constexpr auto tile_extents(const In& input) {
-    if constexpr (In::is_static) {
-        constexpr inferred r = tile_rule(In{}.to_shape(), D);
-        static_enforce<r.v>();
-        if constexpr (r.v.ok()) return static_extents<r.out>{};
-    } else {
-        const inferred r = tile_rule(input.to_shape(), D);
-        const operand_info ops[] = {{"input", input.to_shape()}};
-        enforce(r.v, ops);
-        return dextents<In::rank>(r.out);
-    }
+    return detail::unary_extents<&tile_rule, D>(input);
 }
 
 /// Repeats `input` into `output` (any strides), into a new C-order host tensor, or between typed

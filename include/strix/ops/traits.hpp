@@ -183,6 +183,22 @@ template <inferred R, rule Mismatch, int Operand, class Out>
 void output_check() {
     static_output_check<R, Mismatch, Operand, typename Out::extents_type>();
 }
+/// The output extents of an operator of one input whose rule is `Rule(input shape, D)`: static
+/// when the input's are (a broken rule fails to compile), else checked at run time.
+template <auto Rule, auto D, extents_type In>
+constexpr auto unary_extents(const In& input) {
+    if constexpr (In::is_static) {
+        constexpr inferred r = Rule(In{}.to_shape(), D);
+        static_enforce<r.v>();
+        if constexpr (r.v.ok()) return static_extents<r.out>{};
+    } else {
+        const inferred r = Rule(input.to_shape(), D);
+        const operand_info ops[] = {{"input", input.to_shape()}};
+        enforce(r.v, ops);
+        return dextents<In::rank>(r.out);
+    }
+}
+
 /// A rank rule of a typed call with dynamic extents: `holds`, or `r` naming `operand`.
 constexpr verdict rank_verdict(bool holds, rule r, int operand) { return holds ? verdict{} : verdict{r, operand}; }
 
