@@ -175,4 +175,16 @@ plan::move_plan copy_plan(const any_cview& src, const any_view& dst) {
     return p;
 }
 
+/// Makes plan `p` (a move or an update plan) read its indices where they lie, as devices and the
+/// CPU's executor do: `indices` resolved into an axis of `axis_size` elements `axis_stride` bytes
+/// apart, clamped or checked as `policy` says.
+template <class Plan>
+void read_indices_in_place(Plan& p, const any_cview& indices, std::int64_t axis_size, std::int64_t axis_stride, index_policy policy) {
+    p.index = static_cast<const std::byte*>(indices.data());
+    p.index_type = indices.type();
+    p.axis_size = axis_size;
+    p.axis_stride = axis_stride;
+    p.clamp = policy == index_policy::clamp;
+}
+
 } // namespace strix::detail

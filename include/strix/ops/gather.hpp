@@ -149,11 +149,7 @@ plan::move_plan lower_gather(const any_cview& input, const any_cview& indices, c
         p.table = resolve_indices(idx, input.size(axis), input.stride(axis) * es, d.policy, "gather", axis, c.context);
         kst = c_strides(isz);
     } else {
-        p.index = static_cast<const std::byte*>(indices.data());
-        p.index_type = indices.type();
-        p.axis_size = input.size(axis);
-        p.axis_stride = input.stride(axis) * es;
-        p.clamp = d.policy == index_policy::clamp;
+        read_indices_in_place(p, indices, input.size(axis), input.stride(axis) * es, d.policy);
         for (int j = 0; j < k; ++j) kst[static_cast<std::size_t>(j)] = ist[static_cast<std::size_t>(j)] * static_cast<std::int64_t>(indices.element_size());
     }
 

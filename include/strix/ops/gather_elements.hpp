@@ -94,11 +94,7 @@ plan::move_plan lower_gather_elements(const any_cview& input, const any_cview& i
         const auto kst = c_strides(indices.sizes());
         for (int i = 0; i < r; ++i) p.dims[static_cast<std::size_t>(i)].key = kst[static_cast<std::size_t>(i)];
     } else {
-        p.index = static_cast<const std::byte*>(indices.data());
-        p.index_type = indices.type();
-        p.axis_size = input.size(axis);
-        p.axis_stride = input.stride(axis) * es;
-        p.clamp = d.policy == index_policy::clamp;
+        read_indices_in_place(p, indices, input.size(axis), input.stride(axis) * es, d.policy);
         const auto ies = static_cast<std::int64_t>(indices.element_size());
         for (int i = 0; i < r; ++i) p.dims[static_cast<std::size_t>(i)].key = indices.stride(i) * ies;
     }

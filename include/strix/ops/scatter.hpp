@@ -172,11 +172,7 @@ plan::update_plan lower_scatter(const any_cview& input, const any_cview& indices
     const auto span = byte_span(output);
     p.span_lo = span.first;
     p.span_hi = span.second;
-    p.index = static_cast<const std::byte*>(indices.data());
-    p.index_type = indices.type();
-    p.axis_size = input.size(axis);
-    p.axis_stride = output.stride(axis) * oes;
-    p.clamp = d.policy == index_policy::clamp;
+    read_indices_in_place(p, indices, input.size(axis), output.stride(axis) * oes, d.policy);
     p.reduction = d.reduction;
     return p;
 }
