@@ -68,10 +68,7 @@ constexpr verdict scatter_axis_rule(const shape& input, const shape& indices, in
 
 /// The element-type rules of scatter.
 constexpr verdict scatter_type_rule(dtype input, dtype indices, dtype updates, dtype output) {
-    if (!is_index_type(indices)) return {rule::scatter_index_type, 1};
-    if (updates != input) return {rule::scatter_dtype, 2};
-    if (output != input) return {rule::scatter_dtype, 3};
-    return {};
+    return detail::update_type_rule(input, indices, updates, output, rule::scatter_index_type, rule::scatter_dtype);
 }
 
 /// Output extents of a scatter: the input's, after checking the rules (statically when all

@@ -52,10 +52,7 @@ constexpr verdict scatter_nd_axis_rule(const shape& input, const shape& indices)
 
 /// The element-type rules of scatter-nd.
 constexpr verdict scatter_nd_type_rule(dtype input, dtype indices, dtype updates, dtype output) {
-    if (!is_index_type(indices)) return {rule::scatter_nd_index_type, 1};
-    if (updates != input) return {rule::scatter_nd_dtype, 2};
-    if (output != input) return {rule::scatter_nd_dtype, 3};
-    return {};
+    return detail::update_type_rule(input, indices, updates, output, rule::scatter_nd_index_type, rule::scatter_nd_dtype);
 }
 
 namespace detail {

@@ -199,6 +199,16 @@ constexpr auto unary_extents(const In& input) {
     }
 }
 
+/// The element-type rules of an operator of the update form (input, indices, updates, output):
+/// indices of an index type (else `index_rule`), updates and output of the input's type (else
+/// `dtype_rule`, naming the operand).
+constexpr verdict update_type_rule(dtype input, dtype indices, dtype updates, dtype output, rule index_rule, rule dtype_rule) {
+    if (!is_index_type(indices)) return {index_rule, 1};
+    if (updates != input) return {dtype_rule, 2};
+    if (output != input) return {dtype_rule, 3};
+    return {};
+}
+
 /// A rank rule of a typed call with dynamic extents: `holds`, or `r` naming `operand`.
 constexpr verdict rank_verdict(bool holds, rule r, int operand) { return holds ? verdict{} : verdict{r, operand}; }
 
