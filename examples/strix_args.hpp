@@ -263,16 +263,16 @@ struct op_entry {
     }
     /// The option it takes more than once: "input" (join), "output" (split) or "".
     static constexpr std::string_view repeats = form == op_form::joining ? "input" : form == op_form::splitting ? "output" : "";
-    static constexpr bool has_policy = [] {
-        return std::apply([](const auto&... s) { return (std::is_same_v<typename std::remove_cvref_t<decltype(s)>::type, index_policy> || ...); },
-                          traits::settings);
-    }();
+    /// Whether setting `S` is the index policy, which is --out-of-range, one of common_options.
+    template <class S>
+    static constexpr bool is_policy = std::is_same_v<typename std::remove_cvref_t<S>::type, index_policy>;
+    static constexpr bool has_policy = std::apply([](const auto&... s) { return (is_policy<decltype(s)> || ...); }, traits::settings);
     Call call;
 
     /// Its options other than its files and common_options.
     static std::vector<std::string_view> settings() {
         std::vector<std::string_view> r;
-        std::apply([&](const auto&... s) { ((s.name != "out-of-range" ? r.push_back(s.name) : void()), ...); }, traits::settings);
+        std::apply([&](const auto&... s) { ((is_policy<decltype(s)> ? void() : r.push_back(s.name)), ...); }, traits::settings);
         if (form == op_form::splitting) r.push_back("sizes");
         return r;
     }
@@ -292,7 +292,7 @@ struct op_entry {
         std::apply(
             [&](const auto&... s) {
                 const auto one = [&](const auto& st) {
-                    if (st.name == "out-of-range") return; // one of common_options
+                    if (is_policy<decltype(st)>) return; // one of common_options
                     std::string o = "--" + std::string(st.name);
                     if (!st.placeholder.empty()) o += " " + std::string(st.placeholder);
                     add(st.required ? o : "[" + o + "]");
