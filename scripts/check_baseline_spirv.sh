@@ -19,7 +19,7 @@ mkdir -p "$work"
 shaders=(copy move tile tuples scatter)
 # every feature macro of backends/vulkan/strix/vulkan/spirv/variants.txt, at 0
 features=$(/usr/bin/python3 "$root/scripts/shader_variants.py" meson "$root/backends/vulkan/strix/vulkan/spirv/variants.txt" |
-  awk 'NR == 1 { for (i = 3; i <= NF; ++i) { sub(/=.*/, "=0", $i); printf "%s ", $i } }')
+  awk 'NR == 1 { for (i = 4; i <= NF; ++i) { sub(/=.*/, "=0", $i); printf "%s ", $i } }')
 
 failed=0
 # what a module declares beyond the baseline: capabilities other than Shader, extensions, a

@@ -2,7 +2,8 @@
 """Reads the table of shader variants (backends/vulkan/strix/vulkan/spirv/variants.txt) for the build.
 
   shader_variants.py meson TABLE           one line per variant for Meson, at configure time:
-                                           its name, its shader, then glslangValidator's -D arguments
+                                           its name, its shader, its --target-env, then
+                                           glslangValidator's -D arguments
   shader_variants.py header TABLE OUTPUT   writes strix/vulkan/spirv/variants.h: the shader enum,
                                            the feature bits, the variants
   shader_variants.py code TABLE OUTPUT     writes strix/vulkan/spirv/code.h: the variants' SPIR-V,
@@ -22,8 +23,9 @@ class table_error(Exception):
 
 
 def read(path):
-    """The features (name, macro, description) and variants (name, shader, needs) of the table."""
-    features, variants = [], []
+    """The features (name, macro, description), variants (name, shader, needs) and targets
+    (feature -> glslangValidator's --target-env) of the table."""
+    features, variants, targets = [], [], {}
     with open(path, encoding="utf-8") as f:
         for number, raw in enumerate(f, 1):
             line = raw.strip()
@@ -39,6 +41,13 @@ def read(path):
                 if any(name == n or macro == m for n, m, _ in features):
                     raise table_error(f"{where}: feature '{name}' or macro '{macro}' is listed twice")
                 features.append((name, macro, text))
+            elif words[0] == "target" and len(words) == 3:
+                env, feature = words[1], words[2]
+                if feature not in [n for n, _, _ in features]:
+                    raise table_error(f"{where}: '{feature}' is no feature listed above it")
+                if not re.match(r"vulkan1\.[0-9]+\Z", env):
+                    raise table_error(f"{where}: '{env}' is not a Vulkan target environment (vulkan1.N)")
+                targets[feature] = env
             elif words[0] == "variant" and len(words) >= 3:
                 name, shader, needs = words[1], words[2], words[3:]
                 for w in (name, shader):
@@ -54,7 +63,8 @@ def read(path):
                     raise table_error(f"{where}: a feature is named twice")
                 variants.append((name, shader, frozenset(needs)))
             else:
-                raise table_error(f"{where}: expected 'feature <name> <macro> <description>' or 'variant <name> <shader> <features...>'")
+                raise table_error(f"{where}: expected 'feature <name> <macro> <description>', 'target <environment> <feature>' or "
+                                  "'variant <name> <shader> <features...>'")
     if not variants:
         raise table_error(f"{path}: no variants")
     if len(features) > 32:
@@ -64,8 +74,9 @@ def read(path):
     for shader in shaders_of(variants):
         own = [v for v in variants if v[1] == shader]
         sets = [v[2] for v in own]
-        if frozenset() not in sets:
-            raise table_error(f"{path}: shader '{shader}' has no variant that needs no feature (a device without them could not run it)")
+        if not any(all(s <= t for t in sets) for s in sets):
+            raise table_error(f"{path}: shader '{shader}' has no variant that needs no more than every other (the devices that can run "
+                              "it would have no first choice)")
         for a in own:
             for b in own:
                 if a[2] == b[2] and a is not b:
@@ -73,7 +84,13 @@ def read(path):
                 if (a[2] | b[2]) not in sets:
                     raise table_error(f"{path}: shader '{shader}' has '{a[0]}' and '{b[0]}' but no variant that needs what both do "
                                       f"({' '.join(sorted(a[2] | b[2]))}): a device with both would have no best variant")
-    return features, variants
+    return features, variants, targets
+
+
+def target_of(needs, targets):
+    """glslangValidator's --target-env for a variant that needs `needs` (the highest its features ask for)."""
+    envs = [targets[n] for n in needs if n in targets] + ["vulkan1.1"]
+    return max(envs, key=lambda e: int(e.split(".")[1]))
 
 
 def shaders_of(variants):
@@ -85,10 +102,10 @@ def shaders_of(variants):
     return seen
 
 
-def meson_lines(features, variants):
+def meson_lines(features, variants, targets):
     for name, shader, needs in variants:
         defines = [f"-D{macro}={1 if feature in needs else 0}" for feature, macro, _ in features]
-        yield " ".join([name, shader] + defines)
+        yield " ".join([name, shader, target_of(needs, targets)] + defines)
 
 
 def header(features, variants):
@@ -152,8 +169,9 @@ def header(features, variants):
         "words code(std::size_t i);",
         "",
         "/// The variant of `s` a device with the features `on` runs: of those that need nothing",
-        "/// beyond `on`, the one that needs the most. The table guarantees it exists, needs all that",
-        "/// any other such variant needs, and is the only one that does.",
+        "/// beyond `on`, the one that needs the most. The table guarantees that it needs all that any",
+        "/// other such variant needs and is the only one that does, and that it exists wherever the",
+        "/// shader has a variant needing nothing; else it may not: variant_count.",
         "constexpr std::size_t pick(shader s, std::uint32_t on) {",
         "    std::size_t best = variant_count;",
         "    for (std::size_t i = 0; i < variant_count; ++i) {",
@@ -203,12 +221,12 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     try:
-        features, variants = read(argv[2])
+        features, variants, targets = read(argv[2])
     except (table_error, OSError) as e:
         print(f"shader_variants.py: {e}", file=sys.stderr)
         return 1
     if argv[1] == "meson":
-        print("\n".join(meson_lines(features, variants)))
+        print("\n".join(meson_lines(features, variants, targets)))
     else:
         text = header(features, variants) if argv[1] == "header" else code(features, variants)
         with open(argv[3], "w", encoding="utf-8", newline="\n") as f:

@@ -8,7 +8,16 @@
 //   address is a 32-bit byte offset from the start of that binding; no 64-bit integer, no
 //   device address, no 8- or 16-bit storage appears in the module.
 // Code shared by both writes addresses as addr_t, signed byte offsets as offs_t, and their
-// literals as AU(n) and AI(n).
+// literals as AU(n) and AI(n). The build sets FULL (the variant table's `full` feature, in
+// backends/vulkan/strix/vulkan/spirv/variants.txt): FULL 0 is the baseline path; BASELINE may
+// also be set directly.
+#ifndef BASELINE
+#if FULL
+#define BASELINE 0
+#else
+#define BASELINE 1
+#endif
+#endif
 #if !BASELINE
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -201,6 +210,56 @@ layout(push_constant) uniform Push {
     uint64_t guard;      // the operator's guard word (0: none), raised by its index check
 } pc;
 #define HAS(field) (pc.field != 0ul)
+#endif
+
+// The records of the deterministic reductions' passes (the Order record above, scan.comp's
+// Scratch record), by field: RECORD_OPEN(T, r, a) names the record of type T at a, RECORD(T, r, f)
+// is its field f, RECORD_AT(T, a, f) field f of the record at a. ORDER_OPEN(o), ORDER(o, f) and
+// ORDER_AT(f) are the Order record's at pc.aux_addr (reduce.comp and scan.comp).
+#if BASELINE
+// The baseline contract: a record is uint fields (4 bytes each), in the order of the full
+// path's uint64_t ones, in the plan's binding (PLAN, binding 3); pc.aux_addr is the byte offset
+// of reduce.comp's and scan.comp's record there (the host uploads the Dim records and every
+// record of one operator into the same metadata buffer). Every address field (keys_in ..
+// hist_scan, starts .. args, repeats, bits) is a byte offset in the scratch binding (AUX,
+// binding 5), the operator's work block, whose word layout is the full path's; counts (tiles,
+// chunks, chunk_size, ...) and every offset stay below 2^32. A field's place is T_f below.
+// (macros, not constants: a shader that reads no record declares none)
+#define Order_keys_in 0u
+#define Order_vals_in 1u
+#define Order_keys_out 2u
+#define Order_vals_out 3u
+#define Order_hist 4u
+#define Order_hist_scan 5u
+#define Order_tiles 6u
+#define Order_shift 7u
+#define Order_starts 8u
+#define Order_ends 9u
+#define Order_max_run 10u
+#define Order_args 11u
+#define Order_chunks 12u
+#define Order_chunk_size 13u
+#define Order_gx 14u
+#define Order_gy 15u
+#define Order_repeats 16u
+#define Order_bits 17u
+#define Order_slot_shift 18u
+#define RECORD_OPEN(T, r, a) const uint r = (a) >> 2
+#define RECORD(T, r, f) PLAN_words.w[(r) + T##_##f]
+#define RECORD_AT(T, a, f) PLAN_words.w[((a) >> 2) + T##_##f]
+#define ORDER_OPEN(o) RECORD_OPEN(Order, o, pc.aux_addr)
+#define ORDER(o, f) RECORD(Order, o, f)
+#define ORDER_AT(f) RECORD_AT(Order, pc.aux_addr, f)
+// the full path's slot_word and slot_bit, o opened by ORDER_OPEN (offsets in AUX)
+uint slot_word(uint o, uint slot) { return ORDER(o, bits) + (slot >> ORDER(o, slot_shift)) * 4u; }
+uint slot_bit(uint o, uint slot) { return 1u << (slot & ((1u << ORDER(o, slot_shift)) - 1u)); }
+#else // the buffer_reference structs
+#define RECORD_OPEN(T, r, a) T r = T(a)
+#define RECORD(T, r, f) r.f
+#define RECORD_AT(T, a, f) T(a).f
+#define ORDER_OPEN(o) RECORD_OPEN(Order, o, pc.aux_addr)
+#define ORDER(o, f) RECORD(Order, o, f)
+#define ORDER_AT(f) RECORD_AT(Order, pc.aux_addr, f)
 #endif
 
 // Whether the operator's guard word is raised: an index of its check pass was out of range

@@ -28,7 +28,29 @@
 // << 32 | the update's bits; for other sizes a 32-bit one, the update number + 1. PHASE 5 writes
 // each claimed slot (the claim's low half, or the winning update read where it lies), and
 // copies the input's element into an unclaimed one when the copy is fused (pc.indices != 0).
+//
+// The baseline path (BASELINE 1, common.glsl: Vulkan 1.1 core, every feature macro 0) has the
+// full path's F64 = I64_ATOMICS = 0 behaviour, element bits held as two 32-bit words (bits_t:
+// low, high) and 64-bit integer add (with carry), mul (the low half, from 32-bit partial
+// products), min and max (compared by halves, signed for int64) done on them, bit for bit as
+// the CPU. Bindings: updates (update_source) SRC, output (pc.dst, pc.lo) DST, indices and
+// PHASE 5's fused input (pc.indices) IDX, the Order record (pc.aux_addr) PLAN with its
+// addresses in AUX, PHASE 4 and 5's claims (pc.aux_addr, no Order record there) AUX. What it
+// does not do:
+// - float64 add and mul: they need float64 arithmetic (shaderFloat64); the host refuses them,
+//   as it does on the full path without it (their integer fallback below is not the CPU's);
+// - PHASE 0 on 8-byte elements: no 64-bit atomics (the host takes the deterministic path);
+// - PHASE 4 and 5 on 4-byte elements: their claim is a 64-bit atomicMax (I64_ATOMICS, as on
+//   the full path without 64-bit atomics, where those passes do nothing: the host does not
+//   take the claims path for 4-byte elements then);
+// - the native float atomic adds (F32_ATOMIC_ADD, F64_ATOMIC_ADD): strix takes them only
+//   with 64-bit atomics.
+// DENORM_PRESERVE 1 declares capability DenormPreserve with SPV_KHR_float_controls (core in
+// SPIR-V 1.4): a Vulkan 1.1 device takes it with VK_KHR_shader_float_controls.
 #include "common.glsl"
+#if BASELINE && (F64 || I64_ATOMICS || F32_ATOMIC_ADD || F64_ATOMIC_ADD)
+#error "reduce.comp: the baseline path has no float64, 64-bit atomics or float atomic adds"
+#endif
 #if I64_ATOMICS
 #extension GL_EXT_shader_atomic_int64 : require
 #endif
@@ -45,7 +67,12 @@
 // float32 sums and products keep subnormal operands and results, as on the CPU (capability
 // DenormPreserve = 4464, execution mode DenormPreserve = 4459 for 32-bit floats)
 #extension GL_EXT_spirv_intrinsics : require
+#if BASELINE
+// (SPIR-V 1.3: the capability is SPV_KHR_float_controls')
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 32);
+#else
 spirv_execution_mode(capabilities = [4464], 4459, 32);
+#endif
 #endif
 
 layout(constant_id = 4) const uint PHASE = 0;
@@ -55,13 +82,111 @@ layout(constant_id = 6) const uint TYPE = 1;
 // 0 none (PHASE 4 and 5), 1 add, 2 mul, 3 min, 4 max
 layout(constant_id = 7) const uint REDUCTION = 1;
 
+const bool IS_FLOAT = TYPE <= 2;
+const bool IS_SIGNED = TYPE >= 3 && TYPE <= 6;
+const uint BITS = ELEM * 8;
+
+// An element's bits: bits_t (uint64_t, or uvec2 of its low and high words on the baseline
+// path), BITS_OF(x) those of uint x, uint(b) their low word (a scalar constructor takes a
+// vector's first component). WORD_REF(op, a) and INT_REF(op, a) are the word at byte address a
+// of operand op, as uint and int, for atomics; SHARED_WORD_REF(op, a) the same read where other
+// invocations' atomics write it (coherent). LOAD_BITS(op, a) reads an element of operand op.
+#if BASELINE
+#define bits_t uvec2
+#define BITS_OF(x) uvec2(x, 0u)
+#define WORD_REF(op, a) op##_words.w[(a) >> 2]
+#define INT_REF(op, a) op##_ints.iw[(a) >> 2]
+layout(set = 0, binding = 5, std430) coherent buffer AUX_S { uint w[]; } AUX_shared;
+#define SHARED_WORD_REF(op, a) op##_shared.w[(a) >> 2]
+#define LOAD_BITS(op, a) load_bits_##op(a)
+
+// the element's bits in the low word (all of them for 4- and 8-byte elements)
+const uint MASK = ELEM >= 4 ? 0xffffffffu : ((1u << (BITS & 31u)) - 1u);
+const uvec2 MASK2 = uvec2(MASK, ELEM == 8 ? 0xffffffffu : 0u);
+
+#define STRIX_LOAD_BITS(op)                                                                \
+    uvec2 load_bits_##op(uint a) {                                                         \
+        if (ELEM == 8) return uvec2(LOAD_WORD(op, a, 0), LOAD_WORD(op, a, 1));             \
+        if (ELEM == 4) return uvec2(LOAD_WORD(op, a, 0), 0u);                              \
+        return uvec2((LOAD_WORD(op, a & ~3u, 0) >> ((a & 3u) * 8u)) & MASK, 0u);           \
+    }
+STRIX_LOAD_BITS(SRC)
+STRIX_LOAD_BITS(DST)
+STRIX_LOAD_BITS(IDX)
+
+// Writes an element of the output; 1- and 2-byte ones go into their word with two atomics,
+// since other invocations may be writing the word's other bytes.
+void store_bits(uint a, uvec2 v) {
+    if (ELEM == 8) {
+        STORE_WORD(DST, a, 0, v.x);
+        STORE_WORD(DST, a, 1, v.y);
+    } else if (ELEM == 4) {
+        STORE_WORD(DST, a, 0, v.x);
+    } else {
+        const uint shift = (a & 3u) * 8u;
+        ATOMIC_AND_WORD(DST, a & ~3u, ~(MASK << shift));
+        ATOMIC_OR_WORD(DST, a & ~3u, v.x << shift);
+    }
+}
+
+// The element's value sign-extended to 64 bits (two words), for signed_less.
+uvec2 signed_value(uvec2 b) {
+    if (ELEM == 8) return b;
+    const uint s = (32u - BITS) & 31u; // (0 for 4-byte elements)
+    const int x = int(b.x << s) >> s;
+    return uvec2(uint(x), x < 0 ? 0xffffffffu : 0u);
+}
+
+// 64-bit comparisons by halves: the high words first (signed for signed_less), then the low
+// words unsigned.
+bool bits_less(uvec2 a, uvec2 b) { return a.y < b.y || (a.y == b.y && a.x < b.x); }
+bool signed_less(uvec2 a, uvec2 b) { return int(a.y) < int(b.y) || (a.y == b.y && a.x < b.x); }
+#define BITS_LT(a, b) bits_less(a, b)
+#define BITS_GT(a, b) bits_less(b, a)
+#define SIGNED_LT(a, b) signed_less(a, b)
+#define SIGNED_GT(a, b) signed_less(b, a)
+
+// The low 64 bits of the sum (the low words' carry into the high word) and of the product:
+// a * b = (ah 2^32 + al)(bh 2^32 + bl) = al bl + (ah bl + al bh) 2^32 (mod 2^64), al bl in full.
+uvec2 add_bits(uvec2 a, uvec2 b) {
+    uint carry;
+    const uint lo = uaddCarry(a.x, b.x, carry);
+    return uvec2(lo, a.y + b.y + carry);
+}
+uvec2 mul_bits(uvec2 a, uvec2 b) {
+    uint hi, lo;
+    umulExtended(a.x, b.x, hi, lo);
+    return uvec2(lo, hi + a.y * b.x + a.x * b.y);
+}
+
+bool is_nan_bits(uvec2 b) {
+    if (TYPE == 0) return (b.y & 0x7ff00000u) == 0x7ff00000u && ((b.y & 0x000fffffu) | b.x) != 0u;
+    if (TYPE == 1) return (b.x & 0x7f800000u) == 0x7f800000u && (b.x & 0x007fffffu) != 0u;
+    return (b.x & 0x7c00u) == 0x7c00u && (b.x & 0x03ffu) != 0u;
+}
+
+// An unsigned key in the order of the float values, with -0 just below +0.
+uvec2 float_key(uvec2 b) {
+    if (ELEM == 8) return (b.y & 0x80000000u) != 0u ? ~b : uvec2(b.x, b.y | 0x80000000u);
+    const uint sign = 1u << ((BITS - 1u) & 31u);
+    return uvec2((b.x & sign) != 0u ? (~b.x & MASK) : (b.x | sign), 0u);
+}
+#else // the full path
+#define bits_t uint64_t
+#define BITS_OF(x) uint64_t(x)
+#define WORD_REF(op, a) Words(a).w[0]
+#define INT_REF(op, a) Ints(a).i[0]
+#define SHARED_WORD_REF(op, a) SharedWord(a).w
+#define LOAD_BITS(op, a) load_bits(a)
+#define BITS_LT(a, b) a < b
+#define BITS_GT(a, b) a > b
+#define SIGNED_LT(a, b) a < b
+#define SIGNED_GT(a, b) a > b
+
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Ints { int i[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Longs { uint64_t l[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer SLongs { int64_t l[]; };
 
-const bool IS_FLOAT = TYPE <= 2;
-const bool IS_SIGNED = TYPE >= 3 && TYPE <= 6;
-const uint BITS = ELEM * 8;
 const uint64_t MASK = ELEM == 8 ? ~0ul : ((1ul << uint64_t(BITS)) - 1ul);
 
 uint64_t load_bits(uint64_t a) {
@@ -100,6 +225,7 @@ uint64_t float_key(uint64_t b) {
     const uint64_t sign = 1ul << uint64_t(BITS - 1);
     return (b & sign) != 0ul ? (~b & MASK) : (b | sign);
 }
+#endif
 
 // float32 to float16 bits, rounded to nearest even (as strix::float16 does on the CPU).
 uint half_bits(float f) {
@@ -160,19 +286,23 @@ uint f64_to_f32(double d) {
 #endif
 
 // The CPU's combine (strix::detail::combine) on raw element bits.
-uint64_t combine(uint64_t acc, uint64_t u) {
+bits_t combine(bits_t acc, bits_t u) {
     if (REDUCTION == 3 || REDUCTION == 4) {
         if (IS_FLOAT) {
             if (is_nan_bits(acc)) return acc;
             if (is_nan_bits(u)) return u;
-            const uint64_t ka = float_key(acc), ku = float_key(u);
-            return (REDUCTION == 3 ? ku < ka : ku > ka) ? u : acc;
+            const bits_t ka = float_key(acc), ku = float_key(u);
+            return (REDUCTION == 3 ? BITS_LT(ku, ka) : BITS_GT(ku, ka)) ? u : acc;
         }
         if (IS_SIGNED) {
+#if BASELINE
+            const uvec2 a = signed_value(acc), b = signed_value(u);
+#else
             const int64_t a = signed_value(acc), b = signed_value(u);
-            return (REDUCTION == 3 ? b < a : b > a) ? u : acc;
+#endif
+            return (REDUCTION == 3 ? SIGNED_LT(b, a) : SIGNED_GT(b, a)) ? u : acc;
         }
-        return (REDUCTION == 3 ? u < acc : u > acc) ? u : acc;
+        return (REDUCTION == 3 ? BITS_LT(u, acc) : BITS_GT(u, acc)) ? u : acc;
     }
     // a NaN sum or product is the default quiet NaN, as on the CPU
     if (TYPE == 1) {
@@ -184,15 +314,15 @@ uint64_t combine(uint64_t acc, uint64_t u) {
 #else
         const float a = uintBitsToFloat(uint(acc)), b = uintBitsToFloat(uint(u));
         precise float r = REDUCTION == 1 ? a + b : a * b;
-        const uint64_t bits = uint64_t(floatBitsToUint(r));
+        const bits_t bits = BITS_OF(floatBitsToUint(r));
 #endif
-        return is_nan_bits(bits) ? 0x7fc00000ul : bits;
+        return is_nan_bits(bits) ? BITS_OF(0x7fc00000u) : bits;
     }
     if (TYPE == 2) {
         const float a = unpackHalf2x16(uint(acc)).x, b = unpackHalf2x16(uint(u)).x;
         precise float r = REDUCTION == 1 ? a + b : a * b;
         const uint bits = floatBitsToUint(r);
-        return (bits & 0x7fffffffu) > 0x7f800000u ? 0x7e00ul : uint64_t(half_bits(r));
+        return (bits & 0x7fffffffu) > 0x7f800000u ? BITS_OF(0x7e00u) : BITS_OF(half_bits(r));
     }
 #if F64
     if (TYPE == 0) {
@@ -203,7 +333,11 @@ uint64_t combine(uint64_t acc, uint64_t u) {
     }
 #endif
     // integers wrap around: the low bits of the 64-bit sum or product
+#if BASELINE
+    return (REDUCTION == 1 ? add_bits(acc, u) : mul_bits(acc, u)) & MASK2;
+#else
     return (REDUCTION == 1 ? acc + u : acc * u) & MASK;
+#endif
 }
 
 #if F32_ATOMIC_ADD
@@ -240,7 +374,8 @@ bool native_add_exact64(uint64_t u) {
 }
 #endif
 
-void atomic_combine(uint64_t a, uint64_t u) {
+// (the output's element at byte address a)
+void atomic_combine(addr_t a, bits_t u) {
 #if F32_ATOMIC_ADD
     if (TYPE == 1 && REDUCTION == 1 && native_add_exact(uint(u))) {
         const uint seen = floatBitsToUint(atomicAdd(Floats(a).f[0], uintBitsToFloat(uint(u))));
@@ -251,11 +386,11 @@ void atomic_combine(uint64_t a, uint64_t u) {
     }
 #endif
     if (ELEM == 4 && !IS_FLOAT) { // native 32-bit integer atomics
-        if (REDUCTION == 1) { atomicAdd(Words(a).w[0], uint(u)); return; }
-        if (REDUCTION == 3 && IS_SIGNED) { atomicMin(Ints(a).i[0], int(uint(u))); return; }
-        if (REDUCTION == 4 && IS_SIGNED) { atomicMax(Ints(a).i[0], int(uint(u))); return; }
-        if (REDUCTION == 3) { atomicMin(Words(a).w[0], uint(u)); return; }
-        if (REDUCTION == 4) { atomicMax(Words(a).w[0], uint(u)); return; }
+        if (REDUCTION == 1) { atomicAdd(WORD_REF(DST, a), uint(u)); return; }
+        if (REDUCTION == 3 && IS_SIGNED) { atomicMin(INT_REF(DST, a), int(uint(u))); return; }
+        if (REDUCTION == 4 && IS_SIGNED) { atomicMax(INT_REF(DST, a), int(uint(u))); return; }
+        if (REDUCTION == 3) { atomicMin(WORD_REF(DST, a), uint(u)); return; }
+        if (REDUCTION == 4) { atomicMax(WORD_REF(DST, a), uint(u)); return; }
     }
 #if I64_ATOMICS
     if (ELEM == 8) {
@@ -282,36 +417,37 @@ void atomic_combine(uint64_t a, uint64_t u) {
         }
     }
 #endif
-    // compare-and-swap on the aligned word holding the element
-    const uint64_t wa = a & ~3ul;
-    const uint shift = ELEM == 4 ? 0u : uint(a & 3ul) * 8u;
+    // compare-and-swap on the aligned word holding the element (1, 2 and 4 bytes: the host
+    // dispatches PHASE 0 for 8-byte elements only with 64-bit atomics)
+    const addr_t wa = a & ~AU(3);
+    const uint shift = ELEM == 4 ? 0u : uint(a & AU(3)) * 8u;
     const uint mask = uint(MASK) << shift;
-    uint old = Words(wa).w[0];
+    uint old = LOAD_WORD(DST, wa, 0);
     while (true) {
         const uint cur = (old & mask) >> shift;
-        const uint next = uint(combine(uint64_t(cur), u));
+        const uint next = uint(combine(BITS_OF(cur), u));
         if (next == cur) return;
-        const uint seen = atomicCompSwap(Words(wa).w[0], old, (old & ~mask) | (next << shift));
+        const uint seen = atomicCompSwap(WORD_REF(DST, wa), old, (old & ~mask) | (next << shift));
         if (seen == old) return;
         old = seen;
     }
 }
 
 // The source address of update `id` (its C-order coordinates over the updates' Dim records).
-uint64_t update_source(uint64_t id) {
-    Dims dims = Dims(pc.dims);
-    uint64_t rem = id;
-    int64_t s = 0;
+addr_t update_source(addr_t id) {
+    PLAN_DIMS(dims);
+    addr_t rem = id;
+    offs_t s = 0;
     for (int k = int(RANK) - 1; k >= 0; --k) {
-        const Dim dim = dims.d[k];
+        const Dim dim = PLAN_DIM(dims, k);
         s += next_coordinate(rem, dim.size, k == 0) * dim.src;
     }
-    return pc.src + uint64_t(s);
+    return pc.src + addr_t(s);
 }
 
 void main() {
     if (guarded()) return; // the operator's indices failed their check: it writes nothing
-    const uint64_t i = invocation();
+    const addr_t i = invocation();
     if (i >= pc.count) return;
     if (PHASE == 5) {
         // the fused copy's input is at pc.indices (0: none); the output's slots number axis_size
@@ -325,91 +461,100 @@ void main() {
             return;
         }
         if (ELEM == 8) { // i is a slot: its winner's update, read where it lies, else the input's element
-            const uint claim = Words(pc.aux_addr + i * 4ul).w[0];
-            const uint64_t target = pc.lo + i * 8ul;
-            if (claim != 0u) store_bits(target, load_bits(update_source(uint64_t(claim - 1u))));
-            else if (pc.indices != 0ul) store_bits(target, load_bits(pc.indices + i * 8ul));
+            const uint claim = LOAD_WORD(AUX, pc.aux_addr + i * AU(4), 0);
+            const addr_t target = pc.lo + i * AU(8);
+            if (claim != 0u) store_bits(target, LOAD_BITS(SRC, update_source(addr_t(claim - 1u))));
+            else if (HAS(indices)) store_bits(target, LOAD_BITS(IDX, pc.indices + i * AU(8)));
             return;
         }
         // 1- and 2-byte elements: i is the i-th 32-bit word from the output's first, whose slots
         // it writes at once; a word the output shares with other bytes takes atomics there (other
         // work may be writing those bytes), any other one plain stores (its bytes outside the
         // output's elements lie in the output's range, which no other work of the pass touches)
-        const uint64_t end = pc.lo + uint64_t(pc.axis_size) * uint64_t(ELEM), word = (pc.lo & ~3ul) + i * 4ul;
+        const addr_t end = pc.lo + addr_t(pc.axis_size) * addr_t(ELEM), word = (pc.lo & ~AU(3)) + i * AU(4);
         uint value = 0u, mask = 0u;
         for (uint k = 0u; k < 4u / ELEM; ++k) {
-            const uint64_t a = word + uint64_t(k * ELEM);
+            const addr_t a = word + addr_t(k * ELEM);
             if (a < pc.lo || a >= end) continue;
-            const uint64_t slot = (a - pc.lo) / uint64_t(ELEM);
-            const uint claim = Words(pc.aux_addr + slot * 4ul).w[0];
-            uint64_t bits;
-            if (claim != 0u) bits = load_bits(update_source(uint64_t(claim - 1u)));
-            else if (pc.indices != 0ul) bits = load_bits(pc.indices + slot * uint64_t(ELEM));
+            const addr_t slot = (a - pc.lo) / addr_t(ELEM);
+            const uint claim = LOAD_WORD(AUX, pc.aux_addr + slot * AU(4), 0);
+            bits_t bits;
+            if (claim != 0u) bits = LOAD_BITS(SRC, update_source(addr_t(claim - 1u)));
+            else if (HAS(indices)) bits = LOAD_BITS(IDX, pc.indices + slot * addr_t(ELEM));
             else continue;
             value |= uint(bits) << (k * ELEM * 8u);
             mask |= uint(MASK) << (k * ELEM * 8u);
         }
         if (mask == 0u) return;
-        if (word < pc.lo || word + 4ul > end) {
-            atomicAnd(Words(word).w[0], ~mask);
-            atomicOr(Words(word).w[0], value);
+        if (word < pc.lo || word + AU(4) > end) {
+            ATOMIC_AND_WORD(DST, word, ~mask);
+            ATOMIC_OR_WORD(DST, word, value);
         } else {
-            Words(word).w[0] = mask == 0xffffffffu ? value : (Words(word).w[0] & ~mask) | value;
+            STORE_WORD(DST, word, 0, mask == 0xffffffffu ? value : (LOAD_WORD(DST, word, 0) & ~mask) | value);
         }
         return;
     }
-    if ((PHASE == 2 || PHASE == 3) && Words(Order(pc.aux_addr).repeats).w[0] == 0u) return;
+    if ((PHASE == 2 || PHASE == 3) && LOAD_WORD(AUX, ORDER_AT(repeats), 0) == 0u) return;
     if (PHASE == 3) { // i is a slot: fold chunk pc.aux of its run, in C order
-        Order o = Order(pc.aux_addr);
+        ORDER_OPEN(o);
         // a slot without updates: its starts and ends were never written
-        if ((Words(slot_word(o, i)).w[0] & slot_bit(o, i)) == 0u) return;
-        const uint first = Words(o.starts + i * 4ul).w[0], end = Words(o.ends + i * 4ul).w[0];
-        if (pc.aux == 0u && end > first) atomicMax(Words(o.max_run).w[0], end - first);
+        if ((LOAD_WORD(AUX, slot_word(o, i), 0) & slot_bit(o, i)) == 0u) return;
+        const uint first = LOAD_WORD(AUX, ORDER(o, starts) + i * AU(4), 0), end = LOAD_WORD(AUX, ORDER(o, ends) + i * AU(4), 0);
+        if (pc.aux == 0u && end > first) atomicMax(WORD_REF(AUX, ORDER(o, max_run)), end - first);
+#if BASELINE
+        // updates [first + pc.aux * pc.aux2, end), at most pc.aux2 of them (no 32-bit sum or
+        // product overflows)
+        uint done_hi, done;
+        umulExtended(pc.aux, pc.aux2, done_hi, done);
+        if (end <= first || done_hi != 0u || done >= end - first) return;
+        const uint from = first + done, to = from + min(end - from, pc.aux2);
+#else
         const uint64_t from = uint64_t(first) + uint64_t(pc.aux) * uint64_t(pc.aux2);
         if (from >= uint64_t(end)) return;
         const uint to = uint(min(uint64_t(end), from + uint64_t(pc.aux2)));
-        const uint64_t target = pc.lo + i * uint64_t(ELEM);
-        uint64_t acc = load_bits(target);
-        for (uint k = uint(from); k < to; ++k) acc = combine(acc, load_bits(update_source(uint64_t(Words(o.vals_in + uint64_t(k) * 4ul).w[0]))));
+#endif
+        const addr_t target = pc.lo + i * addr_t(ELEM);
+        bits_t acc = LOAD_BITS(DST, target);
+        for (uint k = uint(from); k < to; ++k) acc = combine(acc, LOAD_BITS(SRC, update_source(addr_t(LOAD_WORD(AUX, ORDER(o, vals_in) + addr_t(k) * AU(4), 0)))));
         store_bits(target, acc);
         return;
     }
     if (PHASE == 2) { // i is a sorted position: the ends of its slot's run
-        Order o = Order(pc.aux_addr);
-        const uint slot = Words(o.keys_in + i * 4ul).w[0];
-        if (i == 0ul || Words(o.keys_in + (i - 1ul) * 4ul).w[0] != slot) Words(o.starts + uint64_t(slot) * 4ul).w[0] = uint(i);
-        if (i + 1ul == pc.count || Words(o.keys_in + (i + 1ul) * 4ul).w[0] != slot) Words(o.ends + uint64_t(slot) * 4ul).w[0] = uint(i + 1ul);
+        ORDER_OPEN(o);
+        const uint slot = LOAD_WORD(AUX, ORDER(o, keys_in) + i * AU(4), 0);
+        if (i == AU(0) || LOAD_WORD(AUX, ORDER(o, keys_in) + (i - AU(1)) * AU(4), 0) != slot) STORE_WORD(AUX, ORDER(o, starts) + addr_t(slot) * AU(4), 0, uint(i));
+        if (i + AU(1) == pc.count || LOAD_WORD(AUX, ORDER(o, keys_in) + (i + AU(1)) * AU(4), 0) != slot) STORE_WORD(AUX, ORDER(o, ends) + addr_t(slot) * AU(4), 0, uint(i + AU(1)));
         return;
     }
-    uint64_t dst, src;
+    addr_t dst, src;
     locate_update(i, dst, src);
     if (PHASE == 0) {
-        atomic_combine(dst, load_bits(src));
+        atomic_combine(dst, LOAD_BITS(SRC, src));
         return;
     }
-    const uint64_t slot = (dst - pc.lo) / uint64_t(ELEM);
+    const addr_t slot = (dst - pc.lo) / addr_t(ELEM);
     if (PHASE == 4) {
 #if I64_ATOMICS
         if (ELEM == 4) atomicMax(Longs(pc.aux_addr + slot * 8ul).l[0], ((i + 1ul) << 32) | load_bits(src));
 #endif
-        if (ELEM != 4) atomicMax(Words(pc.aux_addr + slot * 4ul).w[0], uint(i) + 1u);
+        if (ELEM != 4) atomicMax(WORD_REF(AUX, pc.aux_addr + slot * AU(4)), uint(i) + 1u);
         return;
     }
     if (PHASE == 1) { // the update's bit; a second update of its slot raises `repeats`
-        Order o = Order(pc.aux_addr);
+        ORDER_OPEN(o);
         const uint bit = slot_bit(o, slot);
-        const bool seen = (atomicOr(Words(slot_word(o, slot)).w[0], bit) & bit) != 0u;
-        if (seen && SharedWord(o.repeats).w == 0u) atomicOr(SharedWord(o.repeats).w, 1u);
+        const bool seen = (atomicOr(WORD_REF(AUX, slot_word(o, slot)), bit) & bit) != 0u;
+        if (seen && SHARED_WORD_REF(AUX, ORDER(o, repeats)) == 0u) atomicOr(SHARED_WORD_REF(AUX, ORDER(o, repeats)), 1u);
         return;
     }
     if (PHASE == 7) { // a slot repeats: the update's (slot, number) pair
-        Order o = Order(pc.aux_addr);
-        Words(o.keys_out + i * 4ul).w[0] = uint(slot);
-        Words(o.vals_out + i * 4ul).w[0] = uint(i);
+        ORDER_OPEN(o);
+        STORE_WORD(AUX, ORDER(o, keys_out) + i * AU(4), 0, uint(slot));
+        STORE_WORD(AUX, ORDER(o, vals_out) + i * AU(4), 0, uint(i));
         return;
     }
     if (PHASE == 6) { // no slot repeats: the update alone makes its target
-        if (Words(Order(pc.aux_addr).repeats).w[0] != 0u) return;
-        store_bits(dst, combine(load_bits(dst), load_bits(src)));
+        if (LOAD_WORD(AUX, ORDER_AT(repeats), 0) != 0u) return;
+        store_bits(dst, combine(LOAD_BITS(DST, dst), LOAD_BITS(SRC, src)));
     }
 }

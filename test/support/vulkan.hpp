@@ -308,6 +308,20 @@ outcome capture(F&& f) {
     return o;
 }
 
+/// Whether the device refuses a `red` reduction of `type` (where the CPU runs it): float64 add
+/// and mul without shaderFloat64 (the baseline path, or a device without it).
+inline bool refuses_reduction(const vk::context& ctx, dtype type, strix::scatter_reduction red) {
+    return type == dtype::float64 && (red == strix::scatter_reduction::add || red == strix::scatter_reduction::mul) && !ctx.float64();
+}
+
+/// That refusal: unsupported, naming the operation and the missing feature.
+inline void check_refusal(const outcome& o) {
+    INFO(o.what);
+    CHECK(o.threw);
+    CHECK(o.code == error_code::unsupported);
+    CHECK(o.what.find("float64 add and mul reductions need shaderFloat64") != std::string::npos);
+}
+
 inline void check_same_outcome(const outcome& got, const outcome& want, const char* what) {
     INFO(what << " threw: " << got.threw << " '" << got.what << "'; the CPU threw: " << want.threw << " '" << want.what << "'");
     REQUIRE(got.threw == want.threw);
@@ -322,6 +336,7 @@ struct tally {
     int tiled = 0; ///< streams that moved through a tile of the input (shaders/tile.comp)
     int rows = 0;  ///< streams whose scatter kept one winner per row (scatter.comp's PHASE 2)
     int wide_rows = 0; ///< of those, the ones whose row pass moved 16-byte pieces
+    int refused = 0; ///< float64 add and mul reductions the device refused (refuses_reduction)
 };
 
 using cpu_call = std::function<void(const host_operands&)>;
@@ -371,6 +386,17 @@ inline void differential(vk::context& ctx, const arenas& initial, const std::vec
     for (std::size_t a = 0; a < dev_mem.size(); ++a) {
         gpu_mem.emplace_back(dtype::uint8, initial[a].sizes());
         vk::download(ctx, dev_mem[a], gpu_mem.back().view());
+    }
+    // the one call a device may refuse where the CPU runs it (refuses_reduction): refused
+    // while recording, nothing written, and the same from the convenience call
+    if (!oc.threw && og.threw && og.what.find("need shaderFloat64") != std::string::npos && !ctx.float64()) {
+        check_refusal(og);
+        CHECK(!og.at_run);
+        check_same(gpu_mem, initial, "a refused call wrote on the device");
+        arenas host_mem = copy(initial);
+        check_refusal(capture([&] { host(ctx, host_operands{host_mem, ops}); }));
+        ++t.refused;
+        return;
     }
     check_same_outcome(og, oc, "the stream");
     if (!oc.threw) {

@@ -16,6 +16,7 @@
 ///
 ///   variable                       field            value
 ///   STRIX_VULKAN_DEVICE=<text>     device           an index, or part of a name (any case)
+///   STRIX_VULKAN_PROFILE=<name>    profile          full or baseline
 ///   STRIX_VULKAN_NO_SMALL_STORAGE  small_storage    1: false
 ///   STRIX_VULKAN_WIDE              always_addr64  1: true
 ///   STRIX_VULKAN_NO_INT64_ATOMICS  int64_atomics    1: false
@@ -40,6 +41,21 @@
 
 namespace strix::vulkan {
 
+/// Which of the device's optional features a context may use (context_options::profile).
+enum class path_profile : std::uint8_t {
+    /// Whatever the device has: the full path (64-bit device addresses and arithmetic) where it
+    /// has bufferDeviceAddress and shaderInt64, else the baseline path; 8/16-bit storage, 64-bit
+    /// atomics, float64 and float atomics each where present.
+    full,
+    /// None of them, on any device: the baseline path of Vulkan 1.1 core compute (operands bound
+    /// through descriptor sets, 32-bit arithmetic), with the device made without the optional
+    /// features (what a device that lacks them runs, on any device).
+    baseline,
+};
+
+/// "full" or "baseline".
+inline const char* profile_name(path_profile p) { return p == path_profile::baseline ? "baseline" : "full"; }
+
 /// How to create a context (see above for the environment's part in the defaults).
 struct context_options {
     /// Looks an environment variable up: its value, or nullptr when it is not set.
@@ -54,6 +70,9 @@ struct context_options {
     /// The device: an index in list_devices(), or a case-insensitive part of its name; none:
     /// the best usable one by type (see choose_device).
     std::optional<std::string> device;
+    /// Which optional features the context may use (see path_profile). A context adopting the
+    /// application's device uses at most the features that device was made with.
+    path_profile profile = path_profile::full;
     /// Load the pipeline cache from this file (UTF-8 path) when it exists.
     std::string pipeline_cache;
     /// Move 1- and 2-byte elements through 8/16-bit storage where the device has it (false: the

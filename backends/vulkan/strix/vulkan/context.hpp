@@ -67,6 +67,20 @@ public:
 
     /// The device in use.
     [[nodiscard]] const device_info& device() const { return info_; }
+    /// Whether the context takes the full path (64-bit device addresses and arithmetic: the
+    /// device has bufferDeviceAddress and shaderInt64, made with them, and the profile is full),
+    /// else the baseline path (shaders/common.glsl): operands bound through descriptor sets.
+    [[nodiscard]] bool full_path() const { return full_; }
+    /// The baseline path's limits: minStorageBufferOffsetAlignment and maxStorageBufferRange.
+    [[nodiscard]] std::uint64_t storage_alignment() const { return storage_alignment_; }
+    [[nodiscard]] std::uint64_t max_binding_range() const { return max_binding_range_; }
+    /// The descriptor set layout of the baseline path (null on the full path).
+    [[nodiscard]] VkDescriptorSetLayout set_layout() const { return set_layout_; }
+    /// Whether shader `s` has a variant this context can run (reduce and scan have none on the
+    /// baseline path yet).
+    [[nodiscard]] bool runs(shader s) const { return variant_[static_cast<std::size_t>(s)] < spirv::variant_count; }
+    /// The optional Vulkan features the context uses, named as Vulkan names them (for `strix devices`).
+    [[nodiscard]] std::string features_in_use() const;
     /// Whether 1- and 2-byte elements move through 8/16-bit storage (else through 32-bit words).
     [[nodiscard]] bool small_storage() const { return small_storage_; }
     /// Whether every move is located in 64-bit arithmetic (context_options::always_addr64).
@@ -199,6 +213,12 @@ public:
     /// Metadata chunks a frame keeps between streams.
     static constexpr std::uint64_t frame_meta_bytes = 4ull << 20;
 
+    /// The baseline path: a descriptor set of frame `f` binding `b` (SRC, DST, IDX, PLAN, FLAG,
+    /// AUX), made once per frame and combination; reset_sets forgets them all (the frame's
+    /// command buffer must not be running).
+    VkDescriptorSet descriptor_set(frame& f, const std::array<bound_buffer, 6>& b);
+    void reset_sets(frame& f) noexcept;
+
     /// A pipeline for `key`, looked up in the frame first (no lock), then in the context.
     VkPipeline pipeline(frame& f, const pipeline_key& key);
 
@@ -256,6 +276,9 @@ private:
     VkPhysicalDeviceMemoryProperties memory_{};
     VkPipelineCache cache_ = VK_NULL_HANDLE;
     VkPipelineLayout layout_ = VK_NULL_HANDLE;
+    VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE; // the baseline path's
+    bool full_ = false;
+    std::uint64_t storage_alignment_ = 256, max_binding_range_ = 0;
     std::array<VkShaderModule, spirv::variant_count> modules_{}; // per variant, made on first use
     std::uint32_t features_ = 0;                                  // spirv::feature bits the paths allow
     std::array<std::size_t, spirv::shader_count> variant_{};      // per shader, its variant in spirv::variants

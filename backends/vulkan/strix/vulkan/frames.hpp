@@ -2,7 +2,10 @@
 /// Frames: what one stream records and runs with, which its context keeps for the next stream.
 /// Defined in impl/frames.ipp.
 
+#include <array>
+#include <compare>
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include <volk.h>
@@ -16,6 +19,13 @@ namespace detail {
 /// A steady clock's reading in nanoseconds.
 std::int64_t steady_ns();
 } // namespace detail
+
+/// A storage buffer bound to one binding of the baseline path's descriptor set.
+struct bound_buffer {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceSize offset = 0, range = 0;
+    auto operator<=>(const bound_buffer&) const = default;
+};
 
 /// What one stream records and runs with, made once and kept by its context for the next
 /// stream: a command pool and buffer, a fence, two timestamp slots, the out-of-range flag word,
@@ -35,6 +45,11 @@ struct frame {
     std::vector<bool> scratch_used;
     detail::pipeline_table pipelines;
     buffer staging;                ///< host staging of upload and download (made by the first, then kept)
+    /// The baseline path's descriptor sets: pools filled in order, and the set made for each
+    /// combination of bound buffers (dispatches that bind the same buffers share one)
+    std::vector<VkDescriptorPool> pools;
+    std::size_t pool_at = 0;
+    std::map<std::array<bound_buffer, 6>, VkDescriptorSet> sets;
 };
 
 } // namespace strix::vulkan

@@ -34,11 +34,19 @@ struct device_info {
     bool storage8 = false;                       ///< storageBuffer8BitAccess
     bool storage16 = false;                      ///< storageBuffer16BitAccess
     bool buffer_device_address = false;
+    /// maxPerStageDescriptorStorageBuffers and minStorageBufferOffsetAlignment: the baseline
+    /// path binds up to 6 storage buffers per dispatch, at offsets of that alignment
+    std::uint32_t max_storage_buffers = 0;
+    std::uint64_t storage_offset_alignment = 256;
     bool host_visible_device_memory = false;     ///< device-local memory the host can map
     /// VK_EXT_external_memory_host's minImportedHostPointerAlignment (0: no such extension):
     /// host memory the device can copy from and to directly
     std::uint64_t host_import_alignment = 0;
     std::string unusable;                        ///< why strix cannot use it (empty: usable)
+
+    /// Whether the device can take the full path (Vulkan 1.2, bufferDeviceAddress and
+    /// shaderInt64); every usable device can take the baseline path.
+    [[nodiscard]] bool full_path() const { return unusable.empty() && buffer_device_address && int64 && api_version >= VK_API_VERSION_1_2; }
 };
 
 /// "discrete GPU", "integrated GPU", "virtual GPU", "CPU", "other".
@@ -53,6 +61,10 @@ inline const char* type_name(VkPhysicalDeviceType t) {
 }
 
 namespace detail {
+
+/// Storage buffers the baseline path binds per dispatch (shaders/common.glsl: SRC, DST, IDX,
+/// PLAN, FLAG, AUX).
+inline constexpr std::uint32_t baseline_bindings = 6;
 
 int type_rank(VkPhysicalDeviceType t);
 
@@ -130,9 +142,10 @@ struct adopted_device {
     std::uint32_t queue_family = 0;                  ///< must have compute
     VkQueue queue = VK_NULL_HANDLE;                  ///< a queue of queue_family
     /// How the device was made (its features and extensions are read from it, including the
-    /// pNext chain); read during the constructor only. strix needs bufferDeviceAddress and
-    /// shaderInt64, and uses storageBuffer8BitAccess + storageBuffer16BitAccess,
-    /// shaderBufferInt64Atomics, shaderFloat64 and VK_EXT_shader_atomic_float where on.
+    /// pNext chain); read during the constructor only. strix takes the full path where it was
+    /// made with bufferDeviceAddress and shaderInt64 (else the baseline path), and uses
+    /// storageBuffer8BitAccess + storageBuffer16BitAccess, shaderBufferInt64Atomics,
+    /// shaderFloat64 and VK_EXT_shader_atomic_float where on.
     const VkDeviceCreateInfo* create_info = nullptr;
 };
 

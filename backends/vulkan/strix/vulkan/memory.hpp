@@ -41,14 +41,27 @@ public:
         std::uint64_t address = 0, size = 0;
     };
 
-    buffer_registry(const VolkDeviceTable* vk, VkDevice device);
+    /// `virtual_addresses`: the device has no buffer device addresses (the baseline path), and
+    /// the registry gives each buffer a range of addresses of its own, 2^40 bytes apart, that
+    /// only strix reads: the dispatch finds an address's buffer and offset by locate().
+    buffer_registry(const VolkDeviceTable* vk, VkDevice device, bool virtual_addresses = false);
     ~buffer_registry();
     buffer_registry(const buffer_registry&) = delete;
     buffer_registry& operator=(const buffer_registry&) = delete;
 
     /// Registers a buffer (and the memory bound to it, which the registry frees with it); its
-    /// serial number. `mapped`: where its memory is mapped (nullptr when it is not).
-    std::uint64_t add(VkBuffer handle, VkDeviceMemory memory, std::uint64_t address, std::uint64_t size, std::byte* mapped);
+    /// serial number. `mapped`: where its memory is mapped (nullptr when it is not). With
+    /// virtual addresses, `address` is ignored and the buffer's is `*assigned`.
+    std::uint64_t add(VkBuffer handle, VkDeviceMemory memory, std::uint64_t address, std::uint64_t size, std::byte* mapped,
+                      std::uint64_t* assigned = nullptr);
+    /// With virtual addresses: the address of the application's buffer `handle` (wrap), of at
+    /// least `size` bytes; the same each time the handle is given. The registry does not own it.
+    std::uint64_t foreign(VkBuffer handle, std::uint64_t size);
+    /// The buffer whose addresses [address, address + size] hold `a` (its end included), live or
+    /// foreign; none when no buffer does.
+    [[nodiscard]] std::optional<extent> locate(std::uint64_t a) const;
+    /// Where virtual addresses start, and how far apart two buffers' are.
+    static constexpr std::uint64_t virtual_stride = std::uint64_t{1} << 40;
     /// The owner let go of buffer `id`: it is dead from now on, and freed now, or when its last
     /// pin goes.
     void release(std::uint64_t id) noexcept;
@@ -79,11 +92,15 @@ private:
     const VolkDeviceTable* vk_;
     VkDevice device_;
     bool closed_ = false;
+    bool virtual_ = false;
+    std::uint64_t next_virtual_ = 1; // in units of virtual_stride
 };
 
 } // namespace detail
 
 /// A device buffer with a device address (move-only owner). Host-visible buffers stay mapped.
+/// On the baseline path (no bufferDeviceAddress) the address is one the context gave it, which
+/// only strix reads (buffer_registry::locate).
 /// Its VkBuffer may be used in the application's own commands (see README, "strix inside your
 /// Vulkan"): made with storage, transfer source and destination, indirect and device-address
 /// usage, exclusive to the context's queue family.

@@ -145,9 +145,17 @@ protected:
         std::byte* host;
     };
     meta_block meta_alloc(std::size_t bytes);
+    /// Makes the next `bytes` of metadata come from one chunk (the baseline path binds a
+    /// dispatch's Dim records and Order records as one operand).
+    void meta_reserve(std::size_t bytes);
     static constexpr std::size_t meta_chunk_bytes = 64 << 10;
 
     VkDeviceAddress upload_meta(const std::vector<std::int64_t>& words);
+    /// Dim records (dim_words each): as they are on the full path, in 32-bit fields on the
+    /// baseline path (shaders/common.glsl), where each must fit an int32 (else it throws).
+    VkDeviceAddress upload_dims(const std::vector<std::int64_t>& words);
+    /// The same for 32-bit words, as they are.
+    VkDeviceAddress upload_words(const std::vector<std::int32_t>& words);
 
     using range = std::pair<std::uint64_t, std::uint64_t>; // device addresses [first, last)
 
@@ -194,7 +202,17 @@ protected:
         VkDeviceSize offset = 0, size = 0;
         VkPipelineStageFlags src_stage = 0, dst_stage = 0;
         VkAccessFlags src_access = 0, dst_access = 0;
+        VkDescriptorSet set = VK_NULL_HANDLE; ///< the baseline path's bindings of a dispatch
     };
+    /// The baseline path: binds each operand a dispatch addresses (its push fields' addresses,
+    /// the context's own or virtual ones) to its binding, whole buffers, and rewrites the fields
+    /// to offsets from their bindings' starts, with the high word 1 where a field names an
+    /// operand (shaders/common.glsl). Throws when an operand's buffer is larger than one binding
+    /// may be (maxStorageBufferRange).
+    void bind_operands(const pipeline_key& key, command& c);
+    /// The buffer reduce and scan bind as AUX on the baseline path (their scratch, which the
+    /// Order records address by offsets from its start); a null handle: none.
+    bound_buffer aux_binding_{};
     /// A pipeline barrier (memory only), kept aside while an operator records.
     void record_barrier(VkPipelineStageFlags src_stage, VkPipelineStageFlags dst_stage, VkAccessFlags src_access, VkAccessFlags dst_access);
     /// A dispatch as dispatch() records it (its pipeline made, stamped with the guard word), not yet recorded.

@@ -50,6 +50,11 @@ context_options::context_options(lookup env) {
         field = n;
     };
     if (const char* v = text("STRIX_VULKAN_DEVICE")) device = v;
+    if (const char* v = text("STRIX_VULKAN_PROFILE")) {
+        if (std::string_view(v) == "full") profile = path_profile::full;
+        else if (std::string_view(v) == "baseline") profile = path_profile::baseline;
+        else refuse("STRIX_VULKAN_PROFILE", v, "a profile is full or baseline");
+    }
     flag("STRIX_VULKAN_NO_SMALL_STORAGE", small_storage, false);
     flag("STRIX_VULKAN_WIDE", always_addr64, true);
     flag("STRIX_VULKAN_NO_INT64_ATOMICS", int64_atomics, false);

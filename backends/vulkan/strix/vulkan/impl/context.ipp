@@ -11,7 +11,10 @@ context::context(linked l, const context_options& opt) {
     for (std::uint32_t i = 0; i < pds.size(); ++i) infos.push_back(detail::describe(pds[i], i));
     info_ = infos[detail::pick_device(infos, opt.device)];
     physical_ = pds[info_.index];
-    choose_paths(opt, info_.storage8 && info_.storage16, info_.int64_atomics, info_.float64, info_.float32_atomic_add, info_.float64_atomic_add);
+    full_ = opt.profile == path_profile::full && info_.full_path();
+    // the baseline path: a device made with none of the optional features
+    if (full_) choose_paths(opt, info_.storage8 && info_.storage16, info_.int64_atomics, info_.float64, info_.float32_atomic_add, info_.float64_atomic_add);
+    else choose_paths(opt, false, false, false, false, false);
     family_ = compute_family();
 
     const float priority = 1.0f;
@@ -31,7 +34,7 @@ context::context(linked l, const context_options& opt) {
     auto f2 = make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12);
     f2.features.shaderInt64 = VK_TRUE;
     f2.features.shaderFloat64 = float64_;
-    auto dci = make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f2);
+    auto dci = make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, full_ ? &f2 : nullptr);
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
     std::vector<const char*> device_exts;
@@ -62,12 +65,14 @@ context::context(linked l, const adopted_device& user, const context_options& op
     instance_ = user.instance;
     physical_ = user.physical_device;
     info_ = detail::describe(physical_, 0);
-    if (VK_API_VERSION_MAJOR(info_.api_version) == 1 && VK_API_VERSION_MINOR(info_.api_version) < 2) fail(info_.name + ": " + info_.unusable);
+    if (!info_.unusable.empty()) fail(info_.name + ": " + info_.unusable);
     const detail::enabled_features on = detail::enabled_features::of(*user.create_info);
-    if (!on.buffer_device_address) fail("the device was made without bufferDeviceAddress (VkPhysicalDeviceVulkan12Features or VkPhysicalDeviceBufferDeviceAddressFeatures), which strix needs to address tensors");
-    if (!on.int64) fail("the device was made without shaderInt64 (VkPhysicalDeviceFeatures), which strix needs for 64-bit addresses");
-    choose_paths(opt, on.storage8 && on.storage16, on.int64_atomics, on.float64, on.float32_atomic_add && on.atomic_float_extension,
-                 on.float64_atomic_add && on.atomic_float_extension);
+    // the full path where the device was made with what it needs, else the baseline path
+    full_ = opt.profile == path_profile::full && info_.full_path() && on.buffer_device_address && on.int64;
+    if (full_)
+        choose_paths(opt, on.storage8 && on.storage16, on.int64_atomics, on.float64, on.float32_atomic_add && on.atomic_float_extension,
+                     on.float64_atomic_add && on.atomic_float_extension);
+    else choose_paths(opt, false, false, false, false, false);
     std::uint32_t nq = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nq, nullptr);
     std::vector<VkQueueFamilyProperties> qf(nq);
@@ -80,7 +85,7 @@ context::context(linked l, const adopted_device& user, const context_options& op
     device_ = user.device;
     queue_ = user.queue;
     volkLoadDeviceTable(&table_, device_);
-    if (!table_.vkGetBufferDeviceAddress) fail("vkGetBufferDeviceAddress is not loaded (make the instance with apiVersion 1.2 or later)");
+    if (full_ && !table_.vkGetBufferDeviceAddress) fail("vkGetBufferDeviceAddress is not loaded (make the instance with apiVersion 1.2 or later)");
     finish_setup(opt);
 }
 
@@ -94,6 +99,7 @@ context::~context() {
     for (auto m : modules_)
         if (m) table_.vkDestroyShaderModule(device_, m, nullptr);
     table_.vkDestroyPipelineLayout(device_, layout_, nullptr);
+    if (set_layout_) table_.vkDestroyDescriptorSetLayout(device_, set_layout_, nullptr);
     table_.vkDestroyPipelineCache(device_, cache_, nullptr);
     if (live_) live_->close(); // tensors that outlive the context find their memory freed
     if (owns_device_) table_.vkDestroyDevice(device_, nullptr);
@@ -101,7 +107,7 @@ context::~context() {
 
 void context::choose_paths(const context_options& opt, bool small_storage, bool int64_atomics, bool float64, bool float32_atomic_add, bool float64_atomic_add) {
     small_storage_ = opt.small_storage && small_storage;
-    always_addr64_ = opt.always_addr64;
+    always_addr64_ = opt.always_addr64 && full_;
     int64_atomics_ = int64_atomics && opt.int64_atomics;
     float64_ = float64 && opt.float64;
     // native float32 atomic add, for the reduce variants built with it (which need 64-bit atomics too)
@@ -110,7 +116,7 @@ void context::choose_paths(const context_options& opt, bool small_storage, bool 
     float64_atomic_add_ = float64_atomic_add && float32_atomic_add_ && float64_;
     scatter_claims_ = opt.scatter_claims;
     // each shader's variant, once: a pipeline's module is then one index away
-    features_ = (small_storage_ ? spirv::small_storage : 0u) | (float64_ ? spirv::float64 : 0u) | (int64_atomics_ ? spirv::int64_atomics : 0u) |
+    features_ = (full_ ? spirv::full : 0u) | (small_storage_ ? spirv::small_storage : 0u) | (float64_ ? spirv::float64 : 0u) | (int64_atomics_ ? spirv::int64_atomics : 0u) |
                 (info_.denorm_preserve32 ? spirv::denorm_preserve32 : 0u) | (float32_atomic_add_ ? spirv::float32_atomic_add : 0u) |
                 (float64_atomic_add_ ? spirv::float64_atomic_add : 0u);
     for (std::size_t i = 0; i < spirv::shader_count; ++i) variant_[i] = spirv::pick(static_cast<shader>(i), features_);
@@ -123,6 +129,22 @@ void context::choose_paths(const context_options& opt, bool small_storage, bool 
     fold_chunk_ = opt.fold_chunk ? std::clamp<std::uint32_t>(*opt.fold_chunk, 16, 1u << 30) : cpu ? 4096 : 65536;
     slot_bits_from_ = opt.slot_bits_from;
     host_import_ = opt.host_import;
+}
+
+std::string context::features_in_use() const {
+    std::string r;
+    const auto add = [&](bool on, const char* name) {
+        if (on) r += (r.empty() ? "" : ", ") + std::string(name);
+    };
+    add(full_, "bufferDeviceAddress");
+    add(full_, "shaderInt64");
+    add(small_storage_, "storageBuffer8BitAccess");
+    add(small_storage_, "storageBuffer16BitAccess");
+    add(float64_, "shaderFloat64");
+    add(int64_atomics_, "shaderBufferInt64Atomics");
+    add(float32_atomic_add_, "shaderBufferFloat32AtomicAdd");
+    add(float64_atomic_add_, "shaderBufferFloat64AtomicAdd");
+    return r.empty() ? "none" : r;
 }
 
 std::uint32_t context::compute_family() {
@@ -139,7 +161,7 @@ std::uint32_t context::compute_family() {
 }
 
 void context::finish_setup(const context_options& opt) {
-    live_ = std::make_shared<detail::buffer_registry>(&table_, device_);
+    live_ = std::make_shared<detail::buffer_registry>(&table_, device_, !full_);
     vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
     VkPhysicalDeviceProperties props{};
     vkGetPhysicalDeviceProperties(physical_, &props);
@@ -160,6 +182,18 @@ void context::finish_setup(const context_options& opt) {
     auto lci = make<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
     lci.pushConstantRangeCount = 1;
     lci.pPushConstantRanges = &range;
+    if (!full_) { // the baseline path: each operand a storage buffer of set 0 (shaders/common.glsl)
+        storage_alignment_ = props.limits.minStorageBufferOffsetAlignment;
+        max_binding_range_ = props.limits.maxStorageBufferRange;
+        VkDescriptorSetLayoutBinding b[detail::baseline_bindings]{};
+        for (std::uint32_t i = 0; i < detail::baseline_bindings; ++i) b[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+        auto dci = make<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
+        dci.bindingCount = detail::baseline_bindings;
+        dci.pBindings = b;
+        require_success(table_.vkCreateDescriptorSetLayout(device_, &dci, nullptr, &set_layout_), "vkCreateDescriptorSetLayout");
+        lci.setLayoutCount = 1;
+        lci.pSetLayouts = &set_layout_;
+    }
     require_success(table_.vkCreatePipelineLayout(device_, &lci, nullptr, &layout_), "vkCreatePipelineLayout");
 }
 

@@ -61,9 +61,14 @@ device_view wrap(const context& ctx, VkBuffer buffer, VkDeviceSize offset, VkDev
     if (need > size)
         throw error(error_code::invalid_argument, "strix::vulkan::wrap: the " + describe() + " needs " + std::to_string(need) + " bytes, but the range holds " +
                                                       std::to_string(size));
-    auto ai = make<VkBufferDeviceAddressInfo>(VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO);
-    ai.buffer = buffer;
-    const VkDeviceAddress base = ctx.vk().vkGetBufferDeviceAddress(ctx.handle(), &ai);
+    VkDeviceAddress base = 0;
+    if (ctx.full_path()) {
+        auto ai = make<VkBufferDeviceAddressInfo>(VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO);
+        ai.buffer = buffer;
+        base = ctx.vk().vkGetBufferDeviceAddress(ctx.handle(), &ai);
+    } else {
+        base = ctx.buffers().foreign(buffer, req.size); // no device addresses: one strix gives it
+    }
     return {buffer, base + offset + below, type, sizes, st, 0, ctx.serial(), base + offset, base + offset + size};
 }
 

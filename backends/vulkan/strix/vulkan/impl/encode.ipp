@@ -223,7 +223,7 @@ std::pair<std::uint64_t, std::uint64_t> encoder::record_resolve(const device_vie
         table_range = {t.address, t.address + t.size};
         p.dst = t.address;
     }
-    p.dims = upload_meta(dims);
+    p.dims = upload_dims(dims);
     p.indices = indices.address;
     p.count = static_cast<std::uint64_t>(tuples);
     p.flag = frame_->flag.address();
@@ -318,10 +318,15 @@ encoder::move_route encoder::route_move(const plan::move_plan& p) const {
     move_route r;
     r.vec = detail::chunk_elements(p);
     r.addr32 = !ctx_->always_addr64() && detail::fits_addr32(p, r.vec);
+    if (!r.addr32 && !ctx_->full_path() && r.vec > 1 && detail::fits_addr32(p, 1)) r.vec = 1; // the baseline path's moves are all ADDR32 ones
+    r.addr32 = r.addr32 || (!ctx_->full_path() && detail::fits_addr32(p, r.vec));
     r.fold = r.addr32 ? detail::plan_fold(p) : std::nullopt;
     // the tables of padded terms the shader reads: none when it folds
     if (r.addr32 && !r.fold && (static_cast<std::uint64_t>(p.rank) * addr32_words + table_words(p)) * 8 >= (std::uint64_t{1} << 31))
         r.addr32 = false; // the Addr32Records hold their tables' offsets in 32 bits
+    if (!r.addr32 && !ctx_->full_path()) // the baseline path's moves are all ADDR32 ones
+        throw error(error_code::unsupported, "strix::vulkan: a move whose byte offsets pass 2^31 needs the full path (bufferDeviceAddress and shaderInt64), which " +
+                                                 ctx_->device().name + (ctx_->device().full_path() ? " does not take here" : " lacks"));
     return r;
 }
 
@@ -333,9 +338,12 @@ void encoder::record_routed_move(const plan::move_plan& p, const move_route& r, 
     // the records, then the tables they point to: by address (Dim) or by byte offset from
     // the records (Addr32Record); 1 marks a folded dimension, 0 an affine one
     const std::size_t record_words = addr32 ? addr32_words : dim_words;
-    const meta_block meta = meta_alloc((static_cast<std::size_t>(p.rank) * record_words + static_cast<std::size_t>(map_words)) * 8);
+    // the tables' entries: int64, or int32 on the baseline path (no_source as INT32_MIN)
+    const std::size_t entry = ctx_->full_path() ? 8 : 4;
+    const std::size_t record_bytes = static_cast<std::size_t>(p.rank) * record_words * 8;
+    const meta_block meta = meta_alloc(record_bytes + static_cast<std::size_t>(map_words) * entry);
     std::vector<std::int64_t> words;
-    std::size_t next_map = static_cast<std::size_t>(p.rank) * record_words; // in words
+    std::size_t next_map = record_bytes; // in bytes
     for (int i = 0; i < p.rank; ++i) {
         const auto& d = p.dims[static_cast<std::size_t>(i)];
         std::int64_t map = 0;
@@ -343,8 +351,8 @@ void encoder::record_routed_move(const plan::move_plan& p, const move_route& r, 
             map = 1;
             count_stat(&recording_stats::folded);
         } else if (!d.is_affine()) {
-            map = static_cast<std::int64_t>(addr32 ? next_map * 8 : meta.address + next_map * 8);
-            next_map += static_cast<std::size_t>(detail::padded_count(d));
+            map = static_cast<std::int64_t>(addr32 ? next_map : meta.address + next_map);
+            next_map += static_cast<std::size_t>(detail::padded_count(d)) * entry;
         }
         if (addr32) {
             const auto r = detail::addr32_record(d, static_cast<std::int32_t>(map));
@@ -354,13 +362,22 @@ void encoder::record_routed_move(const plan::move_plan& p, const move_route& r, 
             words.insert(words.end(), {d.size, d.dst, d.src, d.key, map, d.lo, d.hi});
         }
     }
+    std::vector<std::int64_t> table;
     for (int i = 0; i < p.rank && !fold; ++i) { // each table: the terms of [0, lo), then of [hi, size)
         const auto& d = p.dims[static_cast<std::size_t>(i)];
         if (d.is_affine()) continue;
-        for (std::int64_t o = 0; o < d.lo; ++o) words.push_back(d.source(o));
-        for (std::int64_t o = d.hi; o < d.size; ++o) words.push_back(d.source(o));
+        for (std::int64_t o = 0; o < d.lo; ++o) table.push_back(d.source(o));
+        for (std::int64_t o = d.hi; o < d.size; ++o) table.push_back(d.source(o));
     }
-    std::memcpy(meta.host, words.data(), words.size() * 8);
+    std::memcpy(meta.host, words.data(), record_bytes);
+    if (entry == 8) {
+        std::memcpy(meta.host + record_bytes, table.data(), table.size() * 8);
+    } else { // (ADDR32: every term fits an int32)
+        std::vector<std::int32_t> narrow(table.size());
+        for (std::size_t k = 0; k < table.size(); ++k)
+            narrow[k] = table[k] == plan::no_source ? std::numeric_limits<std::int32_t>::min() : static_cast<std::int32_t>(table[k]);
+        std::memcpy(meta.host + record_bytes, narrow.data(), narrow.size() * 4);
+    }
     push pc{};
     pc.src = reinterpret_cast<std::uintptr_t>(p.src);
     pc.dst = reinterpret_cast<std::uintptr_t>(p.dst);
@@ -392,7 +409,7 @@ void encoder::record_tiled(const plan::move_plan& p, const detail::tile_layout& 
     push pc{};
     pc.src = reinterpret_cast<std::uintptr_t>(p.src);
     pc.dst = reinterpret_cast<std::uintptr_t>(p.dst);
-    pc.dims = upload_meta(words);
+    pc.dims = upload_dims(words);
     pc.indices = reinterpret_cast<std::uintptr_t>(p.index);
     pc.count = t.rows;
     pc.flag = frame_->flag.address();

@@ -2,7 +2,7 @@ namespace strix::vulkan::detail {
 
 bool encoder::claims_scatter(const device_view& output, std::uint64_t n) const {
     const std::size_t elem = size_of(output.type);
-    if (n == 0 || !ctx_->scatter_claims() || (elem == 4 && !ctx_->int64_atomics())) return false;
+    if (n == 0 || !ctx_->scatter_claims() || (elem == 4 && !ctx_->int64_atomics()) || !ctx_->runs(shader::reduce)) return false;
     const range out = output.range();
     return (out.second - out.first) / elem <= 4 * n;
 }
@@ -68,7 +68,7 @@ VkDeviceAddress encoder::upload_update_dims(const plan::update_plan& q) {
         const auto& d = q.dims[static_cast<std::size_t>(i)];
         dims.insert(dims.end(), {d.size, d.dst, d.src, d.key, 0, 0, 0});
     }
-    return upload_meta(dims);
+    return upload_dims(dims);
 }
 
 void encoder::record_updates(const update_job& j) {
@@ -76,6 +76,10 @@ void encoder::record_updates(const update_job& j) {
     const auto n = static_cast<std::uint64_t>(up.count());
     if (n >= (std::uint64_t{1} << 32) - 1)
         throw error(error_code::unsupported, "strix::vulkan: more than 2^32 - 2 updates in one scatter (" + j.context.str() + ")");
+    if (up.reduction != scatter_reduction::none && !ctx_->runs(shader::reduce))
+        throw error(error_code::unsupported, "strix::vulkan: " + j.context.str() + ": scatter reductions have no baseline path yet; they need the full path "
+                                                 "(bufferDeviceAddress and shaderInt64), which " + ctx_->device().name +
+                                                 (ctx_->device().full_path() ? " does not take here" : " lacks"));
     update_start u;
     u.n = n;
     u.elem = static_cast<std::uint32_t>(size_of(j.output.type));
@@ -292,14 +296,36 @@ void encoder::reduce_by_buckets(const update_job& j, update_start& u) {
     const std::uint64_t words = at_hist + 2 * hist + blocks;
     const scratch_block work = scratch(words * 4);
     const range sr{work.address, work.address + work.size};
-    const auto addr = [&](std::uint64_t word) { return static_cast<std::int64_t>(work.address + word * 4); };
+    // the baseline path: the records hold 32-bit byte offsets in the scratch, which binds as
+    // AUX, and lie in one metadata chunk with the Dim records (both bind as PLAN)
+    const bool narrow = !ctx_->full_path();
+    if (narrow && work.size > ctx_->max_binding_range())
+        throw error(error_code::unsupported, "strix::vulkan: a deterministic scatter reduction's " + std::to_string(work.size) + " bytes of scratch are more than " +
+                                                 ctx_->device().name + " binds at once (maxStorageBufferRange " + std::to_string(ctx_->max_binding_range()) + "; " +
+                                                 j.context.str() + ")");
+    struct aux_scope { // AUX while the operator's passes are made
+        encoder& r;
+        ~aux_scope() { r.aux_binding_ = {}; }
+    } scope{*this};
+    if (narrow) {
+        aux_binding_ = {work.handle, work.offset, work.size};
+        meta_reserve(4096);
+        p.dims = upload_update_dims(up);
+    }
+    const auto addr = [&](std::uint64_t word) { return static_cast<std::int64_t>((narrow ? work.offset : work.address) + word * 4); };
+    const auto upload_record = [&](const std::vector<std::int64_t>& fields) {
+        if (!narrow) return upload_meta(fields);
+        std::vector<std::int32_t> w(fields.size());
+        for (std::size_t k = 0; k < fields.size(); ++k) w[k] = static_cast<std::int32_t>(static_cast<std::uint32_t>(fields[k]));
+        return upload_words(w);
+    };
     const std::int64_t keys[2] = {addr(at_pairs), addr(at_pairs + 2 * n)}, vals[2] = {addr(at_pairs + n), addr(at_pairs + 3 * n)};
     // (not a structured binding: clang before 16 cannot capture one in a lambda)
     const std::pair<std::uint32_t, std::uint32_t> g = grid((slots + 255) / 256);
     const std::uint32_t fx = g.first, fy = g.second;
     // the Order record (shaders/common.glsl) with pair arrays `from` -> `to`, digit at `shift`
     const auto order = [&](int from, int to, std::int64_t shift) {
-        return upload_meta(std::vector<std::int64_t>{keys[from], vals[from], keys[to], vals[to], addr(at_hist), addr(at_hist + hist),
+        return upload_record(std::vector<std::int64_t>{keys[from], vals[from], keys[to], vals[to], addr(at_hist), addr(at_hist + hist),
                                                      static_cast<std::int64_t>(tiles), shift, addr(0), addr(slots), addr(at_max_run),
                                                      addr(at_args), static_cast<std::int64_t>(chunks), static_cast<std::int64_t>(chunk), fx, fy,
                                                      addr(at_repeats), addr(at_bits), static_cast<std::int64_t>(slot_shift)});
@@ -326,7 +352,7 @@ void encoder::reduce_by_buckets(const update_job& j, update_start& u) {
     }
     push kp{};
     kp.src = upload_meta(sizes);
-    kp.dst = static_cast<std::uint64_t>(addr(at_skip));
+    kp.dst = work.address + at_skip * 4;
     kp.aux_addr = order(0, 0, 0);
     kp.count = 1;
     pipeline_key skip_args{shader::scan, 4, 1, 0, 0, 6};
@@ -341,7 +367,7 @@ void encoder::reduce_by_buckets(const update_job& j, update_start& u) {
     const std::uint64_t key_bits = slots > 1 ? static_cast<std::uint64_t>(std::bit_width(slots - 1)) : 0;
     pipeline_key scan{shader::scan, 4, 1, 0, 0, 0};
     push sp{};
-    sp.aux_addr = upload_meta(std::vector<std::int64_t>{addr(at_hist), addr(at_hist + hist), 0, addr(at_hist + 2 * hist), static_cast<std::int64_t>(blocks),
+    sp.aux_addr = upload_record(std::vector<std::int64_t>{addr(at_hist), addr(at_hist + hist), 0, addr(at_hist + 2 * hist), static_cast<std::int64_t>(blocks),
                                                         addr(at_repeats)});
     sp.count = hist;
     for (std::uint64_t shift = 0; shift < key_bits; shift += 8, sorted ^= 1) {

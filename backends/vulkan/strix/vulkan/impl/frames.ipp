@@ -64,6 +64,7 @@ void context::release_frame(detail::owned<frame> f) noexcept {
         while (n < v.size() && kept + v[n].size() <= budget) kept += v[n++].size();
         v.erase(v.begin() + static_cast<std::ptrdiff_t>(n), v.end());
     };
+    reset_sets(*f);
     trim(f->scratch, frame_scratch_bytes);
     trim(f->meta, frame_meta_bytes);
     f->scratch_used.assign(f->scratch.size(), false);
@@ -71,7 +72,54 @@ void context::release_frame(detail::owned<frame> f) noexcept {
     frames_.push_back(std::move(f));
 }
 
+void context::reset_sets(frame& f) noexcept {
+    for (const VkDescriptorPool p : f.pools) table_.vkResetDescriptorPool(device_, p, 0);
+    f.pool_at = 0;
+    f.sets.clear();
+}
+
+VkDescriptorSet context::descriptor_set(frame& f, const std::array<bound_buffer, 6>& b) {
+    if (const auto it = f.sets.find(b); it != f.sets.end()) return it->second;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    for (;;) {
+        if (f.pool_at == f.pools.size()) {
+            constexpr std::uint32_t sets = 256;
+            VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, sets * detail::baseline_bindings};
+            auto pci = make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
+            pci.maxSets = sets;
+            pci.poolSizeCount = 1;
+            pci.pPoolSizes = &size;
+            VkDescriptorPool pool = VK_NULL_HANDLE;
+            require_success(table_.vkCreateDescriptorPool(device_, &pci, nullptr, &pool), "vkCreateDescriptorPool");
+            f.pools.push_back(pool);
+        }
+        auto ai = make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
+        ai.descriptorPool = f.pools[f.pool_at];
+        ai.descriptorSetCount = 1;
+        ai.pSetLayouts = &set_layout_;
+        const VkResult r = table_.vkAllocateDescriptorSets(device_, &ai, &set);
+        if (r == VK_SUCCESS) break;
+        if (r != VK_ERROR_OUT_OF_POOL_MEMORY && r != VK_ERROR_FRAGMENTED_POOL) require_success(r, "vkAllocateDescriptorSets");
+        ++f.pool_at; // this pool is full: the next
+    }
+    VkDescriptorBufferInfo info[detail::baseline_bindings];
+    VkWriteDescriptorSet w[detail::baseline_bindings];
+    for (std::uint32_t i = 0; i < detail::baseline_bindings; ++i) {
+        info[i] = {b[i].buffer, b[i].offset, b[i].range};
+        w[i] = make<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
+        w[i].dstSet = set;
+        w[i].dstBinding = i;
+        w[i].descriptorCount = 1;
+        w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        w[i].pBufferInfo = &info[i];
+    }
+    table_.vkUpdateDescriptorSets(device_, detail::baseline_bindings, w, 0, nullptr);
+    f.sets.emplace(b, set);
+    return set;
+}
+
 void context::destroy(frame& f) noexcept {
+    for (const VkDescriptorPool p : f.pools) table_.vkDestroyDescriptorPool(device_, p, nullptr);
     if (f.queries) table_.vkDestroyQueryPool(device_, f.queries, nullptr);
     if (f.fence) table_.vkDestroyFence(device_, f.fence, nullptr);
     if (f.pool) table_.vkDestroyCommandPool(device_, f.pool, nullptr);

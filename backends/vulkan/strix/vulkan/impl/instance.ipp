@@ -55,9 +55,21 @@ device_info describe(VkPhysicalDevice pd, std::uint32_t index) {
         const auto want = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
         if ((f & want) == want) d.host_visible_device_memory = true;
     }
-    if (VK_API_VERSION_MINOR(props.apiVersion) < 2 && VK_API_VERSION_MAJOR(props.apiVersion) == 1) {
+    d.max_storage_buffers = props.limits.maxPerStageDescriptorStorageBuffers;
+    d.storage_offset_alignment = std::max<std::uint64_t>(props.limits.minStorageBufferOffsetAlignment, 4);
+    if (props.apiVersion < VK_API_VERSION_1_1) {
         d.unusable = "it supports Vulkan " + std::to_string(VK_API_VERSION_MAJOR(props.apiVersion)) + "." +
-                     std::to_string(VK_API_VERSION_MINOR(props.apiVersion)) + "; strix needs 1.2";
+                     std::to_string(VK_API_VERSION_MINOR(props.apiVersion)) + "; strix needs 1.1";
+        return d;
+    }
+    if (props.apiVersion < VK_API_VERSION_1_2) { // the baseline path only: the core features are all it asks about
+        VkPhysicalDeviceFeatures f{};
+        vkGetPhysicalDeviceFeatures(pd, &f);
+        d.int64 = f.shaderInt64;
+        d.float64 = f.shaderFloat64;
+        if (d.max_storage_buffers < baseline_bindings)
+            d.unusable = "it binds " + std::to_string(d.max_storage_buffers) + " storage buffers per shader; strix's baseline path needs " +
+                         std::to_string(baseline_bindings);
         return d;
     }
     std::uint32_t next = 0;
@@ -90,8 +102,9 @@ device_info describe(VkPhysicalDevice pd, std::uint32_t index) {
     d.int64_atomics = f12.shaderBufferInt64Atomics;
     d.storage16 = f11.storageBuffer16BitAccess;
     d.buffer_device_address = f12.bufferDeviceAddress;
-    if (!d.buffer_device_address) d.unusable = "it lacks bufferDeviceAddress, which strix uses to address tensors of any size";
-    else if (!d.int64) d.unusable = "it lacks shaderInt64, which strix needs for 64-bit addresses";
+    if (!(d.buffer_device_address && d.int64) && d.max_storage_buffers < baseline_bindings)
+        d.unusable = "it lacks " + std::string(d.buffer_device_address ? "shaderInt64" : "bufferDeviceAddress") + " (the full path) and binds " +
+                     std::to_string(d.max_storage_buffers) + " storage buffers per shader; strix's baseline path needs " + std::to_string(baseline_bindings);
     return d;
 }
 

@@ -27,17 +27,45 @@ struct buffer_registry::state {
     };
     std::map<std::uintptr_t, mapping> mapped; // live buffers' mappings, by address
     std::size_t deferred = 0;                 // entries released while pinned
+    std::map<std::uint64_t, extent> by_address; // live and foreign buffers, by device address (for locate)
+    std::map<VkBuffer, std::uint64_t> foreign;  // the application's buffers' virtual addresses
+    std::map<VkBuffer, std::uint64_t> by_handle; // live buffers' addresses (a wrapped strix buffer keeps its own)
 };
 
-buffer_registry::buffer_registry(const VolkDeviceTable* vk, VkDevice device) : s_(make_owned<state>()), vk_(vk), device_(device) {}
+buffer_registry::buffer_registry(const VolkDeviceTable* vk, VkDevice device, bool virtual_addresses)
+    : s_(make_owned<state>()), vk_(vk), device_(device), virtual_(virtual_addresses) {}
 buffer_registry::~buffer_registry() = default;
 
-std::uint64_t buffer_registry::add(VkBuffer handle, VkDeviceMemory memory, std::uint64_t address, std::uint64_t size, std::byte* mapped) {
+std::uint64_t buffer_registry::add(VkBuffer handle, VkDeviceMemory memory, std::uint64_t address, std::uint64_t size, std::byte* mapped,
+                                   std::uint64_t* assigned) {
     const std::uint64_t id = next_serial();
     std::lock_guard lock(mutex_);
+    if (virtual_) address = next_virtual_++ * virtual_stride;
+    if (assigned) *assigned = address;
     s_->entries.emplace(id, state::entry{handle, memory, address, size, mapped});
     if (mapped) s_->mapped[reinterpret_cast<std::uintptr_t>(mapped)] = {size, handle};
+    if (address) s_->by_address[address] = {handle, address, size};
+    if (virtual_) s_->by_handle[handle] = address;
     return id;
+}
+
+std::uint64_t buffer_registry::foreign(VkBuffer handle, std::uint64_t size) {
+    std::lock_guard lock(mutex_);
+    if (const auto own = s_->by_handle.find(handle); own != s_->by_handle.end()) return own->second;
+    auto [it, made] = s_->foreign.emplace(handle, 0);
+    if (made) it->second = next_virtual_++ * virtual_stride;
+    extent& e = s_->by_address[it->second];
+    e = {handle, it->second, std::max(e.size, size)};
+    return it->second;
+}
+
+auto buffer_registry::locate(std::uint64_t a) const -> std::optional<extent> {
+    std::lock_guard lock(mutex_);
+    auto it = s_->by_address.upper_bound(a);
+    if (it == s_->by_address.begin()) return std::nullopt;
+    --it;
+    if (a - it->first > it->second.size) return std::nullopt;
+    return it->second;
 }
 
 void buffer_registry::free_entry(std::uint64_t id) noexcept {
@@ -57,6 +85,8 @@ void buffer_registry::release(std::uint64_t id) noexcept {
     const auto it = s_->entries.find(id);
     if (it == s_->entries.end() || !it->second.alive) return;
     if (it->second.mapped) s_->mapped.erase(reinterpret_cast<std::uintptr_t>(it->second.mapped));
+    if (it->second.address) s_->by_address.erase(it->second.address);
+    s_->by_handle.erase(it->second.handle);
     it->second.alive = false;
     ++s_->deferred;
     if (it->second.pins == 0) free_entry(id); // else submitted work may still use it: freed by the last unpin
@@ -122,6 +152,8 @@ void buffer_registry::close() noexcept {
     if (closed_) return;
     while (!s_->entries.empty()) free_entry(s_->entries.begin()->first);
     s_->mapped.clear();
+    s_->by_address.clear();
+    s_->by_handle.clear();
     closed_ = true;
 }
 
@@ -151,7 +183,8 @@ VkDeviceMemory context::try_allocate(VkDeviceSize bytes, std::uint32_t type, VkR
     ded.buffer = dedicated;
     auto flags = make<VkMemoryAllocateFlagsInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO, dedicated != VK_NULL_HANDLE ? &ded : nullptr);
     flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
-    auto mai = make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags);
+    // (the baseline path's device has no device addresses)
+    auto mai = make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, full_ ? static_cast<void*>(&flags) : const_cast<void*>(flags.pNext));
     mai.allocationSize = bytes;
     mai.memoryTypeIndex = type;
     VkDeviceMemory m = VK_NULL_HANDLE;
@@ -167,7 +200,7 @@ buffer context::create_buffer(std::uint64_t bytes, memory where) const {
     auto bci = make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
     bci.size = size;
     bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
+                (full_ ? VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT : 0) | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
     bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     VkBuffer handle = VK_NULL_HANDLE;
     VkDeviceMemory mem = VK_NULL_HANDLE;
@@ -220,11 +253,13 @@ buffer context::create_buffer(std::uint64_t bytes, memory where) const {
         require_success(table_.vkMapMemory(device_, mem, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory");
         mapped = static_cast<std::byte*>(p);
     }
-    auto ai = make<VkBufferDeviceAddressInfo>(VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO);
-    ai.buffer = handle;
     buffer b;
-    b.address_ = table_.vkGetBufferDeviceAddress(device_, &ai);
-    b.id_ = live_->add(handle, mem, b.address_, size, mapped); // the registry frees them from now on
+    if (full_) {
+        auto ai = make<VkBufferDeviceAddressInfo>(VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO);
+        ai.buffer = handle;
+        b.address_ = table_.vkGetBufferDeviceAddress(device_, &ai);
+    }
+    b.id_ = live_->add(handle, mem, b.address_, size, mapped, &b.address_); // the registry frees them from now on (and gives a virtual address)
     b.registry_ = live_;
     b.buf_ = std::exchange(handle, VK_NULL_HANDLE);
     mem = VK_NULL_HANDLE;

@@ -50,6 +50,13 @@ VkPipeline context::pipeline(const pipeline_key& key) {
     if (const VkPipeline p = pipelines_.find(key)) return p;
     // the module: the shader's variant for this device's paths (chosen by choose_paths)
     const std::size_t m = variant_[static_cast<std::size_t>(key.which)];
+    if (m >= spirv::variant_count) { // (the encoders refuse such operators first, naming them)
+        std::string name;
+        for (const auto& v : spirv::variants)
+            if (v.which == key.which) name = std::string(v.name).substr(0, std::string_view(v.name).find('_'));
+        throw error(error_code::unsupported, "strix::vulkan: the " + name + " shader has no baseline variant; it needs the full path (bufferDeviceAddress and shaderInt64), which " +
+                                                 info_.name + (full_ ? " lacks" : " does not take here"));
+    }
     if (!modules_[m]) {
         auto sci = make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
         const spirv::words w = spirv::code(m);

@@ -27,6 +27,12 @@ auto recorder::new_guard() -> guard_word {
         guard_used_ = 0;
     }
     if (guard_chunk_ == chunks.size()) chunks.push_back(ctx_->create_buffer(guard_chunk_bytes, memory::upload));
+    // the baseline path binds the flag and the guard as one operand: each chunk's first word is
+    // the flag of the dispatches its guards stamp (flag_raised reads them too)
+    if (guard_used_ == 0 && !ctx_->full_path()) {
+        std::memset(chunks[guard_chunk_].mapped(), 0, 16);
+        guard_used_ = 4;
+    }
     const buffer& c = chunks[guard_chunk_];
     guard_word g{c.address() + guard_used_ * 4, reinterpret_cast<std::uint32_t*>(c.mapped()) + guard_used_};
     *g.host = 0;
@@ -90,6 +96,7 @@ void recorder::emit(const command& c) {
     case command::kind::fill: vk.vkCmdFillBuffer(cmd_, c.buffer, c.offset, c.size, 0); break;
     case command::kind::dispatch:
         vk.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, c.pipeline);
+        if (c.set) vk.vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, ctx_->layout(), 0, 1, &c.set, 0, nullptr);
         vk.vkCmdPushConstants(cmd_, ctx_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &c.pc);
         if (c.buffer != VK_NULL_HANDLE)
             vk.vkCmdDispatchIndirect(cmd_, c.buffer, c.offset);
@@ -148,6 +155,7 @@ void recorder::restart_own() {
     hoists_.clear();
     pending_.clear();
     frame_->scratch_used.assign(frame_->scratch.size(), false);
+    ctx_->reset_sets(*frame_);
     written_.clear();
     read_.clear();
     if (stats_) *stats_ = {};
@@ -157,6 +165,9 @@ void recorder::restart_own() {
 bool recorder::flag_raised() const {
     std::uint32_t raised = 0;
     std::memcpy(&raised, frame_->flag.mapped(), 4);
+    if (!ctx_->full_path()) // and the guard chunks' flags (new_guard)
+        for (std::size_t c = 0; c <= guard_chunk_ && c < frame_->guards.size(); ++c)
+            if (c < guard_chunk_ || guard_used_ > 0) raised |= *reinterpret_cast<const std::uint32_t*>(frame_->guards[c].mapped());
     return raised != 0;
 }
 
@@ -200,9 +211,33 @@ auto recorder::meta_alloc(std::size_t bytes) -> meta_block {
     return b;
 }
 
+void recorder::meta_reserve(std::size_t bytes) {
+    bytes = std::max<std::size_t>((bytes + 15) / 16 * 16, 16);
+    (void)meta_alloc(bytes); // the chunk that holds them: then given back, unused
+    meta_used_ -= bytes;
+}
+
 VkDeviceAddress recorder::upload_meta(const std::vector<std::int64_t>& words) {
     const meta_block b = meta_alloc(words.size() * 8); // rank 0: no words, a minimal piece
     if (!words.empty()) std::memcpy(b.host, words.data(), words.size() * 8);
+    return b.address;
+}
+
+VkDeviceAddress recorder::upload_dims(const std::vector<std::int64_t>& words) {
+    if (ctx_->full_path()) return upload_meta(words);
+    std::vector<std::int32_t> narrow(words.size());
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        if (words[i] < std::numeric_limits<std::int32_t>::min() || words[i] > std::numeric_limits<std::int32_t>::max())
+            throw error(error_code::unsupported, "strix::vulkan: a size or byte stride of " + std::to_string(words[i]) +
+                                                     " does not fit the baseline path's 32 bits (the full path needs bufferDeviceAddress and shaderInt64)");
+        narrow[i] = static_cast<std::int32_t>(words[i]);
+    }
+    return upload_words(narrow);
+}
+
+VkDeviceAddress recorder::upload_words(const std::vector<std::int32_t>& words) {
+    const meta_block b = meta_alloc(words.size() * 4);
+    if (!words.empty()) std::memcpy(b.host, words.data(), words.size() * 4);
     return b.address;
 }
 
@@ -272,7 +307,75 @@ auto recorder::make_dispatch(pipeline_key key, const push& p, std::uint64_t grou
     c.gy = gy;
     c.buffer = indirect;
     c.offset = indirect_offset;
+    if (!ctx_->full_path()) bind_operands(key, c);
     return c;
+}
+
+void recorder::bind_operands(const pipeline_key& key, command& c) {
+    push& p = c.pc;
+    if (p.count >= (std::uint64_t{1} << 32))
+        throw error(error_code::unsupported, "strix::vulkan: a dispatch of 2^32 or more invocations needs the full path (bufferDeviceAddress and shaderInt64), which " +
+                                                 ctx_->device().name + (ctx_->device().full_path() ? " does not take here" : " lacks"));
+    // the axis's size and byte stride in 32 bits (the shaders read their low words): an axis
+    // of "any size" (gather-nd's and scatter-nd's offsets, INT64_MAX) is one of 2^31 - 1
+    constexpr std::int64_t int_max = std::numeric_limits<std::int32_t>::max();
+    if (p.axis_size == std::numeric_limits<std::int64_t>::max()) p.axis_size = int_max;
+    if (p.axis_size > int_max || p.axis_stride > int_max || p.axis_stride < -int_max)
+        throw error(error_code::unsupported, "strix::vulkan: an axis of " + std::to_string(p.axis_size) + " elements, " + std::to_string(p.axis_stride) +
+                                                 " bytes apart, does not fit the baseline path's 32 bits (the full path needs bufferDeviceAddress and shaderInt64)");
+    enum { SRC, DST, IDX, PLAN, FLAG, AUX };
+    const buffer& spare = frame_->flag; // what a binding no field names holds
+    std::array<bound_buffer, 6> b;
+    b.fill({spare.handle(), 0, spare.size()});
+    std::array<std::uint64_t, 6> base{}; // each binding's buffer's address
+    std::array<bool, 6> set{};
+    // binds the buffer holding address `a` (a field's) at `slot`: the same one for every field of the slot
+    const auto bind = [&](int slot, std::uint64_t a) {
+        const auto e = ctx_->buffers().locate(a);
+        if (!e) throw error(error_code::invalid_argument, "strix::vulkan: an operand's address (" + std::to_string(a) + ") lies in no buffer of the context");
+        if (set[slot]) {
+            if (e->address != base[slot]) throw error(error_code::invalid_argument, "strix::vulkan: two operands of one binding lie in different buffers");
+            return;
+        }
+        if (e->size > ctx_->max_binding_range())
+            throw error(error_code::unsupported, "strix::vulkan: an operand's buffer of " + std::to_string(e->size) + " bytes is larger than " + ctx_->device().name +
+                                                     " binds at once (maxStorageBufferRange " + std::to_string(ctx_->max_binding_range()) + ")");
+        b[slot] = {e->handle, 0, e->size};
+        base[slot] = e->address;
+        set[slot] = true;
+    };
+    // a field naming an operand in `slot` becomes its offset there, high word 1
+    const auto rebase = [&](int slot, std::uint64_t& field) {
+        if (field == 0) return;
+        bind(slot, field);
+        field = ((field - base[slot]) & 0xffffffffu) | (std::uint64_t{1} << 32);
+    };
+    // the flag lies beside the guard (new_guard) when the dispatch has one
+    if (p.guard) p.flag = ctx_->buffers().locate(p.guard)->address;
+    rebase(FLAG, p.flag);
+    rebase(FLAG, p.guard);
+    rebase(SRC, p.src);
+    rebase(DST, p.dst);
+    rebase(IDX, p.indices);
+    rebase(PLAN, p.dims);
+    switch (key.which) {
+    case shader::scatter:
+        rebase(DST, p.lo);
+        rebase(AUX, p.aux_addr);
+        break;
+    case shader::reduce:
+    case shader::scan:
+        rebase(DST, p.lo);
+        if (key.which == shader::reduce && (key.phase == 4 || key.phase == 5)) {
+            rebase(AUX, p.aux_addr); // the claims
+        } else {
+            rebase(PLAN, p.aux_addr); // the Order record, beside the Dim records; its addresses are offsets in AUX
+            if (aux_binding_.buffer) b[AUX] = aux_binding_;
+        }
+        break;
+    default: break; // tile's aux_addr and lo are numbers; the other shaders have neither
+    }
+    c.set = ctx_->descriptor_set(*frame_, b);
 }
 
 } // namespace strix::vulkan::detail
