@@ -14,9 +14,8 @@ glslang=${1:-glslangValidator}
 work=${2:-$(mktemp -d)}
 mkdir -p "$work"
 
-# the shaders with a baseline path so far (reduce and scan, the deterministic reductions, still
-# need 64-bit integers)
-shaders=(copy move tile tuples scatter)
+# every shader (each has a baseline variant in variants.txt)
+shaders=(copy move tile tuples scatter reduce scan)
 # every feature macro of backends/vulkan/strix/vulkan/spirv/variants.txt, at 0
 features=$(/usr/bin/python3 "$root/scripts/shader_variants.py" meson "$root/backends/vulkan/strix/vulkan/spirv/variants.txt" |
   awk 'NR == 1 { for (i = 4; i <= NF; ++i) { sub(/=.*/, "=0", $i); printf "%s ", $i } }')
@@ -47,7 +46,7 @@ for s in "${shaders[@]}"; do
   # the same shader on the full path declares 64-bit integers and device addresses: the check sees them
   full="$work/${s}_full.spv"
   # shellcheck disable=SC2086
-  "$glslang" --quiet -V --target-env vulkan1.2 $features -o "$full" "$root/shaders/$s.comp" > /dev/null 2>&1
+  "$glslang" --quiet -V --target-env vulkan1.2 ${features/-DFULL=0/-DFULL=1} -o "$full" "$root/shaders/$s.comp" > /dev/null 2>&1
   caught=$(beyond_baseline "$full")
   if ! grep -q "capability Int64" <<< "$caught" || ! grep -q "capability PhysicalStorageBufferAddresses" <<< "$caught"; then
     echo "FAIL baseline-spirv $s (the check did not catch the full path's Int64 and device addresses)"; failed=$((failed + 1)); continue
