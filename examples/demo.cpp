@@ -68,13 +68,16 @@ class vulkan_check {
 public:
     /// `backend`: "" for the CPU and Vulkan where it can be had, "cpu" for the CPU alone,
     /// "vulkan" for both with Vulkan required (a strix::error when it cannot be had).
-    explicit vulkan_check(const std::string& backend) {
+    /// `profile`: the Vulkan profile ("full", "baseline", or "" for the environment's).
+    vulkan_check(const std::string& backend, const std::string& profile) {
 #ifdef STRIX_HAVE_VULKAN
         if (backend != "cpu") {
             try {
-                ctx_ = std::make_unique<strix::vulkan::context>();
+                strix::vulkan::context_options opt;
+                if (!profile.empty()) opt.profile = profile == "baseline" ? strix::vulkan::path_profile::baseline : strix::vulkan::path_profile::full;
+                ctx_ = std::make_unique<strix::vulkan::context>(opt);
                 std::cout << "strix demo: the examples of the specification, on the CPU and with Vulkan on " << ctx_->device().name << " ("
-                          << strix::vulkan::type_name(ctx_->device().type) << ")\n\n";
+                          << strix::vulkan::type_name(ctx_->device().type) << ", " << (ctx_->full_path() ? "full" : "baseline") << " path)\n\n";
                 return;
             } catch (const std::exception& e) {
                 if (backend == "vulkan") throw strix::error(strix::error_code::unsupported, std::string("strix demo: Vulkan unavailable: ") + e.what());
@@ -82,6 +85,7 @@ public:
             }
         }
 #else
+        (void)profile;
         if (backend == "vulkan") throw strix::error(strix::error_code::unsupported, "strix demo: this strix was built without the Vulkan backend");
 #endif
         std::cout << "strix demo: the examples of the specification, on the CPU\n\n";
@@ -118,9 +122,9 @@ private:
 
 } // namespace
 
-int demo(const std::string& backend) {
+int demo(const std::string& backend, const std::string& profile) {
     using namespace strix;
-    vulkan_check vk(backend);
+    vulkan_check vk(backend, profile);
 
     const auto x4 = make<float>({4}, {11, 12, 13, 14});
     const auto x32 = make<float>({3, 2}, {1, 2, 3, 4, 5, 6});

@@ -37,10 +37,11 @@ using device = strix::vulkan::context;
 /// The device `op` runs on: for `requested` "vulkan", the best device (or the one
 /// STRIX_VULKAN_DEVICE names); for "" the same unless it is a CPU device, which is no faster than
 /// the CPU, or there is none; null for the CPU.
-std::unique_ptr<device> open_device(const std::string& op, const std::string& requested) {
+std::unique_ptr<device> open_device(const std::string& op, const std::string& requested, const std::string& profile) {
     if (requested == "cpu") return nullptr;
     try {
-        const strix::vulkan::context_options opt; // its defaults: STRIX_VULKAN_DEVICE and the other switches
+        strix::vulkan::context_options opt; // its defaults: STRIX_VULKAN_DEVICE and the other switches
+        if (!profile.empty()) opt.profile = profile == "baseline" ? strix::vulkan::path_profile::baseline : strix::vulkan::path_profile::full;
         if (requested.empty()) {
             try {
                 const auto devices = strix::vulkan::list_devices();
@@ -79,7 +80,23 @@ void print_vulkan_devices() {
                       << ", 16-bit storage " << (d.storage16 ? "yes" : "no") << ", buffer device address "
                       << (d.buffer_device_address ? "yes" : "no") << "\n      64-bit atomics " << (d.int64_atomics ? "yes" : "no")
                       << ", float32 subnormals kept " << (d.denorm_preserve32 ? "yes" : "no") << "\n";
-            if (!d.unusable.empty()) std::cout << "      not usable: " << d.unusable << "\n";
+            if (!d.unusable.empty()) {
+                std::cout << "      not usable: " << d.unusable << "\n";
+                continue;
+            }
+            // the path each profile takes on it, and the optional features it uses there
+            for (const auto profile : {strix::vulkan::path_profile::full, strix::vulkan::path_profile::baseline}) {
+                std::cout << "      --vulkan-profile " << strix::vulkan::profile_name(profile) << ": ";
+                try {
+                    strix::vulkan::context_options o = opt;
+                    o.device = std::to_string(d.index);
+                    o.profile = profile;
+                    const strix::vulkan::context ctx(o);
+                    std::cout << (ctx.full_path() ? "full" : "baseline") << " path, optional features used: " << ctx.features_in_use() << "\n";
+                } catch (const std::exception& e) {
+                    std::cout << "unusable (" << e.what() << ")\n";
+                }
+            }
         }
         if (list.empty()) std::cout << "  vulkan   no devices\n";
         if (!vulkan_default) std::cout << "  default: cpu\n";
@@ -100,7 +117,7 @@ struct device {
     [[nodiscard]] std::size_t validation_messages() const { return 0; }
 };
 
-std::unique_ptr<device> open_device(const std::string& op, const std::string& requested) {
+std::unique_ptr<device> open_device(const std::string& op, const std::string& requested, const std::string&) {
     if (requested == "vulkan")
         throw strix::error(strix::error_code::unsupported, "strix " + op + ": this build of strix has no Vulkan backend (use --backend cpu)");
     return nullptr;
@@ -184,7 +201,7 @@ auto make_result(const std::string& op, bool several, F&& f) {
 template <class Entry>
 void run(const strix::tool::command& c, const Entry& e) {
     const std::string& op = c.op;
-    backend on{cpu_options(), open_device(op, c.backend)};
+    backend on{cpu_options(), open_device(op, c.backend, c.profile)};
     std::vector<strix::io::npy_array> arrays;
     for (const auto& [operand, path] : c.files) arrays.push_back(read_operand(op, "--" + operand, path));
     std::vector<strix::any_cview> x;
@@ -212,7 +229,7 @@ int devices() {
 
 }  // namespace
 
-int demo(const std::string& backend); // examples/demo.cpp
+int demo(const std::string& backend, const std::string& profile); // examples/demo.cpp
 
 int main(int argc, char** argv) {
 #ifdef SIGPIPE
@@ -229,7 +246,7 @@ int main(int argc, char** argv) {
         case strix::tool::action::usage: std::cout << strix::tool::usage_text(); return 0;
         case strix::tool::action::op_usage: std::cout << strix::tool::op_help_text(c.op); return 0;
         case strix::tool::action::devices: return devices();
-        case strix::tool::action::demo: return demo(c.backend);
+        case strix::tool::action::demo: return demo(c.backend, c.profile);
         case strix::tool::action::run: strix::tool::with_operator(c.op, [&](const auto& e) { run(c, e); }); return 0;
         }
         return 2;

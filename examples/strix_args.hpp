@@ -195,6 +195,7 @@ struct command {
     action what = action::usage;
     std::string op;      ///< the operator, for `op_usage` and `run`
     std::string backend; ///< "cpu", "vulkan", or "" for the best available
+    std::string profile; ///< the Vulkan profile: "full", "baseline", or "" for STRIX_VULKAN_PROFILE's (full)
     /// The files the operator reads, in the order it reads them: (operand, path) for its input
     /// (each of join's inputs), then its indices and updates where it takes them.
     std::vector<std::pair<std::string, std::string>> files;
@@ -222,7 +223,7 @@ inline results as_results(results r) { return r; }
 using operands = std::span<const any_cview>;
 
 /// The options every operator takes.
-inline constexpr std::string_view common_options[] = {"backend", "out-of-range", "output"};
+inline constexpr std::string_view common_options[] = {"backend", "vulkan-profile", "out-of-range", "output"};
 
 /// The options that name the files an operator reads, in the order it reads them (as many as its form takes).
 inline constexpr std::string_view operand_files[] = {"input", "indices", "updates"};
@@ -316,7 +317,8 @@ struct op_entry {
             r += '\n';
             at = end + 1;
         }
-        r += has_policy ? "  --out-of-range error|clamp, --backend cpu|vulkan.\n" : "  --backend cpu|vulkan.\n";
+        r += has_policy ? "  --out-of-range error|clamp, --backend cpu|vulkan, --vulkan-profile full|baseline.\n"
+                        : "  --backend cpu|vulkan, --vulkan-profile full|baseline.\n";
         return r;
     }
 
@@ -402,13 +404,16 @@ inline std::string usage_text() {
            "usage:\n" +
            lines +
            "  strix devices     lists the backends and devices that can run operators\n"
-           "  strix demo [--backend cpu|vulkan]\n"
+           "  strix demo [--backend cpu|vulkan] [--vulkan-profile full|baseline]\n"
            "                    runs each operator on the examples of the specification, on the CPU and\n"
            "                    compared bit for bit on the best Vulkan device (--backend: one of them)\n"
            "  strix --help, strix OP --help\n"
            "\n"
            "options of every operator:\n"
            "  --backend cpu|vulkan        (default: the best available)\n"
+           "  --vulkan-profile full|baseline\n"
+           "                              which Vulkan features to use: full, whatever the device has\n"
+           "                              (default); baseline, Vulkan 1.1 core compute only\n"
            "  --out-of-range error|clamp  (default: error)\n"
            "\n"
            "  R (scatter reductions) is none|add|mul|min|max (default none)\n"
@@ -442,6 +447,9 @@ command parse_operator(const Op& e, const std::vector<std::string>& args) {
     c.backend = o.get("backend").value_or("");
     if (c.backend != "" && c.backend != "cpu" && c.backend != "vulkan")
         bad("strix " + op + ": --backend must be cpu or vulkan, got '" + c.backend + "'");
+    c.profile = o.get("vulkan-profile").value_or("");
+    if (c.profile != "" && c.profile != "full" && c.profile != "baseline")
+        bad("strix " + op + ": --vulkan-profile must be full or baseline, got '" + c.profile + "'");
     for (const auto file : e.files()) {
         const std::string key(file);
         if (file == e.repeats)
@@ -472,7 +480,15 @@ inline command parse_command(const std::vector<std::string>& args) {
                 if (c.backend != "cpu" && c.backend != "vulkan") bad("strix demo: --backend must be cpu or vulkan, not '" + c.backend + "'");
                 continue;
             }
-            bad("strix " + cmd + ": unknown argument '" + a + "'" + (cmd == "demo" ? " (it takes --backend cpu|vulkan)" : " (it takes none)"));
+            if (cmd == "demo" && a == "--vulkan-profile") {
+                if (!c.profile.empty()) bad("strix demo: --vulkan-profile given twice");
+                if (i + 1 == args.size()) bad("strix demo: --vulkan-profile needs a value: full or baseline");
+                c.profile = args[++i];
+                if (c.profile != "full" && c.profile != "baseline") bad("strix demo: --vulkan-profile must be full or baseline, not '" + c.profile + "'");
+                continue;
+            }
+            bad("strix " + cmd + ": unknown argument '" + a + "'" +
+                (cmd == "demo" ? " (it takes --backend cpu|vulkan and --vulkan-profile full|baseline)" : " (it takes none)"));
         }
         return c;
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Randomized differential check of the strix command line tool against NumPy.
 
-    scripts/check_tool.py STRIX_EXE [--cases N] [--seed S] [--backend cpu]
+    scripts/check_tool.py STRIX_EXE [--cases N] [--seed S] [--backend cpu] [--vulkan-profile full|baseline]
 
 For every operator (gather in its natural and DirectML forms, gather-elements,
 gather-nd, join, split, pad in each mode and with negative pads that crop,
@@ -20,6 +20,11 @@ Without `--backend cpu` the scatters may run on a device where float add/mul
 reductions are applied in any order unless `--deterministic` is given; their
 cases without that flag then use data whose sums and products are exact, and
 min/max updates hold a single NaN bit pattern, so that the order cannot show.
+
+With `--vulkan-profile baseline` (or STRIX_VULKAN_PROFILE=baseline in the
+environment) a device runs the Vulkan baseline path, which refuses float64 add
+and mul reductions (they need shaderFloat64): those cases must exit with status
+2, naming the feature, and write nothing.
 
 Every failure prints one line holding the exact command line; the files of
 failing cases are kept (the directory is printed at the end). Exit status 0
@@ -1160,7 +1165,16 @@ def describe_diff(got, exp, any_nan=None):
             f"got {got[first]!r} (0x{int(g[first]):x}), expected {exp[first]!r} (0x{int(e[first]):x})")
 
 
-def run_case(exe, backend, root, number, name, factory, seed):
+def refused_on(profile, backend, case):
+    """Whether the tool must refuse the case: a float64 add or mul reduction on
+    the Vulkan baseline path (no shaderFloat64)."""
+    if profile != "baseline" or backend == "cpu" or "--reduction" not in case.args:
+        return False
+    reduction = case.args[case.args.index("--reduction") + 1]
+    return reduction in ("add", "mul") and any(a.dtype == np.float64 for a in case.inputs.values())
+
+
+def run_case(exe, backend, profile, root, number, name, factory, seed):
     rng = np.random.default_rng([seed, zlib.crc32(name.encode()), number])
     for _ in range(50):
         try:
@@ -1182,12 +1196,21 @@ def run_case(exe, backend, root, number, name, factory, seed):
         argv += ["--output", outs[0]]
     if backend:
         argv += ["--backend", backend]
+    if profile:
+        argv += ["--vulkan-profile", profile]
     cmd = shlex.join(argv)
     try:
         proc = subprocess.run(argv, capture_output=True, timeout=120)
     except subprocess.TimeoutExpired:
         return ("fail", case.name, "timed out", cmd)
     err = proc.stderr.decode(errors="replace").strip()
+    if refused_on(profile, backend, case) and not case.expect_error:
+        if proc.returncode != 2 or "need shaderFloat64" not in err:
+            return ("fail", case.name, f"expected the baseline path to refuse a float64 add/mul reduction (exit 2), got {proc.returncode}: {err[:200]}", cmd)
+        if any(os.path.exists(o) for o in outs):
+            return ("fail", case.name, "an output file was written although the run was refused", cmd)
+        shutil.rmtree(d, ignore_errors=True)
+        return ("ok", case.name, None, None)
     if case.expect_error:
         lines = [ln for ln in proc.stderr.decode(errors="replace").splitlines()]
         if proc.returncode != 2:
@@ -1237,6 +1260,8 @@ def main(argv=None):
     ap.add_argument("--cases", type=int, default=2, help="cases per combination (default 2)")
     ap.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     ap.add_argument("--backend", default=None, help="backend to pass to the tool (default: the tool's)")
+    ap.add_argument("--vulkan-profile", default=None, choices=["full", "baseline"],
+                    help="Vulkan profile to pass to the tool (default: STRIX_VULKAN_PROFILE's, else the tool's)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="tool runs in parallel")
     ap.add_argument("--limit", type=int, default=0,
                     help="run only this many combinations, drawn at random with the seed")
@@ -1247,6 +1272,8 @@ def main(argv=None):
     ap.add_argument("--keep", default=None, help="directory for the case files (kept)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every case")
     args = ap.parse_args(argv)
+    # the profile the tool's Vulkan contexts take: the flag, else the environment's
+    profile = args.vulkan_profile or os.environ.get("STRIX_VULKAN_PROFILE") or None
 
     exe = os.path.abspath(args.strix)
     if not os.access(exe, os.X_OK):
@@ -1266,7 +1293,7 @@ def main(argv=None):
     results = {"ok": 0, "fail": 0, "skip": 0}
     failures = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = [pool.submit(run_case, exe, args.backend, root, k, name, fn, args.seed)
+        futures = [pool.submit(run_case, exe, args.backend, profile, root, k, name, fn, args.seed)
                    for name, fn in combos for k in range(args.cases)]
         for fut in futures:
             status, name, why, cmd = fut.result()

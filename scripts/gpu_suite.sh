@@ -24,11 +24,15 @@ if [ -n "${VK_LOADER_LAYERS_ENABLE:-}" ] || ls /usr/share/vulkan/explicit_layer.
   step vulkan-validation env VK_LOADER_LAYERS_ENABLE='*validation' "$build/test/strix-vulkan-tests" '[vulkan]'
 fi
 step vulkan-words env STRIX_VULKAN_NO_SMALL_STORAGE=1 "$build/test/strix-vulkan-tests" '[vulkan]'
+# the baseline path (the device made without optional features; shaders/common.glsl's BASELINE)
+step vulkan-baseline env STRIX_VULKAN_PROFILE=baseline "$build/test/strix-vulkan-tests" '[vulkan]'
+step demo-baseline "$build/examples/strix" demo --backend vulkan --vulkan-profile baseline
 for ex in embedding_lookup image_pad kv_cache_append sparse_update; do
   step "example-$ex" "$build/examples/$ex"
 done
 if "$py" -c 'import numpy' 2>/dev/null; then
   step tool "$py" "$root/test/tool_test.py" "$build/examples/strix"
   step tool-numpy-vulkan "$py" "$root/scripts/check_tool.py" "$build/examples/strix" --backend vulkan --cases 1
+  step tool-numpy-vulkan-baseline "$py" "$root/scripts/check_tool.py" "$build/examples/strix" --backend vulkan --vulkan-profile baseline --cases 1
 fi
 echo "$pass passed, $fail failed"

@@ -521,7 +521,8 @@ TEST_CASE("vulkan: deterministic reductions fold any number of updates per targe
                     host_tensor want(type, in_shape), got(type, in_shape);
                     if (refuses_reduction(ctx, type, red)) { // (the baseline path)
                         check_refusal(capture([&] {
-                            vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), strix::scatter_desc{0, index_policy::error, red, true});
+                            if (nd) vk::scatter_nd(ctx, in.view(), idx.view(), upd.view(), got.view(), strix::scatter_nd_desc{index_policy::error, red, true});
+                            else vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), strix::scatter_desc{0, index_policy::error, red, true});
                         }));
                         continue;
                     }

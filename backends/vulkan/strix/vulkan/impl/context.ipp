@@ -117,7 +117,7 @@ void context::choose_paths(const context_options& opt, bool small_storage, bool 
     scatter_claims_ = opt.scatter_claims;
     // each shader's variant, once: a pipeline's module is then one index away
     features_ = (full_ ? spirv::full : 0u) | (small_storage_ ? spirv::small_storage : 0u) | (float64_ ? spirv::float64 : 0u) | (int64_atomics_ ? spirv::int64_atomics : 0u) |
-                (info_.denorm_preserve32 ? spirv::denorm_preserve32 : 0u) | (float32_atomic_add_ ? spirv::float32_atomic_add : 0u) |
+                (info_.denorm_preserve32 && full_ ? spirv::denorm_preserve32 : 0u) | (float32_atomic_add_ ? spirv::float32_atomic_add : 0u) |
                 (float64_atomic_add_ ? spirv::float64_atomic_add : 0u);
     for (std::size_t i = 0; i < spirv::shader_count; ++i) variant_[i] = spirv::pick(static_cast<shader>(i), features_);
     // the numbers within their ranges (config.hpp); a CPU device runs on the host's cores:
