@@ -862,6 +862,72 @@ TEST_CASE("vulkan: tensors larger than maxStorageBufferRange", "[vulkan]") {
     CHECK(ctx.validation_messages() == 0);
 }
 
+// The baseline path binds operands through descriptors, at most maxStorageBufferRange bytes each
+// (128 MiB on lavapipe): moves over larger tensors run in pieces, each bound as windows.
+TEST_CASE("vulkan: the baseline path moves tensors larger than one binding in windows", "[vulkan]") {
+    vk::context_options opt;
+    opt.profile = vk::path_profile::baseline;
+    vk::context ctx(opt);
+    REQUIRE_FALSE(ctx.full_path());
+    const std::uint64_t range = ctx.device().max_storage_buffer_range;
+    INFO("maxStorageBufferRange " << range);
+    // (a sanitized build, STRIX_TEST_REDUCED, runs a quarter of the sizes: still past lavapipe's 128 MiB)
+    const std::int64_t scale = harness_env("STRIX_TEST_REDUCED") ? 4 : 1;
+    const auto fill = [](host_tensor& t) {
+        auto* w = reinterpret_cast<std::uint32_t*>(t.data());
+        for (std::uint64_t i = 0; i < t.bytes() / 4; ++i) w[i] = static_cast<std::uint32_t>(i * 2654435761u) ^ static_cast<std::uint32_t>(i >> 7);
+    };
+    SECTION("a pad to 1 GiB: reflected rows before and after, columns around each row") {
+        host_tensor x(dtype::float32, {200 / scale, 1024, 1022});
+        fill(x);
+        const strix::pad_desc d{strix::pad_mode::reflect, {28 / scale, 0, 1}, {28 / scale, 0, 1}, {}};
+        const host_tensor want = strix::pad(x.view(), d);
+        CHECK(want.bytes() >= (std::uint64_t{1024} << 20) / static_cast<std::uint64_t>(scale));
+        const vk::device_tensor dx = vk::upload(ctx, x.view());
+        const vk::device_tensor out(ctx, dtype::float32, want.sizes());
+        vk::stream s(ctx, {.stats = true});
+        s.pad(dx.view(), out.view(), d);
+        s.run();
+        CHECK(s.stats().dispatches > 2); // in pieces
+        const host_tensor got = read_back(ctx, out);
+        CHECK(same_bytes(got, want));
+    }
+    SECTION("a constant pad whose fill rows and copied rows lie past the first binding") {
+        host_tensor x(dtype::uint16, {300 / scale, 256, 1000});
+        fill(x);
+        const strix::pad_desc d{strix::pad_mode::constant, {40, 0, 12}, {40, 0, 12}, strix::scalar(7)};
+        const host_tensor want = strix::pad(x.view(), d);
+        const vk::device_tensor dx = vk::upload(ctx, x.view());
+        const vk::device_tensor out(ctx, dtype::uint16, want.sizes());
+        vk::stream s(ctx);
+        s.pad(dx.view(), out.view(), d);
+        s.run();
+        CHECK(same_bytes(read_back(ctx, out), want));
+    }
+    SECTION("a gather of rows whose output is 600 MiB, by int64 indices, and a join of two halves") {
+        host_tensor table(dtype::float32, {5000, 1024});
+        fill(table);
+        host_tensor idx(dtype::int64, {160000 / scale});
+        rng_t g(0x600ull);
+        for (std::int64_t i = 0; i < idx.sizes().count(); ++i) idx.as<std::int64_t>()[i] = uni(g, -5000, 4999);
+        const host_tensor want = strix::gather(table.view(), idx.view(), {0});
+        CHECK(want.bytes() >= (std::uint64_t{600} << 20) / static_cast<std::uint64_t>(scale));
+        const vk::device_tensor dt = vk::upload(ctx, table.view()), di = vk::upload(ctx, idx.view());
+        const vk::device_tensor out(ctx, dtype::float32, want.sizes());
+        // the output joined with itself along the rows: twice its size, read in windows too
+        const vk::device_tensor twice(ctx, dtype::float32, {2 * want.sizes()[0], 1024});
+        vk::stream s(ctx);
+        s.gather(dt.view(), di.view(), out.view(), {0});
+        const vk::device_view halves[] = {out.view(), out.view()};
+        s.join(halves, twice.view(), {0});
+        s.run();
+        CHECK(same_bytes(read_back(ctx, out), want));
+        const any_cview parts[] = {want.view(), want.view()};
+        CHECK(same_bytes(read_back(ctx, twice), strix::join(parts, {0})));
+    }
+    CHECK(ctx.validation_messages() == 0);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Devices, pipeline cache, threads, leaks
 

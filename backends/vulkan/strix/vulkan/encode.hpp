@@ -250,8 +250,19 @@ protected:
         std::optional<pad_mode> fold;
     };
     [[nodiscard]] move_route route_move(const plan::move_plan& p) const;
-    /// Records the plan on move.comp as `r` says.
-    void record_routed_move(const plan::move_plan& p, const move_route& r, const std::vector<range>& reads, range write, bool hazards);
+    /// Records the plan on move.comp as `r` says. `outer_terms`, where given, are the source
+    /// terms of dimension 0's coordinates (a piece of a padded dimension: see record_windowed_move),
+    /// which is then padded with lo = hi = 0 and read from its table.
+    void record_routed_move(const plan::move_plan& p, const move_route& r, const std::vector<range>& reads, range write, bool hazards,
+                            const std::vector<std::int64_t>* outer_terms = nullptr);
+    /// The baseline path, where an operand of the move lies in a buffer larger than one binding
+    /// (maxStorageBufferRange): the plan in pieces along its outer dimensions, each reaching no
+    /// more of any operand than one binding holds, each dispatched with its operands bound as
+    /// windows (recorder::reach_). False when no operand needs it (record it as usual).
+    bool record_windowed_move(const plan::move_plan& p, const std::vector<range>& reads, range write, bool hazards);
+    /// One piece of record_windowed_move: recorded when it fits, else split further.
+    void record_move_piece(const plan::move_plan& q, const std::vector<std::int64_t>* outer_terms, const std::vector<range>& reads,
+                           std::uint64_t limit, int depth);
     /// The words of a plan's tables of padded terms; throws where one dimension has 2^32 or more.
     static std::uint64_t table_words(const plan::move_plan& p);
     /// record_move's tile path (tile_plan said it applies).

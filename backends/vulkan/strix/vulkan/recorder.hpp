@@ -210,6 +210,17 @@ protected:
     /// operand (shaders/common.glsl). Throws when an operand's buffer is larger than one binding
     /// may be (maxStorageBufferRange).
     void bind_operands(const pipeline_key& key, command& c);
+    /// Whether the buffer holding `address` is bound whole (always on the full path; on the
+    /// baseline path where it is no larger than maxStorageBufferRange).
+    [[nodiscard]] bool bound_whole(std::uint64_t address) const {
+        if (ctx_->full_path() || address == 0) return true;
+        const auto e = ctx_->buffers().locate(address);
+        return !e || e->size <= ctx_->max_binding_range();
+    }
+    /// The baseline path: the device addresses [first, last) the next dispatch reaches of SRC,
+    /// DST and IDX ({0, 0}: unknown), so that an operand in a buffer larger than one binding is
+    /// bound as the window that holds them (record_windowed_move sets them).
+    std::array<range, 3> reach_{};
     /// The buffer reduce and scan bind as AUX on the baseline path (their scratch, which the
     /// Order records address by offsets from its start); a null handle: none.
     bound_buffer aux_binding_{};

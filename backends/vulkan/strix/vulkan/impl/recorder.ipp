@@ -128,6 +128,8 @@ void recorder::restore_state(op_state&& s) {
     seg_writes_.back() = std::move(s.last_segment_writes);
     hoists_.clear();
     guard_ = {};
+    reach_ = {};
+    aux_binding_ = {};
 }
 
 void recorder::commit_pending() {
@@ -337,11 +339,18 @@ void recorder::bind_operands(const pipeline_key& key, command& c) {
             if (e->address != base[slot]) throw error(error_code::invalid_argument, "strix::vulkan: two operands of one binding lie in different buffers");
             return;
         }
-        if (e->size > ctx_->max_binding_range())
-            throw error(error_code::unsupported, "strix::vulkan: an operand's buffer of " + std::to_string(e->size) + " bytes is larger than " + ctx_->device().name +
-                                                     " binds at once (maxStorageBufferRange " + std::to_string(ctx_->max_binding_range()) + ")");
-        b[slot] = {e->handle, 0, e->size};
-        base[slot] = e->address;
+        const std::uint64_t limit = ctx_->max_binding_range();
+        std::uint64_t start = 0;
+        if (e->size > limit) { // a window that holds what the dispatch reaches, at an aligned offset
+            const range r = slot < static_cast<int>(reach_.size()) ? reach_[static_cast<std::size_t>(slot)] : range{0, 0};
+            const std::uint64_t align = ctx_->storage_alignment();
+            if (r.second > r.first && r.first >= e->address && r.second <= e->address + e->size) start = (r.first - e->address) / align * align;
+            if (r.second <= r.first || r.second - e->address - start > limit)
+                throw error(error_code::unsupported, "strix::vulkan: an operand's buffer of " + std::to_string(e->size) + " bytes is larger than " + ctx_->device().name +
+                                                         " binds at once (maxStorageBufferRange " + std::to_string(limit) + "), and this operator reaches more of it than that");
+        }
+        b[slot] = {e->handle, start, std::min(e->size - start, limit)};
+        base[slot] = e->address + start;
         set[slot] = true;
     };
     // a field naming an operand in `slot` becomes its offset there, high word 1

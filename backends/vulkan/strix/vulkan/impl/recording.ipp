@@ -77,7 +77,7 @@ void recording::copy(const device_view& input, const device_view& output) {
     const auto& d = p.dims[0];
     const std::uint64_t bytes = static_cast<std::uint64_t>(p.count()) * p.elem;
     if (p.rank == 1 && d.dst == e && d.src == e && bytes % 16 == 0 && reinterpret_cast<std::uintptr_t>(p.src) % 16 == 0 &&
-        reinterpret_cast<std::uintptr_t>(p.dst) % 16 == 0) {
+        reinterpret_cast<std::uintptr_t>(p.dst) % 16 == 0 && bound_whole(input.address) && bound_whole(output.address)) { // (else in windows, record_move)
         push pc{};
         pc.src = reinterpret_cast<std::uintptr_t>(p.src);
         pc.dst = reinterpret_cast<std::uintptr_t>(p.dst);
