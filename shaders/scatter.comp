@@ -28,6 +28,11 @@ void main() {
     const addr_t g = addr_t(max(pc.fill[0], 1u)); // elements per winner
     addr_t dst, src;
     locate_update(PHASE == 2 ? i * g : i, dst, src);
+#if BASELINE
+    // an output larger than one binding is scattered in windows, each dispatch bound to one:
+    // a target outside it (below: wrapped past 2^32) is another dispatch's
+    if (dst >= uint(DST_words.w.length()) * 4u) return;
+#endif
     // the indirect arguments take the first 16 bytes; slots are addressed in 64 bits (outputs may
     // exceed 2^32 elements)
     AUX_WORD_AT(Winners, slot, pc.aux_addr + AU(16) + (dst - pc.lo) / (g * addr_t(ELEM)) * AU(4));

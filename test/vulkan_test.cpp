@@ -831,14 +831,21 @@ TEST_CASE("vulkan: tensors larger than maxStorageBufferRange", "[vulkan]") {
     const vk::device_tensor drows = vk::upload(ctx, rows_idx.view()), dupd = vk::upload(ctx, upd.view()), dsidx = vk::upload(ctx, sidx.view());
     const vk::device_tensor picked(ctx, dtype::float32, {3, cols});
     if (!ctx.full_path() && joined.bytes() > ctx.device().max_storage_buffer_range) {
-        // the baseline path binds each operand whole: one larger than a binding is refused,
-        // naming the limit, before anything is recorded (splitting it is not built yet)
+        // the baseline path binds windows of it: the join and the scatter run in windows, but a
+        // gather whose rows may lie anywhere in it reaches more than one binding, and is refused
+        // (naming the limit) before it records anything
         vk::stream s(ctx, {.stats = true});
         const vk::device_view dparts[] = {da.view(), db.view()};
-        const outcome o = capture([&] { s.join(dparts, joined.view(), {0}); });
+        s.join(dparts, joined.view(), {0});
+        const int before = s.stats().dispatches;
+        const outcome o = capture([&] { s.gather(joined.view(), drows.view(), picked.view(), {0}); });
         CHECK(o.code == error_code::unsupported);
-        CHECK(o.what.find("maxStorageBufferRange " + std::to_string(ctx.device().max_storage_buffer_range)) != std::string::npos);
-        CHECK(s.stats().dispatches == 0);
+        CHECK(o.what.find("maxStorageBufferRange") != std::string::npos);
+        CHECK(s.stats().dispatches == before);
+        s.scatter(joined.view(), dsidx.view(), dupd.view(), joined.view(), {0});
+        s.run();
+        strix::scatter(want.view(), sidx.view(), upd.view(), want.view(), {0});
+        CHECK(same_bytes(read_back(ctx, joined), want));
         CHECK(ctx.validation_messages() == 0);
         return;
     }
@@ -893,7 +900,7 @@ TEST_CASE("vulkan: the baseline path moves tensors larger than one binding in wi
         CHECK(same_bytes(got, want));
     }
     SECTION("a constant pad whose fill rows and copied rows lie past the first binding") {
-        host_tensor x(dtype::uint16, {300 / scale, 256, 1000});
+        host_tensor x(dtype::uint16, {600 / std::min<std::int64_t>(scale, 2), 256, 1000});
         fill(x);
         const strix::pad_desc d{strix::pad_mode::constant, {40, 0, 12}, {40, 0, 12}, strix::scalar(7)};
         const host_tensor want = strix::pad(x.view(), d);
@@ -924,6 +931,33 @@ TEST_CASE("vulkan: the baseline path moves tensors larger than one binding in wi
         CHECK(same_bytes(read_back(ctx, out), want));
         const any_cview parts[] = {want.view(), want.view()};
         CHECK(same_bytes(read_back(ctx, twice), strix::join(parts, {0})));
+    }
+    SECTION("a scatter into a 300 MiB tensor, in place and out of place, targets repeated") {
+        host_tensor x(dtype::float32, {77000 / std::min<std::int64_t>(scale, 2), 1024});
+        fill(x);
+        rng_t g(0x300ull);
+        const std::int64_t rows = x.sizes()[0];
+        // every row of the updates lands on one of a few rows spread over the whole output, many twice
+        host_tensor idx(dtype::int32, {3000, 1024});
+        for (std::int64_t i = 0; i < idx.sizes().count(); ++i) idx.as<std::int32_t>()[i] = static_cast<std::int32_t>(uni(g, 0, 40) * (rows / 41) + uni(g, 0, 1) - (uni(g, 0, 3) == 0 ? rows : 0));
+        host_tensor upd(dtype::float32, {3000, 1024});
+        fill(upd);
+        const strix::scatter_desc d{0};
+        const host_tensor want = strix::scatter(x.view(), idx.view(), upd.view(), d);
+        CHECK(want.bytes() > range);
+        const vk::device_tensor dx = vk::upload(ctx, x.view()), di = vk::upload(ctx, idx.view()), du = vk::upload(ctx, upd.view());
+        const vk::device_tensor out(ctx, dtype::float32, x.sizes());
+        vk::stream s(ctx);
+        s.scatter(dx.view(), di.view(), du.view(), out.view(), d); // out of place: the copy in windows, then the updates
+        s.scatter(dx.view(), di.view(), du.view(), dx.view(), d);  // in place
+        s.run();
+        CHECK(same_bytes(read_back(ctx, out), want));
+        CHECK(same_bytes(read_back(ctx, dx), want));
+        // a reduction onto it is refused, naming the limit, and writes nothing
+        vk::stream r(ctx);
+        const outcome o = capture([&] { r.scatter(dx.view(), di.view(), du.view(), dx.view(), {0, strix::index_policy::error, strix::scatter_reduction::add}); });
+        CHECK(o.code == error_code::unsupported);
+        CHECK(o.what.find("maxStorageBufferRange") != std::string::npos);
     }
     CHECK(ctx.validation_messages() == 0);
 }

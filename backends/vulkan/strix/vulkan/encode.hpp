@@ -306,6 +306,10 @@ private:
     void scatter_by_claims(const update_job& j, update_start& u);
     void scatter_by_rows(const update_job& j, update_start& u, std::uint64_t row);
     void scatter_by_winners(update_start& u);
+    /// The baseline path's scatter onto an output larger than one binding: the winners' two
+    /// passes once per window of the output, each over every update, the shader skipping the
+    /// targets outside its window (scatter.comp), each window with winner slots of its own.
+    void scatter_by_windows(const update_job& j, update_start& u);
     void reduce_by_atomics(const update_job& j, update_start& u);
     /// The bucket path: (slot, update number) pairs sorted stably by slot, each slot's run
     /// folded in C order.

@@ -99,6 +99,14 @@ void encoder::record_updates(const update_job& j) {
     u.policy = up.clamp ? 1u : 0u;
     u.index_type = index_code(up.index_type);
     u.reads = j.reads;
+    if (!bound_whole(u.out.first)) { // the baseline path, an output larger than one binding
+        if (up.reduction != scatter_reduction::none)
+            throw error(error_code::unsupported, "strix::vulkan: " + j.context.str() + ": a scatter reduction onto an output larger than " + ctx_->device().name +
+                                                     " binds at once (maxStorageBufferRange " + std::to_string(ctx_->max_binding_range()) +
+                                                     ") is not supported on the baseline path");
+        scatter_by_windows(j, u);
+        return;
+    }
     const scatter_route r = choose_scatter(j, n);
     switch (r.strategy) {
     case scatter_strategy::claims: scatter_by_claims(j, u); return;
@@ -236,6 +244,48 @@ void encoder::scatter_by_winners(update_start& u) {
     full_barrier(VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
     key.phase = 1;
     dispatch(key, p, 0, winners.handle, winners.offset);
+    read_ = reads;
+    set_written({out});
+}
+
+void encoder::scatter_by_windows(const update_job& j, update_start& u) {
+    const std::uint64_t n = u.n;
+    const std::uint32_t elem = u.elem;
+    const range out = u.out;
+    push& p = u.p;
+    auto& reads = u.reads;
+    const std::uint64_t limit = ctx_->max_binding_range(), align = ctx_->storage_alignment();
+    // the updates and indices are bound whole
+    if (!bound_whole(p.src) || !bound_whole(p.indices))
+        throw error(error_code::unsupported, "strix::vulkan: " + j.context.str() + ": a scatter whose output and updates or indices are all larger than " +
+                                                 ctx_->device().name + " binds at once (maxStorageBufferRange " + std::to_string(limit) +
+                                                 ") is not supported on the baseline path");
+    // a window's bytes: its winner slots (4 bytes per element, in scratch of a power of two) within half a binding
+    std::uint64_t window = std::min(limit - align, (limit / 2 - 16) / 4 * elem);
+    window = std::max<std::uint64_t>(window / std::max<std::uint64_t>(align, elem) * std::max<std::uint64_t>(align, elem), elem);
+    const std::uint64_t base = ctx_->buffers().locate(out.first)->address;
+    const auto [gx, gy] = grid((n + 255) / 256);
+    p.aux = gx;
+    p.aux2 = gy;
+    barrier_for(reads, out); // after the input's copy
+    for (std::uint64_t w = out.first; w < out.second; w += window) {
+        if (w > out.first) full_barrier(); // (windows bound at aligned starts overlap by less than that alignment)
+        const std::uint64_t start = base + (w - base) / align * align, end = std::min(out.second, w + window);
+        reach_ = {range{0, 0}, range{start, end}, range{0, 0}};
+        const std::uint64_t slots = (end - start + elem - 1) / elem;
+        const scratch_block winners = scratch(16 + slots * 4);
+        fill_zero(winners.handle, winners.offset, winners.size);
+        transfer_barrier();
+        push wp = p;
+        wp.aux_addr = winners.address;
+        wp.lo = start; // slot 0: the window's first byte
+        pipeline_key key{shader::scatter, elem, u.rank, u.index_type, u.policy, 0};
+        dispatch(key, wp);
+        full_barrier(VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
+        key.phase = 1;
+        dispatch(key, wp, 0, winners.handle, winners.offset);
+        reach_ = {};
+    }
     read_ = reads;
     set_written({out});
 }

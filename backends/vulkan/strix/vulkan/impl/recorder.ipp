@@ -336,7 +336,7 @@ void recorder::bind_operands(const pipeline_key& key, command& c) {
         const auto e = ctx_->buffers().locate(a);
         if (!e) throw error(error_code::invalid_argument, "strix::vulkan: an operand's address (" + std::to_string(a) + ") lies in no buffer of the context");
         if (set[slot]) {
-            if (e->address != base[slot]) throw error(error_code::invalid_argument, "strix::vulkan: two operands of one binding lie in different buffers");
+            if (e->handle != b[slot].buffer) throw error(error_code::invalid_argument, "strix::vulkan: two operands of binding " + std::to_string(slot) + " lie in different buffers");
             return;
         }
         const std::uint64_t limit = ctx_->max_binding_range();
@@ -349,7 +349,9 @@ void recorder::bind_operands(const pipeline_key& key, command& c) {
                 throw error(error_code::unsupported, "strix::vulkan: an operand's buffer of " + std::to_string(e->size) + " bytes is larger than " + ctx_->device().name +
                                                          " binds at once (maxStorageBufferRange " + std::to_string(limit) + "), and this operator reaches more of it than that");
         }
-        b[slot] = {e->handle, start, std::min(e->size - start, limit)};
+        // a window: what the dispatch reaches (16-byte whole), which the shader may test against its length
+        const std::uint64_t reach_end = e->size > limit ? std::min(e->size, (reach_[static_cast<std::size_t>(slot)].second - e->address + 15) / 16 * 16) : e->size;
+        b[slot] = {e->handle, start, std::min(reach_end - start, limit)};
         base[slot] = e->address + start;
         set[slot] = true;
     };
