@@ -285,6 +285,150 @@ uint f64_to_f32(double d) {
 }
 #endif
 
+#if BASELINE
+// float32 addition and multiplication in integer arithmetic, rounded to nearest even, subnormals
+// included: the baseline path has no float64 and may not keep float32 subnormals (a device need
+// not, and most GPUs flush them), where the CPU keeps them. A NaN result is some NaN (the caller
+// makes it the default one). The steps are IEEE 754's, in the shape of Berkeley SoftFloat's
+// f32_add and f32_mul; exponents are biased, significands carry 7 bits below the rounding point.
+const uint F32_NAN = 0x7fc00000u;
+
+uint clz32(uint x) { return x == 0u ? 32u : 31u - uint(findMSB(x)); }
+// x >> n, with any bit shifted out kept in bit 0 (the "sticky" bit)
+uint shift_right_jam(uint x, int n) {
+    if (n <= 0) return x;
+    if (n >= 31) return x != 0u ? 1u : 0u;
+    return (x >> uint(n)) | ((x << uint(32 - n)) != 0u ? 1u : 0u);
+}
+uint pack_f32(uint sign, int e, uint sig) { return (sign << 31) + (uint(e) << 23) + sig; }
+// value sig * 2^(e - 157) (sig below 2^31), rounded to a float32
+uint round_pack_f32(uint sign, int e, uint sig) {
+    uint round_bits = sig & 0x7fu;
+    if (e < 0 || e >= 0xfd) {
+        if (e < 0) {
+            sig = shift_right_jam(sig, -e);
+            e = 0;
+            round_bits = sig & 0x7fu;
+        } else if (e > 0xfd || sig + 0x40u >= 0x80000000u) {
+            return pack_f32(sign, 0xff, 0u);
+        }
+    }
+    sig = (sig + 0x40u) >> 7;
+    if (round_bits == 0x40u) sig &= ~1u; // a tie: to even
+    if (sig == 0u) e = 0;
+    return pack_f32(sign, e, sig);
+}
+uint norm_round_pack_f32(uint sign, int e, uint sig) {
+    const int shift = int(clz32(sig)) - 1;
+    e -= shift;
+    if (shift >= 7 && e >= 0 && e < 0xfd) return pack_f32(sign, sig != 0u ? e : 0, sig << uint(shift - 7));
+    return round_pack_f32(sign, e, sig << uint(shift));
+}
+uint f32_add_bits(uint a, uint b) {
+    const uint sa = a >> 31, sb = b >> 31;
+    int ea = int((a >> 23) & 0xffu), eb = int((b >> 23) & 0xffu);
+    uint ma = a & 0x7fffffu, mb = b & 0x7fffffu;
+    int diff = ea - eb;
+    if (sa == sb) { // magnitudes add
+        if (diff == 0) {
+            if (ea == 0) return a + mb; // two subnormals (a carry makes a normal, rightly)
+            if (ea == 0xff) return (ma | mb) != 0u ? F32_NAN : a;
+            const uint m = 0x01000000u + ma + mb;
+            if ((m & 1u) == 0u && ea < 0xfe) return pack_f32(sa, ea, m >> 1);
+            return round_pack_f32(sa, ea, m << 6);
+        }
+        ma <<= 6;
+        mb <<= 6;
+        int e;
+        if (diff < 0) {
+            if (eb == 0xff) return mb != 0u ? F32_NAN : pack_f32(sa, 0xff, 0u);
+            e = eb;
+            ma += ea != 0 ? 0x20000000u : ma;
+            ma = shift_right_jam(ma, -diff);
+        } else {
+            if (ea == 0xff) return ma != 0u ? F32_NAN : a;
+            e = ea;
+            mb += eb != 0 ? 0x20000000u : mb;
+            mb = shift_right_jam(mb, diff);
+        }
+        uint m = 0x20000000u + ma + mb;
+        if (m < 0x40000000u) {
+            --e;
+            m <<= 1;
+        }
+        return round_pack_f32(sa, e, m);
+    }
+    // magnitudes subtract
+    if (diff == 0) {
+        if (ea == 0xff) return F32_NAN; // (inf - inf, or a NaN)
+        int d = int(ma) - int(mb);
+        if (d == 0) return 0u; // +0 when rounding to nearest
+        if (ea != 0) --ea;
+        uint sign = sa;
+        if (d < 0) {
+            sign ^= 1u;
+            d = -d;
+        }
+        int shift = int(clz32(uint(d))) - 8;
+        int e = ea - shift;
+        if (e < 0) {
+            shift = ea;
+            e = 0;
+        }
+        return pack_f32(sign, e, uint(d) << uint(shift));
+    }
+    uint sign = sa, x, y;
+    int e;
+    ma <<= 7;
+    mb <<= 7;
+    if (diff < 0) {
+        sign ^= 1u;
+        if (eb == 0xff) return mb != 0u ? F32_NAN : pack_f32(sign, 0xff, 0u);
+        e = eb - 1;
+        x = mb | 0x40000000u;
+        y = ma + (ea != 0 ? 0x40000000u : ma);
+        diff = -diff;
+    } else {
+        if (ea == 0xff) return ma != 0u ? F32_NAN : a;
+        e = ea - 1;
+        x = ma | 0x40000000u;
+        y = mb + (eb != 0 ? 0x40000000u : mb);
+    }
+    return norm_round_pack_f32(sign, e, x - shift_right_jam(y, diff));
+}
+uint f32_mul_bits(uint a, uint b) {
+    const uint sign = (a ^ b) >> 31;
+    int ea = int((a >> 23) & 0xffu), eb = int((b >> 23) & 0xffu);
+    uint ma = a & 0x7fffffu, mb = b & 0x7fffffu;
+    if (ea == 0xff || eb == 0xff) {
+        if ((ea == 0xff && ma != 0u) || (eb == 0xff && mb != 0u)) return F32_NAN;
+        const bool zero = ea == 0xff ? (eb == 0 && mb == 0u) : (ea == 0 && ma == 0u);
+        return zero ? F32_NAN : pack_f32(sign, 0xff, 0u); // infinity times 0, or an infinity
+    }
+    if (ea == 0) {
+        if (ma == 0u) return sign << 31;
+        const int shift = int(clz32(ma)) - 8;
+        ea = 1 - shift;
+        ma <<= uint(shift);
+    }
+    if (eb == 0) {
+        if (mb == 0u) return sign << 31;
+        const int shift = int(clz32(mb)) - 8;
+        eb = 1 - shift;
+        mb <<= uint(shift);
+    }
+    int e = ea + eb - 0x7f;
+    uint hi, lo;
+    umulExtended((ma | 0x00800000u) << 7, (mb | 0x00800000u) << 8, hi, lo);
+    uint m = hi | (lo != 0u ? 1u : 0u);
+    if (m < 0x40000000u) {
+        --e;
+        m <<= 1;
+    }
+    return round_pack_f32(sign, e, m);
+}
+#endif
+
 // The CPU's combine (strix::detail::combine) on raw element bits.
 bits_t combine(bits_t acc, bits_t u) {
     if (REDUCTION == 3 || REDUCTION == 4) {
@@ -311,6 +455,8 @@ bits_t combine(bits_t acc, bits_t u) {
         // GPUs) never see one, and the double rounding is harmless (53 >= 2 x 24 + 2 bits)
         precise double r = REDUCTION == 1 ? f32_to_f64(uint(acc)) + f32_to_f64(uint(u)) : f32_to_f64(uint(acc)) * f32_to_f64(uint(u));
         const uint64_t bits = uint64_t(f64_to_f32(r));
+#elif BASELINE
+        const bits_t bits = BITS_OF(REDUCTION == 1 ? f32_add_bits(uint(acc), uint(u)) : f32_mul_bits(uint(acc), uint(u)));
 #else
         const float a = uintBitsToFloat(uint(acc)), b = uintBitsToFloat(uint(u));
         precise float r = REDUCTION == 1 ? a + b : a * b;
