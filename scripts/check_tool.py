@@ -1240,7 +1240,10 @@ def run_case(exe, backend, profile, root, number, name, factory, seed):
     if backend and backend != "cpu" and "--deterministic" in case.args:
         # on a device, --deterministic promises the CPU's very bits
         cpu_argv = [a if a != outs[0] else os.path.join(d, "cpu.npy") for a in argv]
-        cpu_argv[-1] = "cpu"
+        if "--vulkan-profile" in cpu_argv:  # (the CPU has no profile)
+            k = cpu_argv.index("--vulkan-profile")
+            del cpu_argv[k:k + 2]
+        cpu_argv[cpu_argv.index("--backend") + 1] = "cpu"
         proc = subprocess.run(cpu_argv, capture_output=True, timeout=120)
         if proc.returncode != 0:
             return ("fail", case.name, "the same run on the CPU failed: "
