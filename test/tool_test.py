@@ -1594,6 +1594,9 @@ class BackendTests(FamilyCase):
     def compare_backends(self, args):
         cpu_out = self.path("cpu.npy")
         gpu_out = self.path("gpu.npy")
+        for f in (cpu_out, gpu_out):  # (an earlier call's: a refused call must write nothing)
+            if f.exists():
+                f.unlink()
         self.run_ok(*args, "--backend", "cpu", "--output", cpu_out)
         proc = strix(*args, "--backend", "vulkan", "--output", gpu_out)
         if proc.returncode == 0:
