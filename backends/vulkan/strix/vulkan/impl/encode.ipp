@@ -424,7 +424,7 @@ void encoder::record_move_piece(const plan::move_plan& q, const std::vector<std:
     // two pieces of dimension 0: at its affine range's ends first, then halves
     std::int64_t mid = d0.size / 2;
     if (!outer_terms && !d0.is_affine()) mid = d0.lo > 0 && d0.lo < d0.size ? d0.lo : d0.hi > 0 && d0.hi < d0.size ? d0.hi : mid;
-    for (const auto [a, b] : {std::pair<std::int64_t, std::int64_t>{0, mid}, std::pair<std::int64_t, std::int64_t>{mid, d0.size}}) {
+    for (const auto& [a, b] : {std::pair<std::int64_t, std::int64_t>{0, mid}, std::pair<std::int64_t, std::int64_t>{mid, d0.size}}) {
         plan::move_plan h = q;
         h.dims[0].size = b - a;
         h.dst = plan::moved(q.dst, a * d0.dst);
@@ -491,9 +491,9 @@ void encoder::record_routed_move(const plan::move_plan& p, const move_route& r, 
         for (std::int64_t o = d.hi; o < d.size; ++o) table.push_back(d.source(o));
     }
     std::memcpy(meta.host, words.data(), record_bytes);
-    if (entry == 8) {
+    if (!table.empty() && entry == 8) {
         std::memcpy(meta.host + record_bytes, table.data(), table.size() * 8);
-    } else { // (ADDR32: every term fits an int32)
+    } else if (!table.empty()) { // (ADDR32: every term fits an int32)
         std::vector<std::int32_t> narrow(table.size());
         for (std::size_t k = 0; k < table.size(); ++k)
             narrow[k] = table[k] == plan::no_source ? std::numeric_limits<std::int32_t>::min() : static_cast<std::int32_t>(table[k]);
