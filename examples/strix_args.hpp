@@ -473,18 +473,20 @@ inline command parse_command(const std::vector<std::string>& args) {
         for (std::size_t i = 1; i < args.size(); ++i) {
             const std::string& a = args[i];
             if (a == "--help" || a == "-h") return command{}; // the usage, which describes both
+            // demo's options, each once, with one of two values
+            const auto take = [&](std::string& field, const char* first, const char* second) {
+                const std::string option(a);
+                if (!field.empty()) bad("strix demo: " + option + " given twice");
+                if (i + 1 == args.size()) bad("strix demo: " + option + " needs a value: " + first + " or " + second);
+                field = args[++i];
+                if (field != first && field != second) bad("strix demo: " + option + " must be " + first + " or " + second + ", not '" + field + "'");
+            };
             if (cmd == "demo" && a == "--backend") {
-                if (!c.backend.empty()) bad("strix demo: --backend given twice");
-                if (i + 1 == args.size()) bad("strix demo: --backend needs a value: cpu or vulkan");
-                c.backend = args[++i];
-                if (c.backend != "cpu" && c.backend != "vulkan") bad("strix demo: --backend must be cpu or vulkan, not '" + c.backend + "'");
+                take(c.backend, "cpu", "vulkan");
                 continue;
             }
             if (cmd == "demo" && a == "--vulkan-profile") {
-                if (!c.profile.empty()) bad("strix demo: --vulkan-profile given twice");
-                if (i + 1 == args.size()) bad("strix demo: --vulkan-profile needs a value: full or baseline");
-                c.profile = args[++i];
-                if (c.profile != "full" && c.profile != "baseline") bad("strix demo: --vulkan-profile must be full or baseline, not '" + c.profile + "'");
+                take(c.profile, "full", "baseline");
                 continue;
             }
             bad("strix " + cmd + ": unknown argument '" + a + "'" +

@@ -79,6 +79,11 @@ public:
     /// Whether shader `s` has a variant this context can run (reduce and scan have none on the
     /// baseline path yet).
     [[nodiscard]] bool runs(shader s) const { return variant_[static_cast<std::size_t>(s)] < spirv::variant_count; }
+    /// The end of a refusal on the baseline path: "the full path (bufferDeviceAddress and
+    /// shaderInt64), which <device> lacks" (or "does not take here", under the baseline profile).
+    [[nodiscard]] std::string full_path_needed() const {
+        return "the full path (bufferDeviceAddress and shaderInt64), which " + info_.name + (info_.full_path() ? " does not take here" : " lacks");
+    }
     /// The optional Vulkan features the context uses, named as Vulkan names them (for `strix devices`).
     [[nodiscard]] std::string features_in_use() const;
     /// Whether 1- and 2-byte elements move through 8/16-bit storage (else through 32-bit words).

@@ -326,8 +326,7 @@ encoder::move_route encoder::route_move(const plan::move_plan& p) const {
     if (r.addr32 && !r.fold && (static_cast<std::uint64_t>(p.rank) * addr32_words + table_words(p)) * 8 >= (std::uint64_t{1} << 31))
         r.addr32 = false; // the Addr32Records hold their tables' offsets in 32 bits
     if (!r.addr32 && !ctx_->full_path()) // the baseline path's moves are all ADDR32 ones
-        throw error(error_code::unsupported, "strix::vulkan: a move whose byte offsets pass 2^31 needs the full path (bufferDeviceAddress and shaderInt64), which " +
-                                                 ctx_->device().name + (ctx_->device().full_path() ? " does not take here" : " lacks"));
+        throw error(error_code::unsupported, "strix::vulkan: a move whose byte offsets pass 2^31 needs " + ctx_->full_path_needed());
     return r;
 }
 

@@ -2,7 +2,7 @@ namespace strix::vulkan::detail {
 
 bool encoder::claims_scatter(const device_view& output, std::uint64_t n) const {
     const std::size_t elem = size_of(output.type);
-    if (n == 0 || !ctx_->scatter_claims() || (elem == 4 && !ctx_->int64_atomics()) || !ctx_->runs(shader::reduce)) return false;
+    if (n == 0 || !ctx_->scatter_claims() || (elem == 4 && !ctx_->int64_atomics())) return false;
     const range out = output.range();
     return (out.second - out.first) / elem <= 4 * n;
 }
@@ -76,10 +76,6 @@ void encoder::record_updates(const update_job& j) {
     const auto n = static_cast<std::uint64_t>(up.count());
     if (n >= (std::uint64_t{1} << 32) - 1)
         throw error(error_code::unsupported, "strix::vulkan: more than 2^32 - 2 updates in one scatter (" + j.context.str() + ")");
-    if (up.reduction != scatter_reduction::none && !ctx_->runs(shader::reduce))
-        throw error(error_code::unsupported, "strix::vulkan: " + j.context.str() + ": scatter reductions have no baseline path yet; they need the full path "
-                                                 "(bufferDeviceAddress and shaderInt64), which " + ctx_->device().name +
-                                                 (ctx_->device().full_path() ? " does not take here" : " lacks"));
     update_start u;
     u.n = n;
     u.elem = static_cast<std::uint32_t>(size_of(j.output.type));

@@ -54,8 +54,7 @@ VkPipeline context::pipeline(const pipeline_key& key) {
         std::string name;
         for (const auto& v : spirv::variants)
             if (v.which == key.which) name = std::string(v.name).substr(0, std::string_view(v.name).find('_'));
-        throw error(error_code::unsupported, "strix::vulkan: the " + name + " shader has no baseline variant; it needs the full path (bufferDeviceAddress and shaderInt64), which " +
-                                                 info_.name + (full_ ? " lacks" : " does not take here"));
+        throw error(error_code::unsupported, "strix::vulkan: the " + name + " shader has no baseline variant; it needs " + full_path_needed());
     }
     if (!modules_[m]) {
         auto sci = make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);

@@ -316,8 +316,7 @@ auto recorder::make_dispatch(pipeline_key key, const push& p, std::uint64_t grou
 void recorder::bind_operands(const pipeline_key& key, command& c) {
     push& p = c.pc;
     if (p.count >= (std::uint64_t{1} << 32))
-        throw error(error_code::unsupported, "strix::vulkan: a dispatch of 2^32 or more invocations needs the full path (bufferDeviceAddress and shaderInt64), which " +
-                                                 ctx_->device().name + (ctx_->device().full_path() ? " does not take here" : " lacks"));
+        throw error(error_code::unsupported, "strix::vulkan: a dispatch of 2^32 or more invocations needs " + ctx_->full_path_needed());
     // the axis's size and byte stride in 32 bits (the shaders read their low words): an axis
     // of "any size" (gather-nd's and scatter-nd's offsets, INT64_MAX) is one of 2^31 - 1
     constexpr std::int64_t int_max = std::numeric_limits<std::int32_t>::max();
