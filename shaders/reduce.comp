@@ -24,8 +24,8 @@
 // also run long enough to trip a watchdog.
 // Without a reduction (REDUCTION 0): the last update of each target wins, in two passes. PHASE
 // 4, one invocation per update, raises its target's claim with one atomicMax whose result it
-// does not need: for 4-byte elements (with 64-bit atomics) a 64-bit claim, (update number + 1)
-// << 32 | the update's bits; for other sizes a 32-bit one, the update number + 1. PHASE 5 writes
+// does not need: for 4-byte elements with 64-bit atomics a 64-bit claim, (update number + 1)
+// << 32 | the update's bits; otherwise a 32-bit one, the update number + 1. PHASE 5 writes
 // each claimed slot (the claim's low half, or the winning update read where it lies), and
 // copies the input's element into an unclaimed one when the copy is fused (pc.indices != 0).
 //
@@ -40,9 +40,6 @@
 // - float64 add and mul: they need float64 arithmetic (shaderFloat64); the host refuses them,
 //   as it does on the full path without it (their integer fallback below is not the CPU's);
 // - PHASE 0 on 8-byte elements: no 64-bit atomics (the host takes the deterministic path);
-// - PHASE 4 and 5 on 4-byte elements: their claim is a 64-bit atomicMax (I64_ATOMICS, as on
-//   the full path without 64-bit atomics, where those passes do nothing: the host does not
-//   take the claims path for 4-byte elements then);
 // - the native float atomic adds (F32_ATOMIC_ADD, F64_ATOMIC_ADD): strix takes them only
 //   with 64-bit atomics.
 // DENORM_PRESERVE 1 declares capability DenormPreserve with SPV_KHR_float_controls (core in
@@ -597,20 +594,21 @@ void main() {
     if (i >= pc.count) return;
     if (PHASE == 5) {
         // the fused copy's input is at pc.indices (0: none); the output's slots number axis_size
-        if (ELEM == 4) { // i is a slot: its winner's bits, kept in the claim, else the input's element
 #if I64_ATOMICS
+        if (ELEM == 4) { // i is a slot: its winner's bits, kept in the claim, else the input's element
             const uint64_t claim = Longs(pc.aux_addr + i * 8ul).l[0];
             const uint64_t target = pc.lo + i * 4ul;
             if (claim != 0ul) Words(target).w[0] = uint(claim);
             else if (pc.indices != 0ul) Words(target).w[0] = Words(pc.indices + i * 4ul).w[0];
-#endif
             return;
         }
-        if (ELEM == 8) { // i is a slot: its winner's update, read where it lies, else the input's element
+#endif
+        if (ELEM >= 4) { // i is a slot: its winner's update, read where it lies, else the input's element
+            // (4-byte elements come here without 64-bit atomics: their claim is 32 bits too)
             const uint claim = LOAD_WORD(AUX, pc.aux_addr + i * AU(4), 0);
-            const addr_t target = pc.lo + i * AU(8);
+            const addr_t target = pc.lo + i * addr_t(ELEM);
             if (claim != 0u) store_bits(target, LOAD_BITS(SRC, update_source(addr_t(claim - 1u))));
-            else if (HAS(indices)) store_bits(target, LOAD_BITS(IDX, pc.indices + i * AU(8)));
+            else if (HAS(indices)) store_bits(target, LOAD_BITS(IDX, pc.indices + i * addr_t(ELEM)));
             return;
         }
         // 1- and 2-byte elements: i is the i-th 32-bit word from the output's first, whose slots
@@ -682,8 +680,9 @@ void main() {
     if (PHASE == 4) {
 #if I64_ATOMICS
         if (ELEM == 4) atomicMax(Longs(pc.aux_addr + slot * 8ul).l[0], ((i + 1ul) << 32) | load_bits(src));
+        if (ELEM != 4)
 #endif
-        if (ELEM != 4) atomicMax(WORD_REF(AUX, pc.aux_addr + slot * AU(4)), uint(i) + 1u);
+            atomicMax(WORD_REF(AUX, pc.aux_addr + slot * AU(4)), uint(i) + 1u);
         return;
     }
     if (PHASE == 1) { // the update's bit; a second update of its slot raises `repeats`

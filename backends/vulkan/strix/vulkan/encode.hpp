@@ -182,7 +182,8 @@ protected:
 
     /// Whether a scatter without a reduction takes the claim path (reduce.comp, PHASE 4 and 5):
     /// at most 4 target slots per update, since its last pass reads every slot's claim (4-byte
-    /// elements need 64-bit atomics, for claims that hold the value too). It replaces an atomic
+    /// elements' claims hold the value too where 64-bit atomics are; without them the last pass
+    /// reads the winning update, as for other sizes). It replaces an atomic
     /// whose result each update waits for, then a store, with one atomic nobody waits for
     /// (bench/NOTES.md, "Figures behind the encoder's choices"). context::scatter_claims() turns it off.
     [[nodiscard]] bool claims_scatter(const device_view& output, std::uint64_t n) const;

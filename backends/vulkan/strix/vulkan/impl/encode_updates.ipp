@@ -2,7 +2,7 @@ namespace strix::vulkan::detail {
 
 bool encoder::claims_scatter(const device_view& output, std::uint64_t n) const {
     const std::size_t elem = size_of(output.type);
-    if (n == 0 || !ctx_->scatter_claims() || (elem == 4 && !ctx_->int64_atomics())) return false;
+    if (n == 0 || !ctx_->scatter_claims()) return false;
     const range out = output.range();
     return (out.second - out.first) / elem <= 4 * n;
 }
@@ -129,8 +129,9 @@ void encoder::scatter_by_claims(const update_job& j, update_start& u) {
     const std::uint32_t index_type = u.index_type;
     auto& reads = u.reads;
     // one claim per slot: (update number + 1) << 32 | the update's bits for 4-byte
-    // elements, else the update number + 1
-    const std::uint64_t claim_bytes = elem == 4 ? 8 : 4;
+    // elements where 64-bit atomics are, else the update number + 1
+    const bool wide = elem == 4 && ctx_->int64_atomics();
+    const std::uint64_t claim_bytes = wide ? 8 : 4;
     const scratch_block claims = scratch(slots * claim_bytes);
     const range cr{claims.address, claims.address + slots * claim_bytes};
     barrier_for({}, cr);
@@ -155,7 +156,7 @@ void encoder::scatter_by_claims(const update_job& j, update_start& u) {
     rp.axis_size = static_cast<std::int64_t>(slots);
     rp.count = elem >= 4 ? slots : (out.second - (out.first & ~std::uint64_t{3}) + 3) / 4;
     key.phase = 5;
-    if (elem == 4) key.rank = 1; // reads no update: one pipeline for every rank
+    if (wide) key.rank = 1; // reads no update: one pipeline for every rank
     key.index_type = 0;
     key.policy = 0;
     dispatch(key, rp);
