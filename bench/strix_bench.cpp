@@ -639,15 +639,20 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
         return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.tile(at(in, k), out, d); });
     });
 
-    // Scatter of 1M float32 updates: unique targets (a permutation), and onto 64K targets with add.
+    // Scatter of 1M float32 updates: unique targets (a permutation), and onto 64K targets with add
+    // (on a device also deterministic: where the device lacks a float atomic add, the atomic
+    // add runs a compare-and-swap loop, and the deterministic one is the other way to do it).
     struct scat {
         const char* name;
         std::int64_t targets;
         strix::scatter_reduction red;
+        bool deterministic = false;
     };
     const std::int64_t n = z.updates;
     for (const scat& s : {scat{"unique, none", n, strix::scatter_reduction::none}, scat{"unique, add", n, strix::scatter_reduction::add},
-                          scat{"onto 64K, add", 65536, strix::scatter_reduction::add}}) {
+                          scat{"onto 64K, add", 65536, strix::scatter_reduction::add},
+                          scat{"onto 64K, add, deterministic", 65536, strix::scatter_reduction::add, true}}) {
+        if (s.deterministic && !B::is_device) continue;
         R.run("scatter", std::to_string(n >> 20) + "M " + s.name, false, [&] {
             std::vector<tensor> idx;
             for (int i = 0; i < 2; ++i) idx.push_back(be.upload(s.targets == n ? permutation(n, 31 + i) : random_indices({n}, s.targets, 41 + i)));
@@ -658,7 +663,7 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
             auto in = ins(f32, {s.targets});
             tensor out = be.make(f32, {s.targets});
             const double bytes = 2.0 * static_cast<double>(s.targets * 4) + static_cast<double>(n * (8 + 4));
-            const strix::scatter_desc d{0, strix::index_policy::error, s.red, false};
+            const strix::scatter_desc d{0, strix::index_policy::error, s.red, s.deterministic};
             return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.scatter(at(in, k), at(idx, k), upd, out, d); });
         });
     }

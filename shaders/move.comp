@@ -114,10 +114,12 @@ Dim32 addr32_dim(int k) {
 int next_coordinate32(inout uint rem, const Dim32 dim, bool outermost) {
     if (outermost) return int(rem);
 #if BASELINE
-    // the 64-bit product's bits [shift, shift + 32), from its two words
+    // the 64-bit product's bits [shift, shift + 32), from its two words: shift is 31 + l
+    // (encode.hpp, divider), so bits [31, 63) then l more to the right (the product is below
+    // 2^63, as rem is below 2^31)
     uint hi, lo;
     umulExtended(rem, dim.multiplier, hi, lo);
-    const uint q = dim.shift >= 32u ? hi >> (dim.shift - 32u) : dim.shift == 0u ? lo : (lo >> dim.shift) | (hi << (32u - dim.shift));
+    const uint q = ((hi << 1u) | (lo >> 31u)) >> (dim.shift - 31u);
 #else
     const uint q = uint((addr_t(rem) * addr_t(dim.multiplier)) >> dim.shift);
 #endif
