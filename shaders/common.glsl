@@ -207,7 +207,8 @@ layout(push_constant) uniform Push {
     int64_t axis_size;   // size of the gathered / scattered axis
     int64_t axis_stride; // byte stride of that axis (source for gather, output for scatter)
     uint fill[4];        // the fill element's bytes
-    uint aux;            // tuples: number of components per tuple; scatter: work groups in x of its pass 1
+    uint aux;            // tuples: number of components per tuple; scatter: work groups in x of its pass 1;
+                         // move (baseline path): the source window's step (other_window), 0 when none
     uint aux2;           // scatter: work groups in y of its pass 1
     uint64_t aux_addr;   // scatter: address of the winner array; reduce/scan: of the Scratch record
     uint64_t lo;         // scatter, reduce: lowest address of the output (slot 0)

@@ -192,20 +192,36 @@ void locate_one(addr_t i, out addr_t dst_address, out addr_t src_address, out bo
 #endif
 }
 
+// Whether this dispatch leaves the element at source offset s to another. On the baseline path a
+// gather whose source reaches more than one binding holds is recorded once per window of the
+// source (encoder::record_source_windows): pc.aux is then the window's step in bytes, and an
+// element belongs to the window its first byte lies in, [0, step) from the binding's start (the
+// binding holds 16 bytes more, so the element lies in it whole). Offsets below the window wrap
+// past 2^32 and are left too. pc.aux is 0 in every other dispatch.
+bool other_window(addr_t s) {
+#if BASELINE
+    return pc.aux != 0u && s >= pc.aux;
+#else
+    return false;
+#endif
+}
+
 void move_one(addr_t i) {
     addr_t d, s;
     bool fill;
     locate_one(i, d, s, fill);
     if (fill) fill_element(d);
-    else copy_element(d, s);
+    else if (!other_window(s)) copy_element(d, s);
 }
 
-// A 16-byte element (plans regrouped into ELEM == 16): its value and where it goes.
-uvec4 load_element16(addr_t i, out addr_t d) {
+// A 16-byte element (plans regrouped into ELEM == 16): its value and where it goes (0: none,
+// another window's element).
+uvec4 load_element16(addr_t i, out addr_t d, out bool mine) {
     addr_t s;
     bool fill;
     locate_one(i, d, s, fill);
-    return fill ? uvec4(pc.fill[0], pc.fill[1], pc.fill[2], pc.fill[3]) : LOAD_CHUNK(SRC, s);
+    mine = fill || !other_window(s);
+    return fill ? uvec4(pc.fill[0], pc.fill[1], pc.fill[2], pc.fill[3]) : mine ? LOAD_CHUNK(SRC, s) : uvec4(0);
 }
 
 #if !BASELINE
@@ -354,11 +370,13 @@ void main() {
     const addr_t first = (invocation() >> 8) * AU(256) * UNROLL + gl_LocalInvocationID.x;
     uvec4 v[UNROLL];
     addr_t d[UNROLL];
+    bool mine[UNROLL];
     [[unroll]] for (uint k = 0; k < UNROLL; ++k) {
         const addr_t i = first + k * 256u;
+        mine[k] = true;
         if (i >= pc.count) break;
         if (VEC == 1) {
-            v[k] = load_element16(i, d[k]);
+            v[k] = load_element16(i, d[k], mine[k]);
         } else {
             v[k] = chunk_at(i);
             d[k] = pc.dst + i * AU(16);
@@ -366,7 +384,7 @@ void main() {
     }
     [[unroll]] for (uint k = 0; k < UNROLL; ++k) {
         if (first + k * 256u >= pc.count) break;
-        STORE_CHUNK(DST, d[k], v[k]);
+        if (mine[k]) STORE_CHUNK(DST, d[k], v[k]);
     }
     if (INDEX_TYPE != 0 && POLICY == 0 && out_of_range) raise_flag();
 }

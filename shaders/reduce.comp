@@ -673,6 +673,12 @@ void main() {
     addr_t dst, src;
     locate_update(i, dst, src);
     if (PHASE == 0) {
+#if BASELINE
+        // an output larger than one binding is reduced in windows (encoder::reduce_by_windows),
+        // each dispatch owning the targets [pc.lo, pc.lo + pc.aux) of its binding (pc.aux 0:
+        // all); one below wraps past 2^32 and is another's too
+        if (pc.aux != 0u && dst - pc.lo >= pc.aux) return;
+#endif
         atomic_combine(dst, LOAD_BITS(SRC, src));
         return;
     }

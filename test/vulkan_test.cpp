@@ -830,32 +830,17 @@ TEST_CASE("vulkan: tensors larger than maxStorageBufferRange", "[vulkan]") {
     for (std::int64_t i = 0; i < 2 * cols; ++i) sidx.as<std::uint32_t>()[i] = static_cast<std::uint32_t>(2 * rows - 1 - (i % 7) * 500);
     const vk::device_tensor drows = vk::upload(ctx, rows_idx.view()), dupd = vk::upload(ctx, upd.view()), dsidx = vk::upload(ctx, sidx.view());
     const vk::device_tensor picked(ctx, dtype::float32, {3, cols});
-    if (!ctx.full_path() && joined.bytes() > ctx.device().max_storage_buffer_range) {
-        // the baseline path binds windows of it: the join and the scatter run in windows, but a
-        // gather whose rows may lie anywhere in it reaches more than one binding, and is refused
-        // (naming the limit) before it records anything
-        vk::stream s(ctx, {.stats = true});
-        const vk::device_view dparts[] = {da.view(), db.view()};
-        s.join(dparts, joined.view(), {0});
-        const int before = s.stats().dispatches;
-        const outcome o = capture([&] { s.gather(joined.view(), drows.view(), picked.view(), {0}); });
-        CHECK(o.code == error_code::unsupported);
-        CHECK(o.what.find("maxStorageBufferRange") != std::string::npos);
-        CHECK(s.stats().dispatches == before);
-        s.scatter(joined.view(), dsidx.view(), dupd.view(), joined.view(), {0});
-        s.run();
-        strix::scatter(want.view(), sidx.view(), upd.view(), want.view(), {0});
-        CHECK(same_bytes(read_back(ctx, joined), want));
-        CHECK(ctx.validation_messages() == 0);
-        return;
-    }
     {
-        vk::stream s(ctx);
+        // on the baseline path (and lavapipe's 128 MiB) the tensor is bound as windows: the join
+        // and the scatter in pieces, the gather, whose rows may lie anywhere, once per window
+        vk::stream s(ctx, {.stats = true});
         const vk::device_view dparts[] = {da.view(), db.view()};
         s.join(dparts, joined.view(), {0});
         s.gather(joined.view(), drows.view(), picked.view(), {0});
         s.scatter(joined.view(), dsidx.view(), dupd.view(), joined.view(), {0});
         s.run();
+        if (!ctx.full_path() && joined.bytes() > ctx.device().max_storage_buffer_range) CHECK(s.stats().source_windows >= 2);
+        else CHECK(s.stats().source_windows == 0);
     }
     const host_tensor want_picked = strix::gather(want.view(), rows_idx.view(), {0});
     strix::scatter(want.view(), sidx.view(), upd.view(), want.view(), {0});
@@ -932,6 +917,48 @@ TEST_CASE("vulkan: the baseline path moves tensors larger than one binding in wi
         const any_cview parts[] = {want.view(), want.view()};
         CHECK(same_bytes(read_back(ctx, twice), strix::join(parts, {0})));
     }
+    SECTION("gathers from a source larger than one binding: rows, gather-nd, 1-byte gather-elements") {
+        // (not scaled down: the source must stay past lavapipe's 128 MiB; the outputs are small)
+        host_tensor table(dtype::float32, {40000, 1024}); // 164 MB
+        fill(table);
+        rng_t g(0x5eedull);
+        host_tensor idx(dtype::int64, {3000});
+        for (std::int64_t i = 0; i < idx.sizes().count(); ++i) idx.as<std::int64_t>()[i] = uni(g, -40000, 39999);
+        host_tensor nd_idx(dtype::int32, {500, 2}); // (row, column) pairs: single elements
+        for (std::int64_t i = 0; i < 500; ++i) {
+            nd_idx.as<std::int32_t>()[2 * i] = static_cast<std::int32_t>(uni(g, 0, 39999));
+            nd_idx.as<std::int32_t>()[2 * i + 1] = static_cast<std::int32_t>(uni(g, 0, 1023));
+        }
+        host_tensor bytes(dtype::uint8, {150'000'000});
+        fill(bytes);
+        host_tensor byte_idx(dtype::uint32, {20000});
+        for (std::int64_t i = 0; i < byte_idx.sizes().count(); ++i) byte_idx.as<std::uint32_t>()[i] = static_cast<std::uint32_t>(uni(g, 0, 149'999'999));
+        const host_tensor want_rows = strix::gather(table.view(), idx.view(), {0});
+        const host_tensor want_nd = strix::gather_nd(table.view(), nd_idx.view(), strix::gather_nd_desc{});
+        const host_tensor want_bytes = strix::gather_elements(bytes.view(), byte_idx.view(), {0});
+        const vk::device_tensor dt = vk::upload(ctx, table.view()), di = vk::upload(ctx, idx.view()), dnd = vk::upload(ctx, nd_idx.view());
+        const vk::device_tensor db = vk::upload(ctx, bytes.view()), dbi = vk::upload(ctx, byte_idx.view());
+        const vk::device_tensor rows(ctx, dtype::float32, want_rows.sizes()), nd(ctx, dtype::float32, want_nd.sizes());
+        const vk::device_tensor picked(ctx, dtype::uint8, want_bytes.sizes());
+        vk::stream s(ctx, {.stats = true});
+        s.gather(dt.view(), di.view(), rows.view(), {0});
+        s.gather_nd(dt.view(), dnd.view(), nd.view(), strix::gather_nd_desc{});
+        s.gather_elements(db.view(), dbi.view(), picked.view(), {0});
+        s.run();
+        if (table.bytes() > range) CHECK(s.stats().source_windows >= 4);
+        CHECK(same_bytes(read_back(ctx, rows), want_rows));
+        CHECK(same_bytes(read_back(ctx, nd), want_nd));
+        CHECK(same_bytes(read_back(ctx, picked), want_bytes));
+        // out-of-range indices under the error policy: one error, the output untouched, whatever
+        // the window their neighbours lie in
+        idx.as<std::int64_t>()[1234] = 40000;
+        const vk::device_tensor bad = vk::upload(ctx, idx.view());
+        vk::stream e(ctx);
+        e.gather(dt.view(), bad.view(), rows.view(), {0});
+        const outcome o = capture([&] { e.run(); });
+        CHECK(o.code == error_code::index_out_of_range);
+        CHECK(same_bytes(read_back(ctx, rows), want_rows));
+    }
     SECTION("a scatter into a 300 MiB tensor, in place and out of place, targets repeated") {
         host_tensor x(dtype::float32, {77000 / std::min<std::int64_t>(scale, 2), 1024});
         fill(x);
@@ -940,8 +967,16 @@ TEST_CASE("vulkan: the baseline path moves tensors larger than one binding in wi
         // every row of the updates lands on one of a few rows spread over the whole output, many twice
         host_tensor idx(dtype::int32, {3000, 1024});
         for (std::int64_t i = 0; i < idx.sizes().count(); ++i) idx.as<std::int32_t>()[i] = static_cast<std::int32_t>(uni(g, 0, 40) * (rows / 41) + uni(g, 0, 1) - (uni(g, 0, 3) == 0 ? rows : 0));
+        // and the rows around 128 MiB, where lavapipe's first window ends, mid-row
+        for (std::int64_t i = 0; i < 3 * 1024; ++i) idx.as<std::int32_t>()[i] = static_cast<std::int32_t>(32766 + i / 1024);
         host_tensor upd(dtype::float32, {3000, 1024});
         fill(upd);
+        // no NaN (a float max of two NaNs keeps the one it met first, so order would show below)
+        for (host_tensor* t : {&x, &upd}) {
+            auto* w = reinterpret_cast<std::uint32_t*>(t->data());
+            for (std::uint64_t i = 0; i < t->bytes() / 4; ++i)
+                if ((w[i] & 0x7f800000u) == 0x7f800000u) w[i] &= ~0x40000000u;
+        }
         const strix::scatter_desc d{0};
         const host_tensor want = strix::scatter(x.view(), idx.view(), upd.view(), d);
         const vk::device_tensor dx = vk::upload(ctx, x.view()), di = vk::upload(ctx, idx.view()), du = vk::upload(ctx, upd.view());
@@ -952,12 +987,49 @@ TEST_CASE("vulkan: the baseline path moves tensors larger than one binding in wi
         s.run();
         CHECK(same_bytes(read_back(ctx, out), want));
         CHECK(same_bytes(read_back(ctx, dx), want));
-        // a reduction onto it is refused, naming the limit, where it is larger than one binding
+        // reductions onto it: with atomics, once per window of the output (max of values without
+        // NaN: the same result in any order); a deterministic one is refused, naming the limit,
+        // before it records
+        const strix::scatter_desc m{0, strix::index_policy::error, strix::scatter_reduction::max};
+        host_tensor want_max = strix::scatter(want.view(), idx.view(), upd.view(), m);
+        vk::stream r(ctx, {.stats = true});
+        r.scatter(dx.view(), di.view(), du.view(), dx.view(), m);
+        r.run();
+        CHECK(same_bytes(read_back(ctx, dx), want_max));
+        // and an int32 add on the same bytes less the first element and the last 1023 (exact in
+        // any order): the output starts 4 bytes into its buffer, so each window's binding starts
+        // 4 bytes before the bytes it owns, and a target combined by two windows would show
+        const std::int64_t cols = x.sizes()[1];
+        const shape int_shape{rows - 1, cols};
+        const auto dev_int = [&](vk::device_view v, std::int64_t skip, const shape& sh) {
+            v.type = dtype::int32;
+            v.address += static_cast<std::uint64_t>(skip * 4);
+            v.sizes = sh;
+            v.strides = strix::c_strides(sh);
+            return v;
+        };
+        host_tensor idx_int(dtype::int32, idx.sizes()); // every index within rows - 1
+        for (std::int64_t i = 0; i < idx.sizes().count(); ++i) {
+            const std::int32_t v = idx.as<std::int32_t>()[i];
+            idx_int.as<std::int32_t>()[i] = static_cast<std::int32_t>(std::min<std::int64_t>(v < 0 ? v + rows : v, rows - 2));
+        }
+        const strix::scatter_desc a{0, strix::index_policy::error, strix::scatter_reduction::add};
+        host_tensor& want_add = want_max; // (checked above: now the add's expected bytes)
+        const strix::any_view want_int(want_add.data() + 4, dtype::int32, int_shape);
+        strix::scatter(strix::any_cview(want_int), idx_int.view(), strix::any_cview(upd.data(), dtype::int32, upd.sizes()), want_int, a);
+        const vk::device_tensor di_int = vk::upload(ctx, idx_int.view());
+        vk::stream r2(ctx, {.stats = true});
+        r2.scatter(dev_int(dx.view(), 1, int_shape), di_int.view(), dev_int(du.view(), 0, upd.sizes()), dev_int(dx.view(), 1, int_shape), a);
+        r2.run();
+        CHECK(same_bytes(read_back(ctx, dx), want_add));
         if (want.bytes() > range) {
-            vk::stream r(ctx);
-            const outcome o = capture([&] { r.scatter(dx.view(), di.view(), du.view(), dx.view(), {0, strix::index_policy::error, strix::scatter_reduction::add}); });
+            CHECK(r.stats().target_windows >= 2);
+            CHECK(r2.stats().target_windows >= 2);
+            vk::stream e(ctx, {.stats = true});
+            const outcome o = capture([&] { e.scatter(dx.view(), di.view(), du.view(), dx.view(), {0, strix::index_policy::error, strix::scatter_reduction::add, true}); });
             CHECK(o.code == error_code::unsupported);
             CHECK(o.what.find("maxStorageBufferRange") != std::string::npos);
+            CHECK(e.stats().dispatches == 0);
         }
     }
     CHECK(ctx.validation_messages() == 0);

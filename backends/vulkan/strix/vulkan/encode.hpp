@@ -264,6 +264,10 @@ protected:
     /// One piece of record_windowed_move: recorded when it fits, else split further.
     void record_move_piece(const plan::move_plan& q, const std::vector<std::int64_t>* outer_terms, const std::vector<range>& reads,
                            std::uint64_t limit, int depth);
+    /// A piece of a gather whose output and indices fit one binding each but whose source reach
+    /// `r[0]` does not (where the indices point is known only as the shader runs): one dispatch
+    /// per window of the source, each writing the elements whose source starts in its window.
+    void record_source_windows(const plan::move_plan& q, std::array<range, 3> r, const std::vector<range>& reads, std::uint64_t limit);
     /// The words of a plan's tables of padded terms; throws where one dimension has 2^32 or more.
     static std::uint64_t table_words(const plan::move_plan& p);
     /// record_move's tile path (tile_plan said it applies).
@@ -311,6 +315,12 @@ private:
     /// passes once per window of the output, each over every update, the shader skipping the
     /// targets outside its window (scatter.comp), each window with winner slots of its own.
     void scatter_by_windows(const update_job& j, update_start& u);
+    /// The baseline path's atomic reduction onto an output larger than one binding: one pass
+    /// over every update per window of the output, each window owning a span of its bytes
+    /// (reduce.comp's PHASE 0 leaves the targets outside it), so each target is combined once.
+    void reduce_by_windows(const update_job& j, update_start& u);
+    /// scatter_by_windows' and reduce_by_windows' condition: updates and indices bound whole.
+    void require_whole_updates(const update_job& j, const update_start& u) const;
     void reduce_by_atomics(const update_job& j, update_start& u);
     /// The bucket path: (slot, update number) pairs sorted stably by slot, each slot's run
     /// folded in C order.

@@ -35,6 +35,7 @@
 #include "strix/vulkan/impl/transfer.ipp"
 #include "strix/vulkan/impl/recorder.ipp"
 #include "strix/vulkan/impl/encode.ipp"
+#include "strix/vulkan/impl/encode_windows.ipp"
 #include "strix/vulkan/impl/encode_updates.ipp"
 #include "strix/vulkan/impl/recording.ipp"
 #include "strix/vulkan/impl/stream.ipp"

@@ -34,6 +34,12 @@ struct recording_stats {
     int row_scatters = 0;
     /// of those, the ones whose row pass moved 16-byte pieces (encoder::row_pieces)
     int row_piece_scatters = 0;
+    /// the baseline path: dispatches of a gather over one window of a source larger than one
+    /// binding (encoder::record_source_windows)
+    int source_windows = 0;
+    /// the baseline path: dispatches of an atomic scatter reduction over one window of an output
+    /// larger than one binding (encoder::reduce_by_windows)
+    int target_windows = 0;
 };
 
 } // namespace strix::vulkan
@@ -221,6 +227,9 @@ protected:
     /// DST and IDX ({0, 0}: unknown), so that an operand in a buffer larger than one binding is
     /// bound as the window that holds them (record_windowed_move sets them).
     std::array<range, 3> reach_{};
+    /// The baseline path: the step of the source window the next move dispatch is bound to (its
+    /// push constant aux; move.comp, other_window), 0 when none.
+    std::uint32_t source_step_ = 0;
     /// The buffer reduce and scan bind as AUX on the baseline path (their scratch, which the
     /// Order records address by offsets from its start); a null handle: none.
     bound_buffer aux_binding_{};

@@ -95,15 +95,16 @@ void encoder::record_updates(const update_job& j) {
     u.policy = up.clamp ? 1u : 0u;
     u.index_type = index_code(up.index_type);
     u.reads = j.reads;
-    if (!bound_whole(u.out.first)) { // the baseline path, an output larger than one binding
-        if (up.reduction != scatter_reduction::none)
-            throw error(error_code::unsupported, "strix::vulkan: " + j.context.str() + ": a scatter reduction onto an output larger than " + ctx_->device().name +
-                                                     " binds at once (maxStorageBufferRange " + std::to_string(ctx_->max_binding_range()) +
-                                                     ") is not supported on the baseline path");
+    const bool windows = !bound_whole(u.out.first); // the baseline path, an output larger than one binding
+    if (windows && up.reduction == scatter_reduction::none) {
         scatter_by_windows(j, u);
         return;
     }
     const scatter_route r = choose_scatter(j, n);
+    if (windows && r.strategy != scatter_strategy::atomics)
+        throw error(error_code::unsupported, "strix::vulkan: " + j.context.str() + ": a deterministic scatter reduction, or one of 8-byte elements (deterministic there, without 64-bit atomics), onto an output larger than " +
+                                                 ctx_->device().name + " binds at once (maxStorageBufferRange " + std::to_string(ctx_->max_binding_range()) +
+                                                 ") is not supported on the baseline path");
     switch (r.strategy) {
     case scatter_strategy::claims: scatter_by_claims(j, u); return;
     case scatter_strategy::rows: scatter_by_rows(j, u, r.row); return;
@@ -115,7 +116,8 @@ void encoder::record_updates(const update_job& j) {
     if ((t == dtype::float64 && (up.reduction == scatter_reduction::add || up.reduction == scatter_reduction::mul)) && !ctx_->float64())
         throw error(error_code::unsupported, "strix::vulkan: float64 add and mul reductions need shaderFloat64, which " + ctx_->device().name +
                                                  " lacks (" + j.context.str() + ")");
-    if (r.strategy == scatter_strategy::atomics) reduce_by_atomics(j, u);
+    if (windows) reduce_by_windows(j, u);
+    else if (r.strategy == scatter_strategy::atomics) reduce_by_atomics(j, u);
     else reduce_by_buckets(j, u);
 }
 
@@ -252,11 +254,7 @@ void encoder::scatter_by_windows(const update_job& j, update_start& u) {
     push& p = u.p;
     auto& reads = u.reads;
     const std::uint64_t limit = ctx_->max_binding_range(), align = ctx_->storage_alignment();
-    // the updates and indices are bound whole
-    if (!bound_whole(p.src) || !bound_whole(p.indices))
-        throw error(error_code::unsupported, "strix::vulkan: " + j.context.str() + ": a scatter whose output and updates or indices are all larger than " +
-                                                 ctx_->device().name + " binds at once (maxStorageBufferRange " + std::to_string(limit) +
-                                                 ") is not supported on the baseline path");
+    require_whole_updates(j, u);
     // a window's bytes: its winner slots (4 bytes per element, in scratch of a power of two) within half a binding
     std::uint64_t window = std::min(limit - align, (limit / 2 - 16) / 4 * elem);
     window = std::max<std::uint64_t>(window / std::max<std::uint64_t>(align, elem) * std::max<std::uint64_t>(align, elem), elem);
@@ -285,6 +283,39 @@ void encoder::scatter_by_windows(const update_job& j, update_start& u) {
     }
     read_ = reads;
     set_written({out});
+}
+
+void encoder::require_whole_updates(const update_job& j, const update_start& u) const {
+    if (!bound_whole(u.p.src) || !bound_whole(u.p.indices))
+        throw error(error_code::unsupported, "strix::vulkan: " + j.context.str() + ": a scatter whose output and updates or indices are all larger than " +
+                                                 ctx_->device().name + " binds at once (maxStorageBufferRange " + std::to_string(ctx_->max_binding_range()) +
+                                                 ") is not supported on the baseline path");
+}
+
+void encoder::reduce_by_windows(const update_job& j, update_start& u) {
+    require_whole_updates(j, u);
+    const std::uint64_t limit = ctx_->max_binding_range(), align = ctx_->storage_alignment();
+    // a window owns `window` bytes (a multiple of the alignment, so of the element: 1, 2 or 4
+    // bytes here); its binding starts aligned at or below its first byte and ends on the 16
+    // bytes after its last, which hold the 32-bit word of a 1- or 2-byte element it owns
+    const std::uint64_t window = (limit - align - 16) / align * align;
+    if (window == 0) throw error(error_code::unsupported, "strix::vulkan: " + ctx_->device().name + "'s maxStorageBufferRange is too small to bind windows");
+    const range out = u.out;
+    const std::uint64_t base = ctx_->buffers().locate(out.first)->address;
+    pipeline_key key{shader::reduce, u.elem, u.rank, u.index_type, u.policy, 0};
+    key.type = static_cast<std::uint32_t>(j.output.type);
+    key.reduction = static_cast<std::uint32_t>(j.plan.reduction);
+    barrier_for(u.reads, out);
+    for (std::uint64_t w = out.first; w < out.second; w += window) {
+        const std::uint64_t start = base + (w - base) / align * align, end = std::min(out.second, w + window);
+        reach_ = {range{0, 0}, range{start, end}, range{0, 0}};
+        push wp = u.p;
+        wp.lo = w;
+        wp.aux = static_cast<std::uint32_t>(window);
+        dispatch(key, wp);
+        count_stat(&recording_stats::target_windows);
+    }
+    reach_ = {};
 }
 
 void encoder::reduce_by_atomics(const update_job& j, update_start& u) {
