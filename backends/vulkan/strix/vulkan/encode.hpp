@@ -267,7 +267,12 @@ protected:
     /// A piece of a gather whose output and indices fit one binding each but whose source reach
     /// `r[0]` does not (where the indices point is known only as the shader runs): one dispatch
     /// per window of the source, each writing the elements whose source starts in its window.
-    void record_source_windows(const plan::move_plan& q, std::array<range, 3> r, const std::vector<range>& reads, std::uint64_t limit);
+    void record_source_windows(const plan::move_plan& q, std::array<range, 3> r, const std::vector<range>& reads);
+    /// The bytes a window owns where a dispatch runs once per window of an operand larger than
+    /// one binding (record_source_windows, reduce_by_windows): a multiple of the storage
+    /// alignment small enough that a binding from the aligned offset at or below the window's
+    /// first byte, with 16 bytes past its last, fits maxStorageBufferRange. Throws where none does.
+    [[nodiscard]] std::uint64_t owned_window() const;
     /// The words of a plan's tables of padded terms; throws where one dimension has 2^32 or more.
     static std::uint64_t table_words(const plan::move_plan& p);
     /// record_move's tile path (tile_plan said it applies).

@@ -294,12 +294,10 @@ void encoder::require_whole_updates(const update_job& j, const update_start& u) 
 
 void encoder::reduce_by_windows(const update_job& j, update_start& u) {
     require_whole_updates(j, u);
-    const std::uint64_t limit = ctx_->max_binding_range(), align = ctx_->storage_alignment();
     // a window owns `window` bytes (a multiple of the alignment, so of the element: 1, 2 or 4
-    // bytes here); its binding starts aligned at or below its first byte and ends on the 16
-    // bytes after its last, which hold the 32-bit word of a 1- or 2-byte element it owns
-    const std::uint64_t window = (limit - align - 16) / align * align;
-    if (window == 0) throw error(error_code::unsupported, "strix::vulkan: " + ctx_->device().name + "'s maxStorageBufferRange is too small to bind windows");
+    // bytes here); its binding starts aligned at or below its first byte and holds the 32-bit
+    // word of a 1- or 2-byte element it owns (owned_window)
+    const std::uint64_t align = ctx_->storage_alignment(), window = owned_window();
     const range out = u.out;
     const std::uint64_t base = ctx_->buffers().locate(out.first)->address;
     pipeline_key key{shader::reduce, u.elem, u.rank, u.index_type, u.policy, 0};

@@ -57,10 +57,9 @@ void encoder::record_move_piece(const plan::move_plan& q, const std::vector<std:
         r[2] = {at(q.index) + static_cast<std::uint64_t>(klo), at(q.index) + static_cast<std::uint64_t>(khi) + size_of(q.index_type)};
     }
     const std::uint64_t addr[3] = {at(q.src), at(q.dst), at(q.index)};
-    bool fits = true;
-    for (int k = 0; k < 3; ++k)
-        if (!bound_whole(addr[k]) && r[static_cast<std::size_t>(k)].second - r[static_cast<std::size_t>(k)].first > limit) fits = false;
-    if (fits) {
+    // whether operand k (source, output, indices) is bound whole or what the piece reaches of it fits a binding
+    const auto within = [&](int k) { return bound_whole(addr[k]) || r[static_cast<std::size_t>(k)].second - r[static_cast<std::size_t>(k)].first <= limit; };
+    if (within(0) && within(1) && within(2)) {
         reach_ = r;
         move_route route = route_move(q);
         if (outer_terms) route.fold = std::nullopt; // (its dimension 0 reads a table)
@@ -70,9 +69,8 @@ void encoder::record_move_piece(const plan::move_plan& q, const std::vector<std:
     }
     // a gather whose source alone is too large: where the indices point is known only as the
     // shader runs, so no split of the output helps; the source is taken in windows instead
-    const auto within = [&](int k) { return bound_whole(addr[k]) || r[static_cast<std::size_t>(k)].second - r[static_cast<std::size_t>(k)].first <= limit; };
     if (q.index && !outer_terms && within(1) && within(2)) {
-        record_source_windows(q, r, reads, limit);
+        record_source_windows(q, r, reads);
         return;
     }
     const auto& d0 = q.dims[0];
@@ -122,19 +120,24 @@ void encoder::record_move_piece(const plan::move_plan& q, const std::vector<std:
     }
 }
 
-void encoder::record_source_windows(const plan::move_plan& q, std::array<range, 3> r, const std::vector<range>& reads, std::uint64_t limit) {
+std::uint64_t encoder::owned_window() const {
+    const std::uint64_t limit = ctx_->max_binding_range(), align = ctx_->storage_alignment();
+    const std::uint64_t window = limit > align + 16 ? (limit - align - 16) / align * align : 0;
+    if (window == 0) throw error(error_code::unsupported, "strix::vulkan: " + ctx_->device().name + "'s maxStorageBufferRange is too small to bind windows");
+    return window;
+}
+
+void encoder::record_source_windows(const plan::move_plan& q, std::array<range, 3> r, const std::vector<range>& reads) {
     // each window owns `step` bytes of the source, from an aligned start; its binding holds 16
     // more, so that an element starting in it lies in it whole (move.comp, other_window)
-    const std::uint64_t align = ctx_->storage_alignment();
-    const std::uint64_t step = (limit - 16) / align * align;
-    if (step == 0) throw error(error_code::unsupported, "strix::vulkan: " + ctx_->device().name + "'s maxStorageBufferRange is too small to bind windows");
+    const std::uint64_t align = ctx_->storage_alignment(), step = owned_window();
+    move_route route = route_move(q);
+    route.vec = 1; // each element is its window's or not
     const range source = r[0];
+    source_step_ = static_cast<std::uint32_t>(step);
     for (std::uint64_t lo = source.first / align * align; lo < source.second; lo += step) {
         r[0] = {lo, std::min(lo + step + 16, source.second)};
         reach_ = r;
-        source_step_ = static_cast<std::uint32_t>(step);
-        move_route route = route_move(q);
-        route.vec = 1; // each element is its window's or not
         record_routed_move(q, route, reads, {0, 0}, false);
         count_stat(&recording_stats::source_windows);
     }
