@@ -46,11 +46,10 @@ layout(constant_id = 5) const uint ADDR64 = 1;
 #define AU(n) uint(n)
 #define AI(n) int(n)
 
-// The operands' bindings (see the operand names below): words, 16-byte chunks and signed words
-// of one buffer, declared three times over the same binding. No shader writes the source, the
-// indices or the plan, and saying so (readonly) measured on the H200: pads 0.78-0.81 of a copy
-// -> 0.88-0.92, embedding rows 0.84 -> 0.87 (the plan's records, which every invocation reads
-// alike, most of it; bench/NOTES.md, "The baseline path's bindings").
+// The operands' storage bindings (see the operand names below): words, 16-byte chunks and
+// signed words of one buffer, declared three times over the same binding. No shader writes the
+// source or the indices, and saying so (readonly) measured on the H200 (bench/NOTES.md, "The
+// baseline path's bindings").
 #define STRIX_BIND_Q(op, n, q)                                                     \
     layout(set = 0, binding = n, std430) q buffer op##_W { uint w[]; } op##_words;   \
     layout(set = 0, binding = n, std430) q buffer op##_C { uvec4 v[]; } op##_chunks; \
@@ -59,9 +58,18 @@ layout(constant_id = 5) const uint ADDR64 = 1;
 STRIX_BIND_Q(SRC, 0, readonly)
 STRIX_BIND(DST, 1)
 STRIX_BIND_Q(IDX, 2, readonly)
-STRIX_BIND_Q(PLAN, 3, readonly)
-STRIX_BIND(FLAG, 4)
 STRIX_BIND(AUX, 5)
+// Four storage buffers are all Vulkan 1.1 promises a shader (maxPerStageDescriptorStorageBuffers;
+// older Mali and Adreno drivers report just that), so the plan and the flag are texel buffers:
+// the plan's words through a uniform texel buffer of 16-byte texels (R32G32B32A32_UINT: a chunk
+// is one fetch), the flag and guard words through a storage texel buffer of R32_UINT, whose
+// atomics every device has. Neither needs a feature, and both count against other limits.
+layout(set = 0, binding = 3) uniform usamplerBuffer PLAN_texels;
+layout(set = 0, binding = 4, r32ui) uniform uimageBuffer FLAG_image;
+#define PLAN_WORD(i) texelFetch(PLAN_texels, int((i) >> 2))[(i) & 3u]
+#define PLAN_CHUNK_AT(i) texelFetch(PLAN_texels, int(i))
+#define LOAD_FLAG(a) imageLoad(FLAG_image, int((a) >> 2)).x
+#define RAISE_FLAG(a) imageAtomicOr(FLAG_image, int((a) >> 2), 1u)
 
 #define LOAD_WORD(op, a, i) op##_words.w[((a) >> 2) + (i)]
 #define STORE_WORD(op, a, i, x) op##_words.w[((a) >> 2) + (i)] = (x)
@@ -69,9 +77,8 @@ STRIX_BIND(AUX, 5)
 #define STORE_CHUNK(op, a, x) op##_chunks.v[(a) >> 4] = (x)
 #define ATOMIC_AND_WORD(op, a, x) atomicAnd(op##_words.w[(a) >> 2], x)
 #define ATOMIC_OR_WORD(op, a, x) atomicOr(op##_words.w[(a) >> 2], x)
-#define RAISE_WORD(op, a) atomicOr(op##_words.w[(a) >> 2], 1u)
-// the plan's tables of offsets hold 32-bit ones on this path
-#define LOAD_OFFSET(op, a, i) op##_ints.iw[((a) >> 2) + (i)]
+// the plan's tables of offsets hold 32-bit ones on this path (only the plan has such tables)
+#define LOAD_OFFSET(op, a, i) int(PLAN_WORD(((a) >> 2) + uint(i)))
 #define STORE_OFFSET(op, a, x) op##_ints.iw[(a) >> 2] = (x)
 
 // The full path's Dim record (below) in 32-bit fields, 28 bytes each, read from the plan's binding.
@@ -85,7 +92,7 @@ struct Dim {
     int hi;
 };
 #define PLAN_DIMS(dims) const uint dims = pc.dims >> 2
-#define PLAN_INT(dims, k, f) PLAN_ints.iw[dims + 7u * uint(k) + f]
+#define PLAN_INT(dims, k, f) int(PLAN_WORD(dims + 7u * uint(k) + f))
 #define PLAN_DIM(dims, k) Dim(PLAN_INT(dims, k, 0u), PLAN_INT(dims, k, 1u), PLAN_INT(dims, k, 2u), PLAN_INT(dims, k, 3u), \
                               PLAN_INT(dims, k, 4u), PLAN_INT(dims, k, 5u), PLAN_INT(dims, k, 6u))
 #define AUX_WORD_AT(type, name, a) const uint name = (a) >> 2
@@ -155,7 +162,8 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer Flag { uint 
 #define STORE_CHUNK(op, a, x) Chunks(a).v[0] = (x)
 #define ATOMIC_AND_WORD(op, a, x) atomicAnd(Words(a).w[0], x)
 #define ATOMIC_OR_WORD(op, a, x) atomicOr(Words(a).w[0], x)
-#define RAISE_WORD(op, a) atomicOr(Flag(a).raised, 1u)
+#define LOAD_FLAG(a) Flag(a).raised
+#define RAISE_FLAG(a) atomicOr(Flag(a).raised, 1u)
 #define LOAD_OFFSET(op, a, i) Offsets(a).o[i]
 #define STORE_OFFSET(op, a, x) Offsets(a).o[0] = (x)
 // The plan's Dim records: PLAN_DIMS(dims) opens them, PLAN_DIM(dims, k) is record k.
@@ -250,8 +258,8 @@ layout(push_constant) uniform Push {
 #define Order_bits 17u
 #define Order_slot_shift 18u
 #define RECORD_OPEN(T, r, a) const uint r = (a) >> 2
-#define RECORD(T, r, f) PLAN_words.w[(r) + T##_##f]
-#define RECORD_AT(T, a, f) PLAN_words.w[((a) >> 2) + T##_##f]
+#define RECORD(T, r, f) PLAN_WORD((r) + T##_##f)
+#define RECORD_AT(T, a, f) PLAN_WORD(((a) >> 2) + T##_##f)
 #define ORDER_OPEN(o) RECORD_OPEN(Order, o, pc.aux_addr)
 #define ORDER(o, f) RECORD(Order, o, f)
 #define ORDER_AT(f) RECORD_AT(Order, pc.aux_addr, f)
@@ -270,13 +278,13 @@ uint slot_bit(uint o, uint slot) { return 1u << (slot & ((1u << ORDER(o, slot_sh
 // Whether the operator's guard word is raised: an index of its check pass was out of range
 // under the error policy, so none of its passes writes anything (every invocation returns).
 // The check pass ran in an earlier dispatch, so the word is the same for every invocation.
-bool guarded() { return HAS(guard) && LOAD_WORD(FLAG, pc.guard, 0) != 0u; }
+bool guarded() { return HAS(guard) && LOAD_FLAG(pc.guard) != 0u; }
 
 // An index out of range under the error policy: the flag the host reads, and the operator's
 // guard word.
 void raise_flag() {
-    RAISE_WORD(FLAG, pc.flag);
-    if (HAS(guard)) RAISE_WORD(FLAG, pc.guard);
+    RAISE_FLAG(pc.flag);
+    if (HAS(guard)) RAISE_FLAG(pc.guard);
 }
 
 // Coordinate k of invocation i: (i / (product of the sizes after k)) % size, computed by the

@@ -83,7 +83,7 @@ struct Addr32Record {
     uvec4 c;
 };
 #if BASELINE
-#define PLAN_CHUNK(k, part) PLAN_chunks.v[(pc.dims >> 4) + 3u * uint(k) + part]
+#define PLAN_CHUNK(k, part) PLAN_CHUNK_AT((pc.dims >> 4) + 3u * uint(k) + part)
 #define PLAN_RECORD32(k) Addr32Record(ivec4(PLAN_CHUNK(k, 0u)), ivec4(PLAN_CHUNK(k, 1u)), PLAN_CHUNK(k, 2u))
 #else
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer Addr32Dims { Addr32Record d[]; };

@@ -20,10 +20,12 @@ namespace detail {
 std::int64_t steady_ns();
 } // namespace detail
 
-/// A storage buffer bound to one binding of the baseline path's descriptor set.
+/// A buffer bound to one binding of the baseline path's descriptor set: a storage buffer's
+/// range, or (the plan and flag bindings) the texel view.
 struct bound_buffer {
     VkBuffer buffer = VK_NULL_HANDLE;
     VkDeviceSize offset = 0, range = 0;
+    VkBufferView view = VK_NULL_HANDLE;
     auto operator<=>(const bound_buffer&) const = default;
 };
 

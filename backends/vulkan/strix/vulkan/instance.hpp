@@ -35,7 +35,7 @@ struct device_info {
     bool storage16 = false;                      ///< storageBuffer16BitAccess
     bool buffer_device_address = false;
     /// maxPerStageDescriptorStorageBuffers and minStorageBufferOffsetAlignment: the baseline
-    /// path binds up to 6 storage buffers per dispatch, at offsets of that alignment
+    /// path binds up to 4 storage buffers per dispatch, at offsets of that alignment
     std::uint32_t max_storage_buffers = 0;
     std::uint64_t storage_offset_alignment = 256;
     bool host_visible_device_memory = false;     ///< device-local memory the host can map
@@ -62,9 +62,17 @@ inline const char* type_name(VkPhysicalDeviceType t) {
 
 namespace detail {
 
-/// Storage buffers the baseline path binds per dispatch (shaders/common.glsl: SRC, DST, IDX,
-/// PLAN, FLAG, AUX).
+/// The baseline path's bindings per dispatch (shaders/common.glsl: SRC, DST, IDX, PLAN, FLAG,
+/// AUX): four storage buffers, Vulkan 1.1's least maxPerStageDescriptorStorageBuffers, and the
+/// plan and the flag as a uniform and a storage texel buffer.
 inline constexpr std::uint32_t baseline_bindings = 6;
+inline constexpr std::uint32_t baseline_storage_buffers = 4;
+inline constexpr std::uint32_t baseline_plan_binding = 3, baseline_flag_binding = 4;
+inline constexpr VkDescriptorType baseline_binding_type(std::uint32_t binding) {
+    return binding == baseline_plan_binding ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+           : binding == baseline_flag_binding ? VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER
+                                              : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
 
 int type_rank(VkPhysicalDeviceType t);
 

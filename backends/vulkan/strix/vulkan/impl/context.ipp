@@ -185,8 +185,9 @@ void context::finish_setup(const context_options& opt) {
     if (!full_) { // the baseline path: each operand a storage buffer of set 0 (shaders/common.glsl)
         storage_alignment_ = props.limits.minStorageBufferOffsetAlignment;
         max_binding_range_ = props.limits.maxStorageBufferRange;
+        max_texels_ = props.limits.maxTexelBufferElements;
         VkDescriptorSetLayoutBinding b[detail::baseline_bindings]{};
-        for (std::uint32_t i = 0; i < detail::baseline_bindings; ++i) b[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+        for (std::uint32_t i = 0; i < detail::baseline_bindings; ++i) b[i] = {i, detail::baseline_binding_type(i), 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
         auto dci = make<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
         dci.bindingCount = detail::baseline_bindings;
         dci.pBindings = b;

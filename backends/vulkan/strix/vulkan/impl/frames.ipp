@@ -42,7 +42,7 @@ detail::owned<frame> context::acquire_frame() {
             qci.queryCount = 2;
             require_success(table_.vkCreateQueryPool(device_, &qci, nullptr, &f->queries), "vkCreateQueryPool");
         }
-        f->flag = create_buffer(16, memory::host);
+        f->flag = create_buffer(16, memory::host, true);
     } catch (...) {
         destroy(*f);
         throw;
@@ -84,11 +84,13 @@ VkDescriptorSet context::descriptor_set(frame& f, const std::array<bound_buffer,
     for (;;) {
         if (f.pool_at == f.pools.size()) {
             constexpr std::uint32_t sets = 256;
-            VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, sets * detail::baseline_bindings};
+            const VkDescriptorPoolSize size[3] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, sets * detail::baseline_storage_buffers},
+                                                  {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, sets},
+                                                  {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, sets}};
             auto pci = make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
             pci.maxSets = sets;
-            pci.poolSizeCount = 1;
-            pci.pPoolSizes = &size;
+            pci.poolSizeCount = 3;
+            pci.pPoolSizes = size;
             VkDescriptorPool pool = VK_NULL_HANDLE;
             require_success(table_.vkCreateDescriptorPool(device_, &pci, nullptr, &pool), "vkCreateDescriptorPool");
             f.pools.push_back(pool);
@@ -110,8 +112,11 @@ VkDescriptorSet context::descriptor_set(frame& f, const std::array<bound_buffer,
         w[i].dstSet = set;
         w[i].dstBinding = i;
         w[i].descriptorCount = 1;
-        w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        w[i].pBufferInfo = &info[i];
+        w[i].descriptorType = detail::baseline_binding_type(i);
+        if (w[i].descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER)
+            w[i].pBufferInfo = &info[i];
+        else
+            w[i].pTexelBufferView = &b[i].view;
     }
     table_.vkUpdateDescriptorSets(device_, detail::baseline_bindings, w, 0, nullptr);
     f.sets.emplace(b, set);

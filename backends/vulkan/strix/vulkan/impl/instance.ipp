@@ -67,9 +67,9 @@ device_info describe(VkPhysicalDevice pd, std::uint32_t index) {
         vkGetPhysicalDeviceFeatures(pd, &f);
         d.int64 = f.shaderInt64;
         d.float64 = f.shaderFloat64;
-        if (d.max_storage_buffers < baseline_bindings)
+        if (d.max_storage_buffers < baseline_storage_buffers) // (below Vulkan 1.1's least)
             d.unusable = "it binds " + std::to_string(d.max_storage_buffers) + " storage buffers per shader; strix's baseline path needs " +
-                         std::to_string(baseline_bindings);
+                         std::to_string(baseline_storage_buffers);
         return d;
     }
     std::uint32_t next = 0;
@@ -102,9 +102,10 @@ device_info describe(VkPhysicalDevice pd, std::uint32_t index) {
     d.int64_atomics = f12.shaderBufferInt64Atomics;
     d.storage16 = f11.storageBuffer16BitAccess;
     d.buffer_device_address = f12.bufferDeviceAddress;
-    if (!(d.buffer_device_address && d.int64) && d.max_storage_buffers < baseline_bindings)
+    if (!(d.buffer_device_address && d.int64) && d.max_storage_buffers < baseline_storage_buffers)
         d.unusable = "it lacks " + std::string(d.buffer_device_address ? "shaderInt64" : "bufferDeviceAddress") + " (the full path) and binds " +
-                     std::to_string(d.max_storage_buffers) + " storage buffers per shader; strix's baseline path needs " + std::to_string(baseline_bindings);
+                     std::to_string(d.max_storage_buffers) + " storage buffers per shader; strix's baseline path needs " +
+                     std::to_string(baseline_storage_buffers);
     return d;
 }
 

@@ -26,7 +26,7 @@ auto recorder::new_guard() -> guard_word {
         ++guard_chunk_;
         guard_used_ = 0;
     }
-    if (guard_chunk_ == chunks.size()) chunks.push_back(ctx_->create_buffer(guard_chunk_bytes, memory::upload));
+    if (guard_chunk_ == chunks.size()) chunks.push_back(ctx_->create_buffer(guard_chunk_bytes, memory::upload, true));
     // the baseline path binds the flag and the guard as one operand: each chunk's first word is
     // the flag of the dispatches its guards stamp (flag_raised reads them too)
     if (guard_used_ == 0 && !ctx_->full_path()) {
@@ -198,13 +198,17 @@ auto recorder::scratch(std::uint64_t bytes) -> scratch_block {
 
 auto recorder::meta_alloc(std::size_t bytes) -> meta_block {
     bytes = std::max<std::size_t>((bytes + 15) / 16 * 16, 16);
+    if (!ctx_->full_path() && bytes > ctx_->max_plan_bytes())
+        throw error(error_code::unsupported, "strix::vulkan: a plan of " + std::to_string(bytes) + " bytes is more than " + ctx_->device().name +
+                                                 " reads through one texel buffer (maxTexelBufferElements " + std::to_string(ctx_->max_plan_bytes() / 16) +
+                                                 " of 16 bytes), which the baseline path reads plans through");
     auto& chunks = frame_->meta;
     while (meta_chunk_ < chunks.size() && meta_used_ + bytes > chunks[meta_chunk_].size()) {
         ++meta_chunk_;
         meta_used_ = 0;
     }
     if (meta_chunk_ == chunks.size()) {
-        chunks.push_back(ctx_->create_buffer(std::max<std::size_t>(bytes, meta_chunk_bytes), memory::upload));
+        chunks.push_back(ctx_->create_buffer(std::max<std::size_t>(bytes, meta_chunk_bytes), memory::upload, true));
         meta_used_ = 0;
     }
     const buffer& c = chunks[meta_chunk_];
@@ -326,8 +330,11 @@ void recorder::bind_operands(const pipeline_key& key, command& c) {
                                                  " bytes apart, does not fit the baseline path's 32 bits (the full path needs bufferDeviceAddress and shaderInt64)");
     enum { SRC, DST, IDX, PLAN, FLAG, AUX };
     const buffer& spare = frame_->flag; // what a binding no field names holds
+    const auto spare_views = ctx_->buffers().locate(spare.address());
     std::array<bound_buffer, 6> b;
     b.fill({spare.handle(), 0, spare.size()});
+    b[PLAN].view = spare_views->chunks;
+    b[FLAG].view = spare_views->words;
     std::array<std::uint64_t, 6> base{}; // each binding's buffer's address
     std::array<bool, 6> set{};
     // binds the buffer holding address `a` (a field's) at `slot`: the same one for every field of the slot
@@ -336,6 +343,14 @@ void recorder::bind_operands(const pipeline_key& key, command& c) {
         if (!e) throw error(error_code::invalid_argument, "strix::vulkan: an operand's address (" + std::to_string(a) + ") lies in no buffer of the context");
         if (set[slot]) {
             if (e->handle != b[slot].buffer) throw error(error_code::invalid_argument, "strix::vulkan: two operands of binding " + std::to_string(slot) + " lie in different buffers");
+            return;
+        }
+        if (slot == PLAN || slot == FLAG) { // texel views of the plan's and the guards' chunks, made with them (their records fit: meta_alloc)
+            const VkBufferView v = slot == PLAN ? e->chunks : e->words;
+            if (!v) throw error(error_code::invalid_argument, "strix::vulkan: a plan or flag address (" + std::to_string(a) + ") lies in a buffer without texel views");
+            b[slot] = {e->handle, 0, e->size, v};
+            base[slot] = e->address;
+            set[slot] = true;
             return;
         }
         const std::uint64_t limit = ctx_->max_binding_range();
