@@ -60,14 +60,19 @@ STRIX_BIND(DST, 1)
 STRIX_BIND_Q(IDX, 2, readonly)
 STRIX_BIND(AUX, 5)
 // Four storage buffers are all Vulkan 1.1 promises a shader (maxPerStageDescriptorStorageBuffers;
-// older Mali and Adreno drivers report just that), so the plan and the flag are texel buffers:
-// the plan's words through a uniform texel buffer of 16-byte texels (R32G32B32A32_UINT: a chunk
-// is one fetch), the flag and guard words through a storage texel buffer of R32_UINT, whose
-// atomics every device has. Neither needs a feature, and both count against other limits.
-layout(set = 0, binding = 3) uniform usamplerBuffer PLAN_texels;
+// older Mali and Adreno drivers report just that), so the plan and the flag are bound otherwise.
+// The plan's records (Dim, Order and Scratch records, read alike by every invocation) through a
+// uniform buffer: the host binds the 16 KiB from the plan (Vulkan 1.1's least
+// maxUniformBufferRange), which its records fit. A move's padded-coordinate tables, which
+// invocations read at different places, through the AUX binding, bound by the host to the same
+// buffer from the same offset (a move has no scratch). The flag and guard words through a
+// storage texel buffer of R32_UINT, whose atomics every device has. (Texel fetches of the
+// records instead took folded pads on the H200 from 0.93 to 0.58 of a copy.)
+layout(set = 0, binding = 3, std140) uniform PLAN_U { uvec4 v[1024]; } PLAN_u;
 layout(set = 0, binding = 4, r32ui) uniform uimageBuffer FLAG_image;
-#define PLAN_WORD(i) texelFetch(PLAN_texels, int((i) >> 2))[(i) & 3u]
-#define PLAN_CHUNK_AT(i) texelFetch(PLAN_texels, int(i))
+layout(set = 0, binding = 5, std430) readonly buffer MAP_I { int iw[]; } MAP_ints;
+#define PLAN_WORD(i) PLAN_u.v[(i) >> 2][(i) & 3u]
+#define PLAN_CHUNK_AT(i) PLAN_u.v[i]
 #define LOAD_FLAG(a) imageLoad(FLAG_image, int((a) >> 2)).x
 #define RAISE_FLAG(a) imageAtomicOr(FLAG_image, int((a) >> 2), 1u)
 
@@ -77,8 +82,9 @@ layout(set = 0, binding = 4, r32ui) uniform uimageBuffer FLAG_image;
 #define STORE_CHUNK(op, a, x) op##_chunks.v[(a) >> 4] = (x)
 #define ATOMIC_AND_WORD(op, a, x) atomicAnd(op##_words.w[(a) >> 2], x)
 #define ATOMIC_OR_WORD(op, a, x) atomicOr(op##_words.w[(a) >> 2], x)
-// the plan's tables of offsets hold 32-bit ones on this path (only the plan has such tables)
-#define LOAD_OFFSET(op, a, i) int(PLAN_WORD(((a) >> 2) + uint(i)))
+// the plan's tables of offsets hold 32-bit ones on this path (only the plan has such tables,
+// read through AUX's binding, above)
+#define LOAD_OFFSET(op, a, i) MAP_ints.iw[((a) >> 2) + uint(i)]
 #define STORE_OFFSET(op, a, x) op##_ints.iw[(a) >> 2] = (x)
 
 // The full path's Dim record (below) in 32-bit fields, 28 bytes each, read from the plan's binding.

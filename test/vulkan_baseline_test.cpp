@@ -3,8 +3,10 @@
 // storage) on a device made without any optional feature: the first Vulkan device of type CPU
 // (lavapipe) or else the first one, created with no feature enabled at all, the modules built for
 // Vulkan 1.1 (test/meson.build), under the validation layer (any message fails the test), each
-// result compared with a naive loop. The backend's host side does not take this path yet: the
-// test binds the operands and fills the push constants as common.glsl describes them.
+// result compared with a naive loop. The instance is made for Vulkan 1.1 (apiVersion), so the
+// layer reports anything newer a module or a call would use, as on a Vulkan 1.1 device. The test
+// binds the operands and fills the push constants itself, as common.glsl describes them (the
+// backend's host side does the same, tested by the Vulkan suite on the baseline profile).
 
 #include <catch2/catch.hpp>
 
@@ -48,7 +50,7 @@ void ok(VkResult r, const char* what) {
 /// A device made without optional features, one host-visible buffer per operand, and the
 /// descriptor set that binds them.
 struct rig {
-    vk::detail::instance inst{true};
+    vk::detail::instance inst{true, VK_API_VERSION_1_1};
     VkPhysicalDevice pd = VK_NULL_HANDLE;
     VkDevice dev = VK_NULL_HANDLE;
     VolkDeviceTable f{};
@@ -58,6 +60,7 @@ struct rig {
     VkPipelineLayout layout = VK_NULL_HANDLE;
     VkDescriptorPool pool = VK_NULL_HANDLE;
     VkDescriptorSet set = VK_NULL_HANDLE;
+    VkBufferView flag_view = VK_NULL_HANDLE;
     VkCommandPool commands = VK_NULL_HANDLE;
     struct buffer {
         VkBuffer b = VK_NULL_HANDLE;
@@ -102,7 +105,7 @@ struct rig {
         for (auto& b : bufs) {
             auto bi = vk::make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
             bi.size = bytes;
-            bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+            bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT;
             ok(f.vkCreateBuffer(dev, &bi, nullptr, &b.b), "vkCreateBuffer");
             VkMemoryRequirements req;
             f.vkGetBufferMemoryRequirements(dev, b.b, &req);
@@ -123,7 +126,7 @@ struct rig {
         VkDescriptorSetLayoutBinding bindings[operand_count] = {};
         for (int i = 0; i < operand_count; ++i) {
             bindings[i].binding = static_cast<std::uint32_t>(i);
-            bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            bindings[i].descriptorType = vk::detail::baseline_binding_type(static_cast<std::uint32_t>(i));
             bindings[i].descriptorCount = 1;
             bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
         }
@@ -138,27 +141,39 @@ struct rig {
         pli.pushConstantRangeCount = 1;
         pli.pPushConstantRanges = &range;
         ok(f.vkCreatePipelineLayout(dev, &pli, nullptr, &layout), "vkCreatePipelineLayout");
-        VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, operand_count};
+        const VkDescriptorPoolSize sizes[3] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, vk::detail::baseline_storage_buffers},
+                                               {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1},
+                                               {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 1}};
         auto poi = vk::make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
         poi.maxSets = 1;
-        poi.poolSizeCount = 1;
-        poi.pPoolSizes = &size;
+        poi.poolSizeCount = 3;
+        poi.pPoolSizes = sizes;
         ok(f.vkCreateDescriptorPool(dev, &poi, nullptr, &pool), "vkCreateDescriptorPool");
         auto dai = vk::make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
         dai.descriptorPool = pool;
         dai.descriptorSetCount = 1;
         dai.pSetLayouts = &set_layout;
         ok(f.vkAllocateDescriptorSets(dev, &dai, &set), "vkAllocateDescriptorSets");
+        // the flag binding: a texel view of the flag buffer's words (Vulkan's least maxTexelBufferElements of them at most)
+        auto vci = vk::make<VkBufferViewCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO);
+        vci.buffer = bufs[FLAG].b;
+        vci.format = VK_FORMAT_R32_UINT;
+        vci.range = 65536 * 4;
+        ok(f.vkCreateBufferView(dev, &vci, nullptr, &flag_view), "vkCreateBufferView");
         VkDescriptorBufferInfo infos[operand_count];
         VkWriteDescriptorSet writes[operand_count];
         for (int i = 0; i < operand_count; ++i) {
-            infos[i] = {bufs[i].b, 0, VK_WHOLE_SIZE};
+            // the plan: the uniform buffer's window from its start (common.glsl)
+            infos[i] = {bufs[i].b, 0, i == PLAN ? vk::context::plan_window : VK_WHOLE_SIZE};
             writes[i] = vk::make<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
             writes[i].dstSet = set;
             writes[i].dstBinding = static_cast<std::uint32_t>(i);
             writes[i].descriptorCount = 1;
-            writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-            writes[i].pBufferInfo = &infos[i];
+            writes[i].descriptorType = vk::detail::baseline_binding_type(static_cast<std::uint32_t>(i));
+            if (i == FLAG)
+                writes[i].pTexelBufferView = &flag_view;
+            else
+                writes[i].pBufferInfo = &infos[i];
         }
         f.vkUpdateDescriptorSets(dev, operand_count, writes, 0, nullptr);
         auto cpi = vk::make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
@@ -172,6 +187,7 @@ struct rig {
         f.vkDestroyDescriptorPool(dev, pool, nullptr);
         f.vkDestroyPipelineLayout(dev, layout, nullptr);
         f.vkDestroyDescriptorSetLayout(dev, set_layout, nullptr);
+        f.vkDestroyBufferView(dev, flag_view, nullptr);
         for (auto& b : bufs) {
             f.vkDestroyBuffer(dev, b.b, nullptr);
             f.vkFreeMemory(dev, b.m, nullptr);

@@ -1621,10 +1621,14 @@ struct own_device {
         return VK_FALSE;
     }
 
-    own_device(bool buffer_device_address, bool int64) {
+    std::uint32_t api = VK_API_VERSION_1_2; // the instance's apiVersion
+
+    /// `api` 1.1: an application of Vulkan 1.1, whose device is made with no pNext (1.2's
+    /// feature structures are not its to pass) and so with no optional feature.
+    own_device(bool buffer_device_address, bool int64, std::uint32_t api_version = VK_API_VERSION_1_2) : api(api_version) {
         REQUIRE(volkInitialize() == VK_SUCCESS);
         VkApplicationInfo app = vk::make<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
-        app.apiVersion = VK_API_VERSION_1_2;
+        app.apiVersion = api;
         const char* exts[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
         VkInstanceCreateInfo ici = vk::make<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
         ici.pApplicationInfo = &app;
@@ -1659,6 +1663,7 @@ struct own_device {
         f2.features.shaderInt64 = int64;
         info.queueCreateInfoCount = 1;
         info.pQueueCreateInfos = &qi;
+        if (api < VK_API_VERSION_1_2) info.pNext = nullptr;
         REQUIRE(vkCreateDevice(physical, &info, nullptr, &device) == VK_SUCCESS);
         vkGetDeviceQueue(device, family, 0, &queue);
         vkGetPhysicalDeviceMemoryProperties(physical, &memory);
@@ -1675,7 +1680,7 @@ struct own_device {
         destroy_messenger(instance, messenger, nullptr);
         vkDestroyInstance(instance, nullptr);
     }
-    [[nodiscard]] vk::adopted_device adopt() const { return {instance, physical, device, family, queue, &info}; }
+    [[nodiscard]] vk::adopted_device adopt() const { return {instance, physical, device, family, queue, &info, api}; }
 
     /// A host-visible buffer of `bytes` that shaders address (the application's own).
     std::pair<VkBuffer, void*> make_buffer(VkDeviceSize bytes) {
@@ -1775,6 +1780,32 @@ TEST_CASE("vulkan: a context adopts the application's device, checks its feature
         // the context is gone; the application's device still works
         const auto [b, p] = app.make_buffer(64);
         CHECK(b != VK_NULL_HANDLE);
+    }
+    SECTION("an application of Vulkan 1.1 (its instance's apiVersion): the baseline path, held to 1.1 by the layer") {
+        own_device app(false, false, VK_API_VERSION_1_1);
+        vk::context ctx(app.adopt());
+        CHECK_FALSE(ctx.full_path());
+        CHECK(ctx.features_in_use() == "none");
+        rng_t g(0x1a11ull);
+        const host_tensor x = random_tensor(g, dtype::int64, {9, 6});
+        const host_tensor idx = index_tensor(g, dtype::int64, {5}, 9);
+        const host_tensor sidx = index_tensor(g, dtype::int32, {4, 6}, 9);
+        const host_tensor upd = random_tensor(g, dtype::int64, {4, 6});
+        const strix::pad_desc pd{pad_mode::reflect, {2, 1}, {1, 3}, 0.0};
+        const strix::scatter_desc sd{0, index_policy::error, strix::scatter_reduction::add};
+        host_tensor added(dtype::int64, {9, 6});
+        strix::scatter(x.view(), sidx.view(), upd.view(), added.view(), sd);
+        const vk::device_tensor dx = vk::upload(ctx, x.view()), didx = vk::upload(ctx, idx.view()), dsidx = vk::upload(ctx, sidx.view()),
+                                dupd = vk::upload(ctx, upd.view());
+        const vk::device_tensor dp(ctx, dtype::int64, {12, 10}), dg(ctx, dtype::int64, {5, 6}), ds(ctx, dtype::int64, {9, 6});
+        vk::stream s(ctx);
+        s.pad(dx.view(), dp.view(), pd);
+        s.gather(dx.view(), didx.view(), dg.view(), {0});
+        s.scatter(dx.view(), dsidx.view(), dupd.view(), ds.view(), sd);
+        s.run();
+        CHECK(same_bytes(read_back(ctx, dp), strix::pad(x.view(), pd)));
+        CHECK(same_bytes(read_back(ctx, dg), strix::gather(x.view(), idx.view(), {0})));
+        CHECK(same_bytes(read_back(ctx, ds), added));
     }
     CHECK(own_device::messages == 0);
 }

@@ -74,9 +74,12 @@ public:
     /// The baseline path's limits: minStorageBufferOffsetAlignment and maxStorageBufferRange.
     [[nodiscard]] std::uint64_t storage_alignment() const { return storage_alignment_; }
     [[nodiscard]] std::uint64_t max_binding_range() const { return max_binding_range_; }
-    /// The baseline path's plan records: the bytes one uniform texel buffer of 16-byte texels
-    /// reaches (maxTexelBufferElements of them), which a plan must fit.
-    [[nodiscard]] std::uint64_t max_plan_bytes() const { return std::uint64_t{max_texels_} * 16; }
+    /// The baseline path's plan binding: a uniform buffer of plan_window bytes (Vulkan 1.1's
+    /// least maxUniformBufferRange; shaders/common.glsl declares as much) from an offset of
+    /// this alignment (minUniformBufferOffsetAlignment, and the storage buffers' too: a move's
+    /// tables bind as AUX from the same offset).
+    static constexpr std::uint64_t plan_window = 16384;
+    [[nodiscard]] std::uint64_t plan_alignment() const { return plan_alignment_; }
     /// The descriptor set layout of the baseline path (null on the full path).
     [[nodiscard]] VkDescriptorSetLayout set_layout() const { return set_layout_; }
     /// Whether shader `s` has a variant this context can run (reduce and scan have none on the
@@ -161,9 +164,10 @@ public:
     VkDeviceMemory try_allocate(VkDeviceSize bytes, std::uint32_t type, VkResult* result = nullptr, VkBuffer dedicated = VK_NULL_HANDLE) const;
 
     /// A buffer of `bytes` (rounded up to 16) in `where`. Throws strix::error naming the size
-    /// when the device is out of memory. `texels` (the baseline path's plan, flag and guard
-    /// chunks): with the two texel views those bindings read it through (buffer_registry::extent).
-    buffer create_buffer(std::uint64_t bytes, memory where, bool texels = false) const;
+    /// when the device is out of memory. `extra`: usages beyond the storage buffer's, on the
+    /// baseline path (the plan chunks' uniform buffer, the flag and guard chunks' storage texel
+    /// buffer: those get the R32_UINT view the flag binding reads, buffer_registry::extent).
+    buffer create_buffer(std::uint64_t bytes, memory where, VkBufferUsageFlags extra = 0) const;
 
     /// The smallest host page size of the platforms strix runs on: an import rounded out to an
     /// alignment no larger stays within pages the range touches.
@@ -288,7 +292,8 @@ private:
     VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE; // the baseline path's
     bool full_ = false;
     std::uint64_t storage_alignment_ = 256, max_binding_range_ = 0;
-    std::uint32_t max_texels_ = 0; // maxTexelBufferElements
+    std::uint32_t max_texels_ = 0;          // maxTexelBufferElements
+    std::uint64_t plan_alignment_ = 256;
     std::array<VkShaderModule, spirv::variant_count> modules_{}; // per variant, made on first use
     std::uint32_t features_ = 0;                                  // spirv::feature bits the paths allow
     std::array<std::size_t, spirv::shader_count> variant_{};      // per shader, its variant in spirv::variants

@@ -64,12 +64,12 @@ namespace detail {
 
 /// The baseline path's bindings per dispatch (shaders/common.glsl: SRC, DST, IDX, PLAN, FLAG,
 /// AUX): four storage buffers, Vulkan 1.1's least maxPerStageDescriptorStorageBuffers, and the
-/// plan and the flag as a uniform and a storage texel buffer.
+/// plan and the flag as a uniform buffer and a storage texel buffer.
 inline constexpr std::uint32_t baseline_bindings = 6;
 inline constexpr std::uint32_t baseline_storage_buffers = 4;
 inline constexpr std::uint32_t baseline_plan_binding = 3, baseline_flag_binding = 4;
 inline constexpr VkDescriptorType baseline_binding_type(std::uint32_t binding) {
-    return binding == baseline_plan_binding ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+    return binding == baseline_plan_binding ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
            : binding == baseline_flag_binding ? VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER
                                               : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
@@ -84,13 +84,17 @@ void load_loader();
 /// after a few dozen loads in one process. Destroyed at exit.
 void keep_drivers_loaded();
 
-device_info describe(VkPhysicalDevice pd, std::uint32_t index);
+/// `instance_api`: the apiVersion its instance was made with; the device is described as of
+/// the lower of that and its own version (the queries and the path that version allows).
+device_info describe(VkPhysicalDevice pd, std::uint32_t index, std::uint32_t instance_api = VK_API_VERSION_1_2);
 
 /// A Vulkan instance with the debug-utils messenger when the extension is present (so that
 /// validation messages reach strix). `messages` counts what the messenger reported.
+/// `api_version`: the application's apiVersion (1.1 makes the layer hold every call and module
+/// to Vulkan 1.1, as on a device that has no more).
 class instance {
 public:
-    explicit instance(bool want_messenger);
+    explicit instance(bool want_messenger, std::uint32_t api_version = VK_API_VERSION_1_2);
     instance(const instance&) = delete;
     instance& operator=(const instance&) = delete;
     ~instance() {
@@ -144,7 +148,7 @@ std::uint32_t pick_device(const std::vector<device_info>& devices, const std::op
 /// download and the ops.hpp calls) and takes no lock the application knows of: do not use the
 /// queue from another thread during those calls (Vulkan's external synchronisation rule).
 struct adopted_device {
-    VkInstance instance = VK_NULL_HANDLE;            ///< made with apiVersion 1.2 or later
+    VkInstance instance = VK_NULL_HANDLE;
     VkPhysicalDevice physical_device = VK_NULL_HANDLE;
     VkDevice device = VK_NULL_HANDLE;
     std::uint32_t queue_family = 0;                  ///< must have compute
@@ -155,6 +159,9 @@ struct adopted_device {
     /// storageBuffer8BitAccess + storageBuffer16BitAccess, shaderBufferInt64Atomics,
     /// shaderFloat64 and VK_EXT_shader_atomic_float where on.
     const VkDeviceCreateInfo* create_info = nullptr;
+    /// The apiVersion `instance` was made with: below 1.2, strix uses Vulkan 1.1 alone (the
+    /// baseline path). (Last, so that aggregate initializers written before it still compile.)
+    std::uint32_t api_version = VK_API_VERSION_1_2;
 };
 
 namespace detail {

@@ -39,9 +39,9 @@ public:
     struct extent {
         VkBuffer handle = VK_NULL_HANDLE;
         std::uint64_t address = 0, size = 0;
-        /// texel views of its first bytes, for the baseline path's plan (16-byte texels) and flag
-        /// (4-byte ones) bindings; null on every other buffer
-        VkBufferView chunks = VK_NULL_HANDLE, words = VK_NULL_HANDLE;
+        /// a texel view of its first words (R32_UINT), for the baseline path's flag binding;
+        /// null on every other buffer
+        VkBufferView words = VK_NULL_HANDLE;
     };
 
     /// `virtual_addresses`: the device has no buffer device addresses (the baseline path), and
@@ -56,7 +56,7 @@ public:
     /// serial number. `mapped`: where its memory is mapped (nullptr when it is not). With
     /// virtual addresses, `address` is ignored and the buffer's is `*assigned`.
     std::uint64_t add(VkBuffer handle, VkDeviceMemory memory, std::uint64_t address, std::uint64_t size, std::byte* mapped,
-                      std::uint64_t* assigned = nullptr, VkBufferView chunks = VK_NULL_HANDLE, VkBufferView words = VK_NULL_HANDLE);
+                      std::uint64_t* assigned = nullptr, VkBufferView words = VK_NULL_HANDLE);
     /// With virtual addresses: the address of the application's buffer `handle` (wrap), of at
     /// least `size` bytes; the same each time the handle is given. The registry does not own it.
     std::uint64_t foreign(VkBuffer handle, std::uint64_t size);

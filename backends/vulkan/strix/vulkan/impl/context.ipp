@@ -4,11 +4,14 @@ namespace strix::vulkan {
 
 context::context(linked l, const context_options& opt) {
     if (l.volk != 1) throw error(error_code::unsupported, "strix::vulkan: volk's implementation is compiled in wrongly");
-    inst_.emplace(true);
+    // the baseline profile asks for Vulkan 1.1 only: the layer then holds every call and module
+    // to 1.1, as on a device that has no more (CI runs the Vulkan suite so on lavapipe)
+    const std::uint32_t api = opt.profile == path_profile::baseline ? VK_API_VERSION_1_1 : VK_API_VERSION_1_2;
+    inst_.emplace(true, api);
     instance_ = inst_->get();
     const auto pds = inst_->physical_devices();
     std::vector<device_info> infos;
-    for (std::uint32_t i = 0; i < pds.size(); ++i) infos.push_back(detail::describe(pds[i], i));
+    for (std::uint32_t i = 0; i < pds.size(); ++i) infos.push_back(detail::describe(pds[i], i, api));
     info_ = infos[detail::pick_device(infos, opt.device)];
     physical_ = pds[info_.index];
     full_ = opt.profile == path_profile::full && info_.full_path();
@@ -61,10 +64,10 @@ context::context(linked l, const adopted_device& user, const context_options& op
     detail::load_loader();
     detail::keep_drivers_loaded();
     volkLoadInstanceOnly(user.instance);
-    if (!vkGetPhysicalDeviceFeatures2 || !vkGetPhysicalDeviceProperties2) fail("the instance lacks Vulkan 1.1's vkGetPhysicalDeviceFeatures2 (make it with apiVersion 1.2 or later)");
+    if (!vkGetPhysicalDeviceFeatures2 || !vkGetPhysicalDeviceProperties2) fail("the instance lacks Vulkan 1.1's vkGetPhysicalDeviceFeatures2 (make it with apiVersion 1.1 or later)");
     instance_ = user.instance;
     physical_ = user.physical_device;
-    info_ = detail::describe(physical_, 0);
+    info_ = detail::describe(physical_, 0, user.api_version);
     if (!info_.unusable.empty()) fail(info_.name + ": " + info_.unusable);
     const detail::enabled_features on = detail::enabled_features::of(*user.create_info);
     // the full path where the device was made with what it needs, else the baseline path
@@ -186,6 +189,7 @@ void context::finish_setup(const context_options& opt) {
         storage_alignment_ = props.limits.minStorageBufferOffsetAlignment;
         max_binding_range_ = props.limits.maxStorageBufferRange;
         max_texels_ = props.limits.maxTexelBufferElements;
+        plan_alignment_ = std::max<std::uint64_t>({props.limits.minUniformBufferOffsetAlignment, props.limits.minStorageBufferOffsetAlignment, 16});
         VkDescriptorSetLayoutBinding b[detail::baseline_bindings]{};
         for (std::uint32_t i = 0; i < detail::baseline_bindings; ++i) b[i] = {i, detail::baseline_binding_type(i), 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
         auto dci = make<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);

@@ -42,7 +42,7 @@ detail::owned<frame> context::acquire_frame() {
             qci.queryCount = 2;
             require_success(table_.vkCreateQueryPool(device_, &qci, nullptr, &f->queries), "vkCreateQueryPool");
         }
-        f->flag = create_buffer(16, memory::host, true);
+        f->flag = create_buffer(16, memory::host, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT);
     } catch (...) {
         destroy(*f);
         throw;
@@ -85,7 +85,7 @@ VkDescriptorSet context::descriptor_set(frame& f, const std::array<bound_buffer,
         if (f.pool_at == f.pools.size()) {
             constexpr std::uint32_t sets = 256;
             const VkDescriptorPoolSize size[3] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, sets * detail::baseline_storage_buffers},
-                                                  {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, sets},
+                                                  {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, sets},
                                                   {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, sets}};
             auto pci = make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
             pci.maxSets = sets;
@@ -113,10 +113,10 @@ VkDescriptorSet context::descriptor_set(frame& f, const std::array<bound_buffer,
         w[i].dstBinding = i;
         w[i].descriptorCount = 1;
         w[i].descriptorType = detail::baseline_binding_type(i);
-        if (w[i].descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER)
-            w[i].pBufferInfo = &info[i];
-        else
+        if (w[i].descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER)
             w[i].pTexelBufferView = &b[i].view;
+        else
+            w[i].pBufferInfo = &info[i];
     }
     table_.vkUpdateDescriptorSets(device_, detail::baseline_bindings, w, 0, nullptr);
     f.sets.emplace(b, set);

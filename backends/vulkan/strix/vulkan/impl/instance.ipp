@@ -37,7 +37,7 @@ void keep_drivers_loaded() {
     static anchor a;
 }
 
-device_info describe(VkPhysicalDevice pd, std::uint32_t index) {
+device_info describe(VkPhysicalDevice pd, std::uint32_t index, std::uint32_t instance_api) {
     device_info d;
     d.index = index;
     VkPhysicalDeviceProperties props{};
@@ -45,6 +45,9 @@ device_info describe(VkPhysicalDevice pd, std::uint32_t index) {
     d.name = props.deviceName;
     d.type = props.deviceType;
     d.api_version = props.apiVersion;
+    // what the instance lets strix use of the device (1.1 where either is 1.1: the pNext
+    // structures of 1.2's queries are then not to be passed, and the path is the baseline one)
+    const std::uint32_t api = std::min(props.apiVersion, std::max(instance_api, VK_API_VERSION_1_0));
     d.max_storage_buffer_range = props.limits.maxStorageBufferRange;
     VkPhysicalDeviceMemoryProperties mem{};
     vkGetPhysicalDeviceMemoryProperties(pd, &mem);
@@ -57,19 +60,9 @@ device_info describe(VkPhysicalDevice pd, std::uint32_t index) {
     }
     d.max_storage_buffers = props.limits.maxPerStageDescriptorStorageBuffers;
     d.storage_offset_alignment = std::max<std::uint64_t>(props.limits.minStorageBufferOffsetAlignment, 4);
-    if (props.apiVersion < VK_API_VERSION_1_1) {
-        d.unusable = "it supports Vulkan " + std::to_string(VK_API_VERSION_MAJOR(props.apiVersion)) + "." +
-                     std::to_string(VK_API_VERSION_MINOR(props.apiVersion)) + "; strix needs 1.1";
-        return d;
-    }
-    if (props.apiVersion < VK_API_VERSION_1_2) { // the baseline path only: the core features are all it asks about
-        VkPhysicalDeviceFeatures f{};
-        vkGetPhysicalDeviceFeatures(pd, &f);
-        d.int64 = f.shaderInt64;
-        d.float64 = f.shaderFloat64;
-        if (d.max_storage_buffers < baseline_storage_buffers) // (below Vulkan 1.1's least)
-            d.unusable = "it binds " + std::to_string(d.max_storage_buffers) + " storage buffers per shader; strix's baseline path needs " +
-                         std::to_string(baseline_storage_buffers);
+    if (api < VK_API_VERSION_1_1) {
+        d.unusable = "it supports Vulkan " + std::to_string(VK_API_VERSION_MAJOR(api)) + "." + std::to_string(VK_API_VERSION_MINOR(api)) +
+                     (api < props.apiVersion ? " with this instance" : "") + "; strix needs 1.1";
         return d;
     }
     std::uint32_t next = 0;
@@ -81,14 +74,27 @@ device_info describe(VkPhysicalDevice pd, std::uint32_t index) {
         atomic_float |= std::strcmp(e.extensionName, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME) == 0;
         host_import |= std::strcmp(e.extensionName, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) == 0;
     }
+    // (Vulkan 1.2's structures only where the instance allows 1.2)
+    const bool v12 = api >= VK_API_VERSION_1_2;
     auto hp = make<VkPhysicalDeviceExternalMemoryHostPropertiesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT);
     auto p12 = make<VkPhysicalDeviceVulkan12Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES, host_import ? &hp : nullptr);
-    auto m3 = make<VkPhysicalDeviceMaintenance3Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &p12);
+    auto m3 = make<VkPhysicalDeviceMaintenance3Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES,
+                                                           v12 ? static_cast<void*>(&p12) : host_import ? static_cast<void*>(&hp) : nullptr);
     auto p2 = make<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3);
     vkGetPhysicalDeviceProperties2(pd, &p2);
-    d.denorm_preserve32 = p12.shaderDenormPreserveFloat32;
+    d.denorm_preserve32 = v12 && p12.shaderDenormPreserveFloat32;
     d.max_memory_allocation = m3.maxMemoryAllocationSize;
     if (host_import) d.host_import_alignment = std::max<std::uint64_t>(1, hp.minImportedHostPointerAlignment);
+    if (!v12) { // the baseline path only: the core features are all it asks about
+        VkPhysicalDeviceFeatures f{};
+        vkGetPhysicalDeviceFeatures(pd, &f);
+        d.int64 = f.shaderInt64;
+        d.float64 = f.shaderFloat64;
+        if (d.max_storage_buffers < baseline_storage_buffers) // (below Vulkan 1.1's least)
+            d.unusable = "it binds " + std::to_string(d.max_storage_buffers) + " storage buffers per shader; strix's baseline path needs " +
+                         std::to_string(baseline_storage_buffers);
+        return d;
+    }
     auto af = make<VkPhysicalDeviceShaderAtomicFloatFeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT);
     auto f11 = make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, atomic_float ? &af : nullptr);
     auto f12 = make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f11);
@@ -109,7 +115,7 @@ device_info describe(VkPhysicalDevice pd, std::uint32_t index) {
     return d;
 }
 
-instance::instance(bool want_messenger) {
+instance::instance(bool want_messenger, std::uint32_t api_version) {
     load_loader();
     keep_drivers_loaded();
     std::uint32_t n = 0;
@@ -122,7 +128,7 @@ instance::instance(bool want_messenger) {
     auto app = make<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
     app.pApplicationName = "strix";
     app.pEngineName = "strix";
-    app.apiVersion = VK_API_VERSION_1_2;
+    app.apiVersion = api_version;
     const char* ext_names[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
     auto ci = make<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
     ci.pApplicationInfo = &app;

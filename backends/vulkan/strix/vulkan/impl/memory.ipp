@@ -17,7 +17,7 @@ struct buffer_registry::state {
         VkDeviceMemory memory;
         std::uint64_t address, size;
         std::byte* mapped;
-        VkBufferView chunks, words; // its texel views (the registry destroys them with it)
+        VkBufferView words; // its texel view (the registry destroys it with it)
         std::uint32_t pins = 0;
         bool alive = true;
     };
@@ -38,14 +38,14 @@ buffer_registry::buffer_registry(const VolkDeviceTable* vk, VkDevice device, boo
 buffer_registry::~buffer_registry() = default;
 
 std::uint64_t buffer_registry::add(VkBuffer handle, VkDeviceMemory memory, std::uint64_t address, std::uint64_t size, std::byte* mapped,
-                                   std::uint64_t* assigned, VkBufferView chunks, VkBufferView words) {
+                                   std::uint64_t* assigned, VkBufferView words) {
     const std::uint64_t id = next_serial();
     std::lock_guard lock(mutex_);
     if (virtual_) address = next_virtual_++ * virtual_stride;
     if (assigned) *assigned = address;
-    s_->entries.emplace(id, state::entry{handle, memory, address, size, mapped, chunks, words});
+    s_->entries.emplace(id, state::entry{handle, memory, address, size, mapped, words});
     if (mapped) s_->mapped[reinterpret_cast<std::uintptr_t>(mapped)] = {size, handle};
-    if (address) s_->by_address[address] = {handle, address, size, chunks, words};
+    if (address) s_->by_address[address] = {handle, address, size, words};
     if (virtual_) s_->by_handle[handle] = address;
     return id;
 }
@@ -74,7 +74,6 @@ void buffer_registry::free_entry(std::uint64_t id) noexcept {
     if (it == s_->entries.end()) return;
     const state::entry& e = it->second;
     if (e.mapped) vk_->vkUnmapMemory(device_, e.memory);
-    if (e.chunks) vk_->vkDestroyBufferView(device_, e.chunks, nullptr);
     if (e.words) vk_->vkDestroyBufferView(device_, e.words, nullptr);
     if (e.handle) vk_->vkDestroyBuffer(device_, e.handle, nullptr);
     if (e.memory) vk_->vkFreeMemory(device_, e.memory, nullptr);
@@ -196,7 +195,7 @@ VkDeviceMemory context::try_allocate(VkDeviceSize bytes, std::uint32_t type, VkR
     return r == VK_SUCCESS ? m : VK_NULL_HANDLE;
 }
 
-buffer context::create_buffer(std::uint64_t bytes, memory where, bool texels) const {
+buffer context::create_buffer(std::uint64_t bytes, memory where, VkBufferUsageFlags extra) const {
     if (bytes > std::numeric_limits<std::uint64_t>::max() - 15)
         throw error(error_code::invalid_argument, "strix::vulkan: a buffer of " + std::to_string(bytes) + " bytes cannot exist");
     const std::uint64_t size = std::max<std::uint64_t>(16, (bytes + 15) / 16 * 16);
@@ -204,25 +203,24 @@ buffer context::create_buffer(std::uint64_t bytes, memory where, bool texels) co
     bci.size = size;
     bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                 (full_ ? VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT : 0) | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
-    texels = texels && !full_;
-    if (texels) bci.usage |= VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT;
+    if (!full_) bci.usage |= extra;
+    const bool words_view = !full_ && (extra & VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT);
     bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     VkBuffer handle = VK_NULL_HANDLE;
     VkDeviceMemory mem = VK_NULL_HANDLE;
-    VkBufferView views[2]{};
+    VkBufferView view = VK_NULL_HANDLE;
     // what was made so far goes again when a later step throws
     struct undo {
         const context& c;
         VkBuffer& h;
         VkDeviceMemory& m;
-        VkBufferView* v;
+        VkBufferView& v;
         ~undo() {
-            for (int i = 0; i < 2; ++i)
-                if (v[i]) c.table_.vkDestroyBufferView(c.device_, v[i], nullptr);
+            if (v) c.table_.vkDestroyBufferView(c.device_, v, nullptr);
             if (h) c.table_.vkDestroyBuffer(c.device_, h, nullptr);
             if (m) c.table_.vkFreeMemory(c.device_, m, nullptr);
         }
-    } guard{*this, handle, mem, views};
+    } guard{*this, handle, mem, view};
     require_success(table_.vkCreateBuffer(device_, &bci, nullptr, &handle), "vkCreateBuffer");
     VkMemoryRequirements req{};
     table_.vkGetBufferMemoryRequirements(device_, handle, &req);
@@ -268,19 +266,16 @@ buffer context::create_buffer(std::uint64_t bytes, memory where, bool texels) co
         ai.buffer = handle;
         b.address_ = table_.vkGetBufferDeviceAddress(device_, &ai);
     }
-    if (texels) { // as much of it as one view reaches (maxTexelBufferElements)
-        const VkFormat formats[2] = {VK_FORMAT_R32G32B32A32_UINT, VK_FORMAT_R32_UINT};
-        for (int i = 0; i < 2; ++i) {
-            auto vci = make<VkBufferViewCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO);
-            vci.buffer = handle;
-            vci.format = formats[i];
-            vci.range = std::min<std::uint64_t>(size, std::uint64_t{max_texels_} * (i == 0 ? 16 : 4));
-            require_success(table_.vkCreateBufferView(device_, &vci, nullptr, &views[i]), "vkCreateBufferView");
-        }
+    if (words_view) { // as much of it as one view reaches (maxTexelBufferElements)
+        auto vci = make<VkBufferViewCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO);
+        vci.buffer = handle;
+        vci.format = VK_FORMAT_R32_UINT;
+        vci.range = std::min<std::uint64_t>(size, std::uint64_t{max_texels_} * 4);
+        require_success(table_.vkCreateBufferView(device_, &vci, nullptr, &view), "vkCreateBufferView");
     }
     // the registry frees them from now on (and gives a virtual address)
-    b.id_ = live_->add(handle, mem, b.address_, size, mapped, &b.address_, views[0], views[1]);
-    views[0] = views[1] = VK_NULL_HANDLE;
+    b.id_ = live_->add(handle, mem, b.address_, size, mapped, &b.address_, view);
+    view = VK_NULL_HANDLE;
     b.registry_ = live_;
     b.buf_ = std::exchange(handle, VK_NULL_HANDLE);
     mem = VK_NULL_HANDLE;

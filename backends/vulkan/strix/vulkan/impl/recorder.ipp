@@ -26,7 +26,7 @@ auto recorder::new_guard() -> guard_word {
         ++guard_chunk_;
         guard_used_ = 0;
     }
-    if (guard_chunk_ == chunks.size()) chunks.push_back(ctx_->create_buffer(guard_chunk_bytes, memory::upload, true));
+    if (guard_chunk_ == chunks.size()) chunks.push_back(ctx_->create_buffer(guard_chunk_bytes, memory::upload, VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT));
     // the baseline path binds the flag and the guard as one operand: each chunk's first word is
     // the flag of the dispatches its guards stamp (flag_raised reads them too)
     if (guard_used_ == 0 && !ctx_->full_path()) {
@@ -198,17 +198,19 @@ auto recorder::scratch(std::uint64_t bytes) -> scratch_block {
 
 auto recorder::meta_alloc(std::size_t bytes) -> meta_block {
     bytes = std::max<std::size_t>((bytes + 15) / 16 * 16, 16);
-    if (!ctx_->full_path() && bytes > ctx_->max_plan_bytes())
+    // the baseline path binds the plan window's bytes from a plan's start as a uniform buffer:
+    // each chunk has as many more, unused
+    const std::size_t slack = ctx_->full_path() ? 0 : context::plan_window;
+    if (slack && bytes + slack > ctx_->max_binding_range())
         throw error(error_code::unsupported, "strix::vulkan: a plan of " + std::to_string(bytes) + " bytes is more than " + ctx_->device().name +
-                                                 " reads through one texel buffer (maxTexelBufferElements " + std::to_string(ctx_->max_plan_bytes() / 16) +
-                                                 " of 16 bytes), which the baseline path reads plans through");
+                                                 " binds at once (maxStorageBufferRange " + std::to_string(ctx_->max_binding_range()) + ")");
     auto& chunks = frame_->meta;
-    while (meta_chunk_ < chunks.size() && meta_used_ + bytes > chunks[meta_chunk_].size()) {
+    while (meta_chunk_ < chunks.size() && meta_used_ + bytes + slack > chunks[meta_chunk_].size()) {
         ++meta_chunk_;
         meta_used_ = 0;
     }
     if (meta_chunk_ == chunks.size()) {
-        chunks.push_back(ctx_->create_buffer(std::max<std::size_t>(bytes, meta_chunk_bytes), memory::upload, true));
+        chunks.push_back(ctx_->create_buffer(std::max<std::size_t>(bytes, meta_chunk_bytes) + slack, memory::upload, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT));
         meta_used_ = 0;
     }
     const buffer& c = chunks[meta_chunk_];
@@ -330,11 +332,9 @@ void recorder::bind_operands(const pipeline_key& key, command& c) {
                                                  " bytes apart, does not fit the baseline path's 32 bits (the full path needs bufferDeviceAddress and shaderInt64)");
     enum { SRC, DST, IDX, PLAN, FLAG, AUX };
     const buffer& spare = frame_->flag; // what a binding no field names holds
-    const auto spare_views = ctx_->buffers().locate(spare.address());
     std::array<bound_buffer, 6> b;
     b.fill({spare.handle(), 0, spare.size()});
-    b[PLAN].view = spare_views->chunks;
-    b[FLAG].view = spare_views->words;
+    b[FLAG].view = ctx_->buffers().locate(spare.address())->words;
     std::array<std::uint64_t, 6> base{}; // each binding's buffer's address
     std::array<bool, 6> set{};
     // binds the buffer holding address `a` (a field's) at `slot`: the same one for every field of the slot
@@ -345,11 +345,19 @@ void recorder::bind_operands(const pipeline_key& key, command& c) {
             if (e->handle != b[slot].buffer) throw error(error_code::invalid_argument, "strix::vulkan: two operands of binding " + std::to_string(slot) + " lie in different buffers");
             return;
         }
-        if (slot == PLAN || slot == FLAG) { // texel views of the plan's and the guards' chunks, made with them (their records fit: meta_alloc)
-            const VkBufferView v = slot == PLAN ? e->chunks : e->words;
-            if (!v) throw error(error_code::invalid_argument, "strix::vulkan: a plan or flag address (" + std::to_string(a) + ") lies in a buffer without texel views");
-            b[slot] = {e->handle, 0, e->size, v};
+        if (slot == FLAG) { // the texel view of the flag's and the guards' chunks, made with them
+            if (!e->words) throw error(error_code::invalid_argument, "strix::vulkan: a flag address (" + std::to_string(a) + ") lies in a buffer without a texel view");
+            b[slot] = {e->handle, 0, e->size, e->words};
             base[slot] = e->address;
+            set[slot] = true;
+            return;
+        }
+        if (slot == PLAN) { // the plan window from the plan's start (meta_alloc leaves room for it)
+            const std::uint64_t start = (a - e->address) / ctx_->plan_alignment() * ctx_->plan_alignment();
+            if (start + context::plan_window > e->size)
+                throw error(error_code::invalid_argument, "strix::vulkan: a plan address (" + std::to_string(a) + ") lies too near its buffer's end for the plan window");
+            b[slot] = {e->handle, start, context::plan_window};
+            base[slot] = e->address + start;
             set[slot] = true;
             return;
         }
@@ -373,6 +381,8 @@ void recorder::bind_operands(const pipeline_key& key, command& c) {
     const auto rebase = [&](int slot, std::uint64_t& field) {
         if (field == 0) return;
         bind(slot, field);
+        if (slot == PLAN && field - base[slot] >= context::plan_window - 16) // (records of one operator lie in one reserved stretch: meta_reserve)
+            throw error(error_code::invalid_argument, "strix::vulkan: two plan records of one dispatch lie " + std::to_string(field - base[slot]) + " bytes apart");
         field = ((field - base[slot]) & 0xffffffffu) | (std::uint64_t{1} << 32);
     };
     // the flag lies beside the guard (new_guard) when the dispatch has one
@@ -383,6 +393,10 @@ void recorder::bind_operands(const pipeline_key& key, command& c) {
     rebase(DST, p.dst);
     rebase(IDX, p.indices);
     rebase(PLAN, p.dims);
+    if (key.which == shader::move && set[PLAN]) { // its tables of padded coordinates, from the same offset (a move has no scratch)
+        const auto e = ctx_->buffers().locate(base[PLAN]);
+        b[AUX] = {e->handle, base[PLAN] - e->address, std::min(e->address + e->size - base[PLAN], ctx_->max_binding_range())};
+    }
     switch (key.which) {
     case shader::scatter:
         rebase(DST, p.lo);
