@@ -381,8 +381,11 @@ void recorder::bind_operands(const pipeline_key& key, command& c) {
     const auto rebase = [&](int slot, std::uint64_t& field) {
         if (field == 0) return;
         bind(slot, field);
-        if (slot == PLAN && field - base[slot] >= context::plan_window - 16) // (records of one operator lie in one reserved stretch: meta_reserve)
-            throw error(error_code::invalid_argument, "strix::vulkan: two plan records of one dispatch lie " + std::to_string(field - base[slot]) + " bytes apart");
+        // a dispatch's records (at most 512 bytes from a field: 16 Dim records, 8 of 48 bytes,
+        // the Order record) lie in the plan window (one operator's in one reserved stretch:
+        // meta_reserve)
+        if (slot == PLAN && field - base[slot] > context::plan_window - 512)
+            throw error(error_code::invalid_argument, "strix::vulkan: a plan record lies " + std::to_string(field - base[slot]) + " bytes into its binding, past the plan window");
         field = ((field - base[slot]) & 0xffffffffu) | (std::uint64_t{1} << 32);
     };
     // the flag lies beside the guard (new_guard) when the dispatch has one
