@@ -8,8 +8,9 @@
 #   _strix_vulkan_include_dirs  the backend's headers and its compiled shaders: backends/vulkan/,
 #                               or the installed include directory (the backend installs beside
 #                               the core)
-#   _strix_vulkan_source        the backend's one source file (backends/vulkan/volk_implementation.cpp
-#                               or its installed copy): volk's loader and the backend's definitions
+#   _strix_vulkan_source        the backend's source file (backends/vulkan/volk_implementation.cpp
+#                               or its installed copy; a list works too): volk's loader, the
+#                               backend's definitions and the CPU kernels
 #   _strix_want_vulkan          TRUE to offer strix::vulkan (when its headers are found)
 #   _strix_scope                GLOBAL in a source tree (the targets are seen by the whole build,
 #                               as a parent project needs them), empty in an installed package
@@ -54,12 +55,18 @@ elseif(NOT TARGET strix::vulkan)
   find_path(STRIX_VULKAN_HEADERS vulkan/vulkan.h HINTS "$ENV{VULKAN_SDK}/include" "$ENV{VULKAN_SDK}/Include")
   find_path(STRIX_VOLK_HEADER volk.h HINTS "$ENV{VULKAN_SDK}/include" "$ENV{VULKAN_SDK}/Include")
   if(STRIX_VULKAN_HEADERS AND STRIX_VOLK_HEADER)
+    set(_strix_vulkan_sources "")
+    foreach(_strix_source IN LISTS _strix_vulkan_source)
+      list(APPEND _strix_vulkan_sources "$<$<NOT:$<BOOL:$<TARGET_PROPERTY:STRIX_OWN_IMPLEMENTATION>>>:${_strix_source}>")
+    endforeach()
     add_library(strix::vulkan INTERFACE IMPORTED ${_strix_scope})
     set_target_properties(strix::vulkan PROPERTIES
       INTERFACE_INCLUDE_DIRECTORIES "${_strix_vulkan_include_dirs};${STRIX_VULKAN_HEADERS};${STRIX_VOLK_HEADER}"
-      INTERFACE_SOURCES "$<$<NOT:$<BOOL:$<TARGET_PROPERTY:STRIX_OWN_IMPLEMENTATION>>>:${_strix_vulkan_source}>"
+      INTERFACE_SOURCES "${_strix_vulkan_sources}"
       INTERFACE_COMPILE_DEFINITIONS STRIX_SEPARATE_KERNELS
       INTERFACE_LINK_LIBRARIES "strix::strix;${CMAKE_DL_LIBS}")
+    unset(_strix_vulkan_sources)
+    unset(_strix_source)
   else()
     set(_strix_vulkan_missing "strix::vulkan needs the Vulkan and volk headers (Debian: libvulkan-dev, libvulkan-volk-dev)")
   endif()
