@@ -6,6 +6,15 @@
 #               vulkan), strix::strix and strix::vulkan, built and run (and a version it refuses)
 #   subproject  a Meson project that gets strix through a wrap file (the README's), using plain
 #               dependency('strix') and dependency('strix_vulkan')
+# and straight from the source tree, as the README shows (a clone of the committed HEAD, built
+# with a PATH on which glslangValidator cannot be found: the committed SPIR-V is all it takes):
+#   fetchcontent     a CMake project with FetchContent_Declare(strix GIT_REPOSITORY file://...)
+#                    and FetchContent_MakeAvailable(strix), strix::strix and strix::vulkan
+#   add_subdirectory a CMake project with add_subdirectory(strix) on the clone
+#   plain            one g++ command line: -I include -I backends/vulkan, the backend's source
+#                    file, -pthread -ldl
+# Each builds a program that runs a pad and a gather on the CPU and through Vulkan (lavapipe
+# here) and fails on any difference between the two or any validation message.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
@@ -42,6 +51,35 @@ int main() {
                        strix::pad_desc{strix::pad_mode::symmetric, {1}, {1}});
     std::printf("%s: %g %g\n", ctx.device().name.c_str(), y[0], y[4]);
     return (y[0] == 1 && y[4] == 3 && ctx.validation_messages() == 0) ? 0 : 1;
+}
+CPP
+# pad and gather on the CPU and through Vulkan, compared bit for bit (the one-line ways)
+cat > "$work/both.cpp" <<'CPP'
+#include <strix/vulkan.hpp>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+int main() {
+    namespace vk = strix::vulkan;
+    std::vector<float> x(12);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.375f * static_cast<float>(i) - 1.5f;
+    const std::int32_t ids[5] = {2, 0, 1, 2, 2};
+    const strix::any_cview input(x.data(), strix::dtype::float32, {3, 4});
+    const strix::any_cview indices(ids, strix::dtype::int32, {5});
+    const strix::pad_desc pad{strix::pad_mode::reflect, {1, 2}, {2, 1}};
+    const strix::gather_desc gather{.axis = 0};
+    std::vector<float> pad_cpu(6 * 7), pad_gpu(6 * 7, -9.0f), gather_cpu(5 * 4), gather_gpu(5 * 4, -9.0f);
+    strix::pad(input, strix::any_view(pad_cpu.data(), strix::dtype::float32, {6, 7}), pad);
+    strix::gather(input, indices, strix::any_view(gather_cpu.data(), strix::dtype::float32, {5, 4}), gather);
+    vk::context ctx;
+    vk::pad(ctx, input, strix::any_view(pad_gpu.data(), strix::dtype::float32, {6, 7}), pad);
+    vk::gather(ctx, input, indices, strix::any_view(gather_gpu.data(), strix::dtype::float32, {5, 4}), gather);
+    const bool same = std::memcmp(pad_cpu.data(), pad_gpu.data(), pad_cpu.size() * sizeof(float)) == 0 &&
+                      std::memcmp(gather_cpu.data(), gather_gpu.data(), gather_cpu.size() * sizeof(float)) == 0;
+    std::printf("%s: pad and gather %s, %d validation messages\n", ctx.device().name.c_str(),
+                same ? "equal to the CPU's bit for bit" : "DIFFER from the CPU's", ctx.validation_messages());
+    return same && ctx.validation_messages() == 0 ? 0 : 1;
 }
 CPP
 install_into_prefix() {
@@ -132,5 +170,80 @@ MESON
   "$work/app/build/app"
   "$work/app/build/vk"
   ;;
-*) echo "usage: $0 install|cmake|subproject"; exit 2 ;;
+fetchcontent | add_subdirectory | plain)
+  # what is committed, not the work tree
+  git clone --quiet "$root" "$work/strix"
+  head=$(git -C "$work/strix" rev-parse HEAD)
+  # a PATH of links to everything on PATH but glslang: strix must build without a shader compiler
+  mkdir -p "$work/path"
+  IFS=: read -r -a path_dirs <<<"$PATH"
+  for d in "${path_dirs[@]}"; do
+    # the first directory of PATH to hold a name wins, as it does on PATH (ln keeps what is there)
+    if [ -d "$d" ]; then ln -s "$d"/* "$work/path/" 2>/dev/null || true; fi
+  done
+  rm -f "$work/path"/glslang*
+  if PATH="$work/path" command -v glslangValidator >/dev/null; then
+    echo "glslangValidator is still on the PATH meant to lack it"; exit 1
+  fi
+  # the programs run under the Khronos validation layer (a message fails them), as CI's do
+  export VK_LOADER_LAYERS_ENABLE="${VK_LOADER_LAYERS_ENABLE-*validation}"
+  generator=()
+  command -v ninja >/dev/null && generator=(-G Ninja)
+  case "$1" in
+  fetchcontent)
+    mkdir -p "$work/fc"
+    cp "$work/main.cpp" "$work/both.cpp" "$work/fc/"
+    cat > "$work/fc/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.16)
+project(app CXX)
+include(FetchContent)
+FetchContent_Declare(strix GIT_REPOSITORY file://$work/strix GIT_TAG $head)
+FetchContent_MakeAvailable(strix)
+add_executable(app main.cpp)
+target_link_libraries(app PRIVATE strix::strix)
+add_executable(both both.cpp)
+target_link_libraries(both PRIVATE strix::vulkan)
+CMAKE
+    app=$work/fc
+    ;;
+  add_subdirectory)
+    mkdir -p "$work/as/third_party"
+    mv "$work/strix" "$work/as/third_party/strix"
+    cp "$work/main.cpp" "$work/both.cpp" "$work/as/"
+    # this parent finds Threads itself first (fetchcontent's leaves it to strix)
+    cat > "$work/as/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.16)
+project(app CXX)
+find_package(Threads REQUIRED)
+add_subdirectory(third_party/strix)
+add_executable(app main.cpp)
+target_link_libraries(app PRIVATE strix::strix)
+add_executable(both both.cpp)
+target_link_libraries(both PRIVATE strix::vulkan Threads::Threads)
+CMAKE
+    app=$work/as
+    ;;
+  plain)
+    mkdir -p "$work/plain"
+    (cd "$work/strix" && PATH="$work/path" c++ -std=c++20 -pthread -I include "$work/main.cpp" -o "$work/plain/app")
+    (cd "$work/strix" && PATH="$work/path" c++ -std=c++20 -pthread -I include -I backends/vulkan "$work/both.cpp" \
+      backends/vulkan/volk_implementation.cpp -ldl -o "$work/plain/both")
+    "$work/plain/app"
+    "$work/plain/both"
+    exit 0
+    ;;
+  esac
+  PATH="$work/path" cmake -S "$app" -B "$app/build" "${generator[@]}" >"$work/configure.txt" || { cat "$work/configure.txt"; exit 1; }
+  PATH="$work/path" cmake --build "$app/build" >"$work/build.txt" || { tail -n 40 "$work/build.txt"; exit 1; }
+  # strix's own programs and tests are not built for a parent project, nor is any shader
+  if find "$app/build" -type f \( -name strix -o -name 'strix-*tests' \) | grep .; then
+    echo "strix's own targets were built inside the parent project"; exit 1
+  fi
+  if grep -rl --include='*.ninja' --include=Makefile --exclude-dir=strix-src glslang "$app/build" | grep .; then
+    echo "the build runs glslang"; exit 1
+  fi
+  "$app/build/app"
+  "$app/build/both"
+  ;;
+*) echo "usage: $0 install|cmake|subproject|fetchcontent|add_subdirectory|plain"; exit 2 ;;
 esac
