@@ -2,8 +2,8 @@
 // descriptor of its own, 32-bit offsets, no 64-bit integer, no device address, no 8/16-bit
 // storage) on a device made without any optional feature: the first Vulkan device of type CPU
 // (lavapipe) or else the first one, created with no feature enabled at all, the modules built for
-// Vulkan 1.1 (test/meson.build), under the validation layer (any message fails the test), each
-// result compared with a naive loop. The instance is made for Vulkan 1.1 (apiVersion), so the
+// Vulkan 1.1 (the committed baseline variants, strix/vulkan/spirv/<shader>_b.h), under the
+// validation layer (any message fails the test), each result compared with a naive loop. The instance is made for Vulkan 1.1 (apiVersion), so the
 // layer reports anything newer a module or a call would use, as on a Vulkan 1.1 device. The test
 // binds the operands and fills the push constants itself, as common.glsl describes them (the
 // backend's host side does the same, tested by the Vulkan suite on the baseline profile).
@@ -19,11 +19,13 @@
 #include "strix/vulkan.hpp"
 #include "strix/vulkan/encode.hpp"
 
-#include "baseline_copy.h"
-#include "baseline_move.h"
-#include "baseline_scatter.h"
-#include "baseline_tile.h"
-#include "baseline_tuples.h"
+// the baseline variants of variants.txt (FULL 0, so BASELINE 1; Vulkan 1.1), as the backend
+// embeds them: one `const uint32_t <shader>_b[]` each
+#include "strix/vulkan/spirv/copy_b.h"
+#include "strix/vulkan/spirv/move_b.h"
+#include "strix/vulkan/spirv/scatter_b.h"
+#include "strix/vulkan/spirv/tile_b.h"
+#include "strix/vulkan/spirv/tuples_b.h"
 
 namespace {
 
@@ -286,7 +288,7 @@ TEST_CASE("vulkan baseline: the copy shader on a device without optional feature
         pc.dst = dst_at;
         pc.count = chunks;
         const std::pair<std::uint32_t, std::uint32_t> spec[] = {{ELEM, 16}, {UNROLL, unroll}};
-        r.run(module_of(baseline_copy, sizeof baseline_copy), spec, pc, (chunks + 256 * unroll - 1) / (256 * unroll));
+        r.run(module_of(copy_b, sizeof copy_b), spec, pc, (chunks + 256 * unroll - 1) / (256 * unroll));
         auto* out = r.at<std::uint32_t>(DST, dst_at);
         CHECK(std::memcmp(out, in, chunks * 16) == 0);
         CHECK(r.at<std::uint32_t>(DST, 0)[0] == 0); // before the output: untouched
@@ -319,7 +321,7 @@ TEST_CASE("vulkan baseline: the move shader transposes, element by element and i
         pc.dims = static_cast<std::uint32_t>(plan_at);
         pc.count = static_cast<std::uint32_t>(rows * cols / static_cast<int>(vec));
         const std::pair<std::uint32_t, std::uint32_t> spec[] = {{ELEM, 4}, {RANK, 2}, {VEC, vec}};
-        r.run(module_of(baseline_move, sizeof baseline_move), spec, pc, (pc.count + 255) / 256);
+        r.run(module_of(move_b, sizeof move_b), spec, pc, (pc.count + 255) / 256);
         auto* out = r.at<std::uint32_t>(DST, dst_at);
         int wrong = 0;
         for (int i = 0; i < cols; ++i)
@@ -356,7 +358,7 @@ TEST_CASE("vulkan baseline: the move shader gathers 8-byte elements at int64 and
             pc.axis_size = static_cast<std::int32_t>(n);
             pc.axis_stride = 8;
             const std::pair<std::uint32_t, std::uint32_t> spec[] = {{ELEM, 8}, {RANK, 1}, {INDEX_TYPE, index_type}, {POLICY, policy}};
-            r.run(module_of(baseline_move, sizeof baseline_move), spec, pc, 1);
+            r.run(module_of(move_b, sizeof move_b), spec, pc, 1);
             bool any_bad = false;
             auto* out = r.at<std::uint64_t>(DST, 0);
             for (int i = 0; i < m; ++i) {
@@ -398,7 +400,7 @@ TEST_CASE("vulkan baseline: the move shader pads with a constant, the fold compu
     pc.count = static_cast<std::uint32_t>(d.size);
     pc.fill[0] = 0xdeadbeefu;
     const std::pair<std::uint32_t, std::uint32_t> spec[] = {{ELEM, 4}, {RANK, 1}, {FOLD, 0}};
-    r.run(module_of(baseline_move, sizeof baseline_move), spec, pc, (pc.count + 255) / 256);
+    r.run(module_of(move_b, sizeof move_b), spec, pc, (pc.count + 255) / 256);
     auto* out = r.at<std::uint32_t>(DST, 0);
     int wrong = 0;
     for (int i = 0; i < d.size; ++i) wrong += out[i] != (i < before || i >= before + n ? 0xdeadbeefu : in[i - before]);
@@ -441,11 +443,11 @@ TEST_CASE("vulkan baseline: the scatter shader, the last update winning where ta
         pc.axis_size = n;
         pc.axis_stride = 4;
         const std::pair<std::uint32_t, std::uint32_t> spec0[] = {{ELEM, 4}, {RANK, 1}, {INDEX_TYPE, 1}, {PHASE, 0}};
-        r.run(module_of(baseline_scatter, sizeof baseline_scatter), spec0, pc, 1);
+        r.run(module_of(scatter_b, sizeof scatter_b), spec0, pc, 1);
         const std::uint32_t* args = r.at<std::uint32_t>(AUX, 0);
         CHECK((args[0] == 3u && args[1] == 1u && args[2] == 1u) == repeats);
         const std::pair<std::uint32_t, std::uint32_t> spec1[] = {{ELEM, 4}, {RANK, 1}, {INDEX_TYPE, 1}, {PHASE, 1}};
-        r.run(module_of(baseline_scatter, sizeof baseline_scatter), spec1, pc, 1);
+        r.run(module_of(scatter_b, sizeof scatter_b), spec1, pc, 1);
         std::vector<std::uint32_t> want(n, 7u);
         for (int i = 0; i < m; ++i) want[static_cast<std::size_t>((idx[static_cast<std::size_t>(i)] + n) % n)] = upd[i];
         CHECK(std::vector<std::uint32_t>(out, out + n) == want);
@@ -474,7 +476,7 @@ TEST_CASE("vulkan baseline: the tuples shader resolves int64 index tuples into o
         pc.aux = 2;
         pc.axis_stride = 0; // no bias
         const std::pair<std::uint32_t, std::uint32_t> spec[] = {{RANK, 1}, {INDEX_TYPE, 2}, {POLICY, policy}, {PHASE, 0}};
-        r.run(module_of(baseline_tuples, sizeof baseline_tuples), spec, pc, 1);
+        r.run(module_of(tuples_b, sizeof tuples_b), spec, pc, 1);
         const auto* out = r.at<std::int64_t>(DST, 0);
         bool any_bad = false;
         for (int i = 0; i < count; ++i) {
@@ -503,7 +505,7 @@ TEST_CASE("vulkan baseline: the tuples shader resolves int64 index tuples into o
         pc.count = 4; // chunks
         pc.axis_size = 10;
         const std::pair<std::uint32_t, std::uint32_t> spec[] = {{INDEX_TYPE, 2}, {POLICY, 0}, {PHASE, 1}};
-        r.run(module_of(baseline_tuples, sizeof baseline_tuples), spec, pc, 1);
+        r.run(module_of(tuples_b, sizeof tuples_b), spec, pc, 1);
         CHECK(*r.at<std::uint32_t>(FLAG, 0) == (bad ? 1u : 0u));
     }
     CHECK(r.inst.messages() == 0);
@@ -560,7 +562,7 @@ TEST_CASE("vulkan baseline: the tile shader gathers elements through shared memo
             pc.aux_addr = static_cast<std::uint32_t>(t->across);
             pc.lo = static_cast<std::uint32_t>(t->down);
             const std::pair<std::uint32_t, std::uint32_t> spec[] = {{ELEM, 4}, {RANK, 2}, {INDEX_TYPE, 1}, {POLICY, policy}, {VEC, t->vec}, {TILE_WORDS, tile_words}};
-            r.run(module_of(baseline_tile, sizeof baseline_tile), spec, pc, static_cast<std::uint32_t>(t->groups));
+            r.run(module_of(tile_b, sizeof tile_b), spec, pc, static_cast<std::uint32_t>(t->groups));
             const auto* out = r.at<std::uint32_t>(DST, 0);
             int wrong = 0;
             for (std::int64_t i = 0; i < m; ++i)
