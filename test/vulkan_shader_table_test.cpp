@@ -104,7 +104,7 @@ TEST_CASE("vulkan: the shader table gives every shader exactly one best variant 
         CHECK(static_cast<std::size_t>(v.which) < spirv::shader_count);
         CHECK(within(v.needs, all_features));
         CHECK(names.insert(v.name).second);
-        // glslang's words: whole 32-bit words, starting with SPIR-V's magic number
+        // the committed modules: whole 32-bit words, starting with SPIR-V's magic number
         CHECK(spirv::code(i).bytes > 20);
         CHECK(spirv::code(i).bytes % 4 == 0);
         CHECK(spirv::code(i).data[0] == 0x07230203u);

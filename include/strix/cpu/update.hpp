@@ -366,6 +366,41 @@ inline int shared_dim(const plan::update_plan& p, int t) {
 
 } // namespace detail
 
+namespace detail {
+
+/// The update plan's kernels for element type T (every index type and reduction), run on `t`
+/// workers shared along `dim` (see execute below). A template of its own per element type, so
+/// that a build may compile the 220 type x index x reduction kernels in several files
+/// (strix/cpu/kernels_instance.hpp, STRIX_KERNELS_PART).
+template <class T>
+void execute_updates(const plan::update_plan& p, int t, int dim, bool stream) {
+    // the reduction as a template argument, so that an update costs no branch on it, which
+    // made the adds measurably faster (bench/NOTES.md, "Figures behind the CPU executor's choices")
+    auto with_reduction = [&](auto f) {
+        using R = scatter_reduction;
+        switch (p.reduction) {
+        case R::none: return f(std::integral_constant<R, R::none>{});
+        case R::add: return f(std::integral_constant<R, R::add>{});
+        case R::mul: return f(std::integral_constant<R, R::mul>{});
+        case R::min: return f(std::integral_constant<R, R::min>{});
+        case R::max: return f(std::integral_constant<R, R::max>{});
+        }
+    };
+    with_index_type(p.table.empty() ? p.index_type : dtype::int64, [&](auto tag) {
+        using I = decltype(tag);
+        with_reduction([&](auto r) {
+            constexpr scatter_reduction red = decltype(r)::value;
+            // without a reduction only the element's size matters: one kernel per size
+            // serves every type of it (float32, int32 and uint32 alike)
+            using E = std::conditional_t<red == scatter_reduction::none, same_size_unsigned<T>, T>;
+            if (t == 1) return apply_updates<E, I, red>(p, {}, stream);
+            parallel_tasks(t, [&](int k) { apply_updates<E, I, red>(p, share_of(p, dim, k, t), stream); });
+        });
+    });
+}
+
+} // namespace detail
+
 /// Runs an update plan: its updates in C order, shared among workers along a dimension whose
 /// updates never meet (detail::shared_dim), else on the calling thread.
 /// (A template, so that its 220 type x index x reduction kernels are compiled only in the
@@ -380,31 +415,7 @@ void execute(const plan::update_plan& p, const options& opt = {}) {
     if (dim < 0) t = 1;
     else t = static_cast<int>(std::min<std::int64_t>(t, p.dims[static_cast<std::size_t>(dim)].size));
     const bool stream = opt.stream_min_bytes >= 0 && n * es >= opt.stream_min_bytes;
-    // the reduction as a template argument, so that an update costs no branch on it, which
-    // made the adds measurably faster (bench/NOTES.md, "Figures behind the CPU executor's choices")
-    auto with_reduction = [&](auto f) {
-        using R = scatter_reduction;
-        switch (p.reduction) {
-        case R::none: return f(std::integral_constant<R, R::none>{});
-        case R::add: return f(std::integral_constant<R, R::add>{});
-        case R::mul: return f(std::integral_constant<R, R::mul>{});
-        case R::min: return f(std::integral_constant<R, R::min>{});
-        case R::max: return f(std::integral_constant<R, R::max>{});
-        }
-    };
-    visit(p.type, [&]<class T>(type_tag<T>) {
-        detail::with_index_type(p.table.empty() ? p.index_type : dtype::int64, [&](auto tag) {
-            using I = decltype(tag);
-            with_reduction([&](auto r) {
-                constexpr scatter_reduction red = decltype(r)::value;
-                // without a reduction only the element's size matters: one kernel per size
-                // serves every type of it (float32, int32 and uint32 alike)
-                using E = std::conditional_t<red == scatter_reduction::none, detail::same_size_unsigned<T>, T>;
-                if (t == 1) return detail::apply_updates<E, I, red>(p, {}, stream);
-                parallel_tasks(t, [&](int k) { detail::apply_updates<E, I, red>(p, detail::share_of(p, dim, k, t), stream); });
-            });
-        });
-    });
+    visit(p.type, [&]<class T>(type_tag<T>) { detail::execute_updates<T>(p, t, dim, stream); });
 }
 
 } // namespace strix::cpu

@@ -17,7 +17,12 @@
 #endif
 #include "strix/vulkan.hpp"
 #include "strix/vulkan/spirv/code.h"
-#include "strix/cpu/kernels_instance.hpp" // the CPU kernels, for the program (see strix/cpu/kernels.hpp)
+// the CPU kernels, for the program (see strix/cpu/kernels.hpp); a build that compiles them in
+// files of their own, in parallel, defines STRIX_IMPLEMENTATION_WITHOUT_KERNELS here
+// (backends/vulkan/implementation_*.cpp)
+#if !defined(STRIX_IMPLEMENTATION_WITHOUT_KERNELS)
+#include "strix/cpu/kernels_instance.hpp"
+#endif
 
 #include <map>     // impl/memory.ipp
 #include <numeric> // std::gcd (impl/recording.ipp)

@@ -1,0 +1,4 @@
+// The CPU kernels, part 1 of 3 (see implementation_backend.cpp and strix/cpu/kernels_instance.hpp).
+#define STRIX_KERNELS_PART 1
+#include "strix/strix.hpp"
+#include "strix/cpu/kernels_instance.hpp"
