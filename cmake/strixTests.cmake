@@ -1,11 +1,9 @@
 # strix's tests from CMake (STRIX_BUILD_TESTS): the Catch2 programs and scripts of
 # test/meson.build, built the same way and registered with CTest under the same names, so that
 # `ctest` runs what `meson test` runs, but for Meson's test_scale option (a sanitized build's
-# reduced suite; here the suite is always whole). Included by the root CMakeLists.txt, which has
-# defined strix::strix, strix::vulkan (when the headers are there) and _strix_link_vulkan().
-#
-# Not here: the 'spirv-headers' test (the committed SPIR-V against what glslang compiles from
-# shaders/), which CI runs as scripts/spirv_headers.sh check.
+# reduced suite; here the suite is always whole). glslangValidator is looked for only by the
+# 'spirv-headers' test, which is left out without it. Included by the root CMakeLists.txt, which
+# has defined strix::strix, strix::vulkan (when the headers are there) and _strix_link_vulkan().
 
 # Debian's catch2 2.13 has a CMake package; a plain catch2/catch.hpp on the include path does too
 find_package(Catch2 2 QUIET)
@@ -121,6 +119,13 @@ if(TARGET strix::vulkan)
     add_test(NAME baseline-spirv COMMAND "${STRIX_BASH}" "${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_baseline_spirv.sh"
              "${_strix_test_bin}/baseline-spirv")
   endif()
+endif()
+
+# the committed SPIR-V headers are what shaders/ and variants.txt compile to (glslang-tools)
+find_program(STRIX_GLSLANG glslangValidator)
+if(TARGET strix::vulkan AND STRIX_GLSLANG)
+  add_test(NAME spirv-headers COMMAND "${STRIX_BASH}" "${CMAKE_CURRENT_SOURCE_DIR}/scripts/spirv_headers.sh" check)
+  set_tests_properties(spirv-headers PROPERTIES TIMEOUT 300 ENVIRONMENT "GLSLANG=${STRIX_GLSLANG};PYTHON=${STRIX_PYTHON}")
 endif()
 
 # the tool and the examples
