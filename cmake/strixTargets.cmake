@@ -8,9 +8,10 @@
 #   _strix_vulkan_include_dirs  the backend's headers and its compiled shaders: backends/vulkan/,
 #                               or the installed include directory (the backend installs beside
 #                               the core)
-#   _strix_vulkan_source        the backend's source file (backends/vulkan/volk_implementation.cpp
-#                               or its installed copy; a list works too): volk's loader, the
-#                               backend's definitions and the CPU kernels
+#   _strix_vulkan_source        the backend's source files (backends/vulkan/implementation_*.cpp
+#                               or their installed copies: volk's loader, the backend's
+#                               definitions and the CPU kernels, in four files a build compiles
+#                               in parallel)
 #   _strix_want_vulkan          TRUE to offer strix::vulkan (when its headers are found)
 #   _strix_scope                GLOBAL in a source tree (the targets are seen by the whole build,
 #                               as a parent project needs them), empty in an installed package
