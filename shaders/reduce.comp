@@ -73,14 +73,14 @@ spirv_execution_mode(capabilities = [4464], 4459, 32);
 #endif
 
 layout(constant_id = 4) const uint PHASE = 0;
-// element type (strix::dtype order): 0 float64, 1 float32, 2 float16, 3 int64, 4 int32,
-// 5 int16, 6 int8, 7 uint64, 8 uint32, 9 uint16, 10 uint8
+// the element type's arithmetic (the host passes the list's code, strix/dtype.hpp, not the
+// enum's value): 0 float64, 1 float32, 2 float16, 3 a signed and 4 an unsigned integer of ELEM bytes
 layout(constant_id = 6) const uint TYPE = 1;
 // 0 none (PHASE 4 and 5), 1 add, 2 mul, 3 min, 4 max
 layout(constant_id = 7) const uint REDUCTION = 1;
 
 const bool IS_FLOAT = TYPE <= 2;
-const bool IS_SIGNED = TYPE >= 3 && TYPE <= 6;
+const bool IS_SIGNED = TYPE == 3;
 const uint BITS = ELEM * 8;
 
 // An element's bits: bits_t (uint64_t, or uvec2 of its low and high words on the baseline

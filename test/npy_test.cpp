@@ -17,6 +17,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #ifndef _WIN32
@@ -960,4 +961,34 @@ TEST_CASE("npy: serialize_npy rejects unusable views", "[npy]") {
     require_error([&] { (void)serialize_npy(any_cview(&x, dtype::int32, {1 << 30, 1 << 30, 1 << 30}, {0, 0, 0})); },
                   error_code::bad_view, {"overflows"});
     CHECK(serialize_npy(any_cview(nullptr, dtype::uint8, {0, 3})).size() == 128); // empty: no data needed
+}
+
+// The one list of element types (STRIX_ELEMENT_TYPES in strix/dtype.hpp), each line's columns
+// against what the C++ storage type and the formats say on their own: its size, its kind (C++'s
+// type traits), its name's and NumPy descr's round trips, and the Vulkan reduce shader's
+// arithmetic code (0 float64, 1 float32, 2 float16, 3 signed, 4 unsigned integers).
+TEST_CASE("dtype: every line of the list of element types agrees with its storage type", "[npy]") {
+    std::vector<std::string_view> names;
+    for (const dtype t : strix::all_dtypes) {
+        INFO(strix::name(t));
+        strix::visit(t, [&]<class T>(strix::type_tag<T>) {
+            CHECK(strix::size_of(t) == sizeof(T));
+            CHECK(strix::dtype_of<T> == t);
+            constexpr bool floating = std::is_floating_point_v<T> || std::is_same_v<T, strix::float16>;
+            CHECK(strix::is_float(t) == floating);
+            CHECK(strix::is_signed_int(t) == (std::is_integral_v<T> && std::is_signed_v<T>));
+            const std::uint32_t code = strix::info_of(t).shader;
+            if (floating) CHECK(code == (sizeof(T) == 8 ? 0u : sizeof(T) == 4 ? 1u : 2u));
+            else CHECK(code == (std::is_signed_v<T> ? 3u : 4u));
+        });
+        CHECK(std::find(names.begin(), names.end(), strix::name(t)) == names.end());
+        names.push_back(strix::name(t));
+        const std::string_view descr = strix::io::detail::npy_descr(t);
+        REQUIRE(descr.size() == 3);
+        CHECK(descr[0] == (strix::size_of(t) == 1 ? '|' : '<'));
+        CHECK(descr[1] == (strix::is_float(t) ? 'f' : strix::is_signed_int(t) ? 'i' : 'u'));
+        CHECK(descr[2] - '0' == static_cast<int>(strix::size_of(t)));
+        CHECK(strix::io::detail::npy_parse_descr(descr, "test") == t);
+    }
+    CHECK(names.size() == static_cast<std::size_t>(strix::dtype_count));
 }

@@ -54,16 +54,8 @@ inline DLDataType type_of(dtype t) {
     DLDataType r{};
     r.lanes = 1;
     r.bits = static_cast<std::uint8_t>(size_of(t) * 8);
-    switch (t) {
-    case dtype::float16:
-    case dtype::float32:
-    case dtype::float64: r.code = kDLFloat; break;
-    case dtype::int8:
-    case dtype::int16:
-    case dtype::int32:
-    case dtype::int64: r.code = kDLInt; break;
-    default: r.code = kDLUInt; break;
-    }
+    static_assert(kDLInt == 0 && kDLUInt == 1 && kDLFloat == 2, "the list of element types (strix/dtype.hpp) holds DLPack's numbers");
+    r.code = strix::info_of(t).dlpack;
     return r;
 }
 

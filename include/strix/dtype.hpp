@@ -89,68 +89,94 @@ struct float16 {
     friend constexpr bool operator==(float16 a, float16 b) noexcept { return a.bits == b.bits; }
 };
 
-/// The eleven element types (DirectML's), in DirectML's order.
+/// What arithmetic an element type has.
+enum class dtype_kind : std::uint8_t { floating, signed_integer, unsigned_integer };
+
+/// The one list of element types, in DirectML's order (the values of `dtype`). Every property of
+/// a type comes from its line here, none from its place in the enum:
+///   X(enumerator, storage type, size in bytes, kind (dtype_kind), NumPy's descr,
+///     DLPack's type code, the Vulkan reduce shader's arithmetic code)
+/// The shader's codes (its TYPE): 0 float64, 1 float32, 2 float16 arithmetic, 3 signed and 4
+/// unsigned integers of the element's size. Adding a type is a line here plus its arithmetic.
+#define STRIX_ELEMENT_TYPES(X)                                                   \
+    X(float64, double, 8, floating, "<f8", 2, 0)                                 \
+    X(float32, float, 4, floating, "<f4", 2, 1)                                  \
+    X(float16, ::strix::float16, 2, floating, "<f2", 2, 2)                       \
+    X(int64, std::int64_t, 8, signed_integer, "<i8", 0, 3)                       \
+    X(int32, std::int32_t, 4, signed_integer, "<i4", 0, 3)                       \
+    X(int16, std::int16_t, 2, signed_integer, "<i2", 0, 3)                       \
+    X(int8, std::int8_t, 1, signed_integer, "|i1", 0, 3)                         \
+    X(uint64, std::uint64_t, 8, unsigned_integer, "<u8", 1, 4)                   \
+    X(uint32, std::uint32_t, 4, unsigned_integer, "<u4", 1, 4)                   \
+    X(uint16, std::uint16_t, 2, unsigned_integer, "<u2", 1, 4)                   \
+    X(uint8, std::uint8_t, 1, unsigned_integer, "|u1", 1, 4)
+
+/// The element types (DirectML's eleven), in DirectML's order.
 enum class dtype : std::uint8_t {
-    float64, float32, float16, int64, int32, int16, int8, uint64, uint32, uint16, uint8,
+#define STRIX_ENUMERATOR(n, ...) n,
+    STRIX_ELEMENT_TYPES(STRIX_ENUMERATOR)
+#undef STRIX_ENUMERATOR
 };
 
 /// Number of element types.
-inline constexpr int dtype_count = 11;
+#define STRIX_COUNT_ONE(...) +1
+inline constexpr int dtype_count = 0 STRIX_ELEMENT_TYPES(STRIX_COUNT_ONE);
+#undef STRIX_COUNT_ONE
 
 /// All element types, for iteration.
 inline constexpr dtype all_dtypes[dtype_count] = {
-    dtype::float64, dtype::float32, dtype::float16, dtype::int64, dtype::int32, dtype::int16,
-    dtype::int8,    dtype::uint64,  dtype::uint32,  dtype::uint16, dtype::uint8,
+#define STRIX_ENUMERATOR(n, ...) dtype::n,
+    STRIX_ELEMENT_TYPES(STRIX_ENUMERATOR)
+#undef STRIX_ENUMERATOR
 };
 
 /// The four index types.
 inline constexpr dtype index_dtypes[4] = {dtype::int32, dtype::int64, dtype::uint32, dtype::uint64};
 
+/// An element type's line of the list (STRIX_ELEMENT_TYPES).
+struct dtype_info {
+    std::string_view name;   ///< NumPy's name ("float32", "uint8", ...)
+    std::size_t size;        ///< bytes per element
+    dtype_kind kind;
+    std::string_view npy;    ///< the descr NumPy writes ("<f4", "|u1", ...)
+    std::uint8_t dlpack;     ///< DLPack's type code (kDLInt 0, kDLUInt 1, kDLFloat 2)
+    std::uint32_t shader;    ///< the Vulkan reduce shader's arithmetic code (see the list)
+};
+
+namespace detail {
+inline constexpr dtype_info dtype_lines[dtype_count] = {
+#define STRIX_LINE(n, T, size, kind, npy, dlpack, shader) {#n, size, dtype_kind::kind, npy, dlpack, shader},
+    STRIX_ELEMENT_TYPES(STRIX_LINE)
+#undef STRIX_LINE
+};
+} // namespace detail
+
+/// The line of `t`.
+constexpr const dtype_info& info_of(dtype t) noexcept { return detail::dtype_lines[static_cast<int>(t)]; }
+
 /// Size of one element in bytes.
-constexpr std::size_t size_of(dtype t) noexcept {
-    switch (t) {
-    case dtype::float64: case dtype::int64: case dtype::uint64: return 8;
-    case dtype::float32: case dtype::int32: case dtype::uint32: return 4;
-    case dtype::float16: case dtype::int16: case dtype::uint16: return 2;
-    case dtype::int8: case dtype::uint8: return 1;
-    }
-    return 0;
-}
+constexpr std::size_t size_of(dtype t) noexcept { return info_of(t).size; }
 
 /// NumPy's name of the type ("float32", "uint8", ...).
-constexpr std::string_view name(dtype t) noexcept {
-    constexpr std::string_view names[dtype_count] = {"float64", "float32", "float16", "int64",
-                                                     "int32",   "int16",   "int8",    "uint64",
-                                                     "uint32",  "uint16",  "uint8"};
-    return names[static_cast<int>(t)];
-}
+constexpr std::string_view name(dtype t) noexcept { return info_of(t).name; }
+
+/// What arithmetic the type has.
+constexpr dtype_kind kind_of(dtype t) noexcept { return info_of(t).kind; }
 
 /// True for int32, int64, uint32 and uint64, the types an index tensor may have.
 constexpr bool is_index_type(dtype t) noexcept {
     return t == dtype::int32 || t == dtype::int64 || t == dtype::uint32 || t == dtype::uint64;
 }
-/// True for float64, float32 and float16.
-constexpr bool is_float(dtype t) noexcept {
-    return t == dtype::float64 || t == dtype::float32 || t == dtype::float16;
-}
+/// True for the floating-point types.
+constexpr bool is_float(dtype t) noexcept { return kind_of(t) == dtype_kind::floating; }
 /// True for the signed integer types.
-constexpr bool is_signed_int(dtype t) noexcept {
-    return t == dtype::int64 || t == dtype::int32 || t == dtype::int16 || t == dtype::int8;
-}
+constexpr bool is_signed_int(dtype t) noexcept { return kind_of(t) == dtype_kind::signed_integer; }
 
 namespace detail {
 template <class T> struct dtype_of_impl;
-template <> struct dtype_of_impl<double> { static constexpr dtype value = dtype::float64; };
-template <> struct dtype_of_impl<float> { static constexpr dtype value = dtype::float32; };
-template <> struct dtype_of_impl<float16> { static constexpr dtype value = dtype::float16; };
-template <> struct dtype_of_impl<std::int64_t> { static constexpr dtype value = dtype::int64; };
-template <> struct dtype_of_impl<std::int32_t> { static constexpr dtype value = dtype::int32; };
-template <> struct dtype_of_impl<std::int16_t> { static constexpr dtype value = dtype::int16; };
-template <> struct dtype_of_impl<std::int8_t> { static constexpr dtype value = dtype::int8; };
-template <> struct dtype_of_impl<std::uint64_t> { static constexpr dtype value = dtype::uint64; };
-template <> struct dtype_of_impl<std::uint32_t> { static constexpr dtype value = dtype::uint32; };
-template <> struct dtype_of_impl<std::uint16_t> { static constexpr dtype value = dtype::uint16; };
-template <> struct dtype_of_impl<std::uint8_t> { static constexpr dtype value = dtype::uint8; };
+#define STRIX_DTYPE_OF(n, T, ...) template <> struct dtype_of_impl<T> { static constexpr dtype value = dtype::n; };
+STRIX_ELEMENT_TYPES(STRIX_DTYPE_OF)
+#undef STRIX_DTYPE_OF
 template <class T> concept has_dtype = requires { dtype_of_impl<T>::value; };
 } // namespace detail
 
@@ -169,18 +195,11 @@ template <class T> struct type_tag { using type = T; };
 template <class F>
 constexpr decltype(auto) visit(dtype t, F&& f) {
     switch (t) {
-    case dtype::float64: return f(type_tag<double>{});
-    case dtype::float32: return f(type_tag<float>{});
-    case dtype::float16: return f(type_tag<float16>{});
-    case dtype::int64: return f(type_tag<std::int64_t>{});
-    case dtype::int32: return f(type_tag<std::int32_t>{});
-    case dtype::int16: return f(type_tag<std::int16_t>{});
-    case dtype::int8: return f(type_tag<std::int8_t>{});
-    case dtype::uint64: return f(type_tag<std::uint64_t>{});
-    case dtype::uint32: return f(type_tag<std::uint32_t>{});
-    case dtype::uint16: return f(type_tag<std::uint16_t>{});
-    case dtype::uint8: break;
+#define STRIX_VISIT_CASE(n, T, ...) case dtype::n: return f(type_tag<T>{});
+        STRIX_ELEMENT_TYPES(STRIX_VISIT_CASE)
+#undef STRIX_VISIT_CASE
     }
+    // (no valid dtype comes here: taken as uint8, so that every path returns)
     return f(type_tag<std::uint8_t>{});
 }
 

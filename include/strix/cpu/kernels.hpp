@@ -22,17 +22,7 @@ extern template void strix::cpu::execute<void>(const strix::plan::update_plan&, 
 
 // the update plan's kernels of each element type (what execute<void> dispatches to), declared
 // apart so that a build may compile them in several files (kernels_instance.hpp)
-#define STRIX_KERNELS_UPDATES_OF(T) \
+#define STRIX_KERNELS_UPDATES_OF(n, T, ...) \
     extern template void strix::cpu::detail::execute_updates<T>(const strix::plan::update_plan&, int, int, bool);
-STRIX_KERNELS_UPDATES_OF(double)
-STRIX_KERNELS_UPDATES_OF(float)
-STRIX_KERNELS_UPDATES_OF(strix::float16)
-STRIX_KERNELS_UPDATES_OF(std::int64_t)
-STRIX_KERNELS_UPDATES_OF(std::int32_t)
-STRIX_KERNELS_UPDATES_OF(std::int16_t)
-STRIX_KERNELS_UPDATES_OF(std::int8_t)
-STRIX_KERNELS_UPDATES_OF(std::uint64_t)
-STRIX_KERNELS_UPDATES_OF(std::uint32_t)
-STRIX_KERNELS_UPDATES_OF(std::uint16_t)
-STRIX_KERNELS_UPDATES_OF(std::uint8_t)
+STRIX_ELEMENT_TYPES(STRIX_KERNELS_UPDATES_OF)
 #undef STRIX_KERNELS_UPDATES_OF

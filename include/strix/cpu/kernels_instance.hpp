@@ -7,7 +7,7 @@
 /// in three files that include this header instead of one: part 1 compiles the move executor's
 /// kernels and the update plan's dispatch, parts 2 and 3 the update plan's kernels of half the
 /// element types each (together most of the compile time: bench/NOTES.md). The Meson build of
-/// the Vulkan backend does (backends/vulkan/kernels_part*.cpp).
+/// the Vulkan backend does (backends/vulkan/implementation_kernels_*.cpp).
 
 #include "strix/cpu/kernels.hpp"
 
@@ -19,22 +19,28 @@ template void strix::cpu::execute<true>(const strix::plan::move_plan&, const str
 template void strix::cpu::execute<void>(const strix::plan::update_plan&, const strix::cpu::options&);
 #endif
 
-#define STRIX_KERNELS_UPDATES_OF(T) \
-    template void strix::cpu::detail::execute_updates<T>(const strix::plan::update_plan&, int, int, bool);
-// the halves, by measured compile time (8-byte types' and float16's kernels are the larger)
+// the halves by element size (8- and 4-byte types, then 2- and 1-byte ones: about equal in
+// compile time), each type from the list of element types (strix/dtype.hpp)
+#define STRIX_KERNELS_INSTANCE(T) template void strix::cpu::detail::execute_updates<T>(const strix::plan::update_plan&, int, int, bool);
 #if !defined(STRIX_KERNELS_PART) || STRIX_KERNELS_PART == 2
-STRIX_KERNELS_UPDATES_OF(double)
-STRIX_KERNELS_UPDATES_OF(float)
-STRIX_KERNELS_UPDATES_OF(strix::float16)
-STRIX_KERNELS_UPDATES_OF(std::int64_t)
-STRIX_KERNELS_UPDATES_OF(std::int32_t)
+#define STRIX_KERNELS_OF_SIZE_8(T) STRIX_KERNELS_INSTANCE(T)
+#define STRIX_KERNELS_OF_SIZE_4(T) STRIX_KERNELS_INSTANCE(T)
+#else
+#define STRIX_KERNELS_OF_SIZE_8(T)
+#define STRIX_KERNELS_OF_SIZE_4(T)
 #endif
 #if !defined(STRIX_KERNELS_PART) || STRIX_KERNELS_PART == 3
-STRIX_KERNELS_UPDATES_OF(std::int16_t)
-STRIX_KERNELS_UPDATES_OF(std::int8_t)
-STRIX_KERNELS_UPDATES_OF(std::uint64_t)
-STRIX_KERNELS_UPDATES_OF(std::uint32_t)
-STRIX_KERNELS_UPDATES_OF(std::uint16_t)
-STRIX_KERNELS_UPDATES_OF(std::uint8_t)
+#define STRIX_KERNELS_OF_SIZE_2(T) STRIX_KERNELS_INSTANCE(T)
+#define STRIX_KERNELS_OF_SIZE_1(T) STRIX_KERNELS_INSTANCE(T)
+#else
+#define STRIX_KERNELS_OF_SIZE_2(T)
+#define STRIX_KERNELS_OF_SIZE_1(T)
 #endif
+#define STRIX_KERNELS_UPDATES_OF(n, T, size, ...) STRIX_KERNELS_OF_SIZE_##size(T)
+STRIX_ELEMENT_TYPES(STRIX_KERNELS_UPDATES_OF)
+#undef STRIX_KERNELS_OF_SIZE_8
+#undef STRIX_KERNELS_OF_SIZE_4
+#undef STRIX_KERNELS_OF_SIZE_2
+#undef STRIX_KERNELS_OF_SIZE_1
+#undef STRIX_KERNELS_INSTANCE
 #undef STRIX_KERNELS_UPDATES_OF

@@ -29,7 +29,7 @@ struct pipeline_key {
     shader which = shader::move;
     std::uint32_t elem = 4, rank = 1, index_type = 0, policy = 0, phase = 0;
     std::uint32_t addr64 = 1; ///< 64-bit coordinate arithmetic (more than 2^32 invocations)
-    std::uint32_t type = 0, reduction = 0; ///< reduce.comp: element type (dtype order) and reduction
+    std::uint32_t type = 0, reduction = 0; ///< reduce.comp: the element type's arithmetic (dtype_info::shader) and reduction
     std::uint32_t vec = 1; ///< move.comp: elements per chunk (1, or 16/elem for a 16-byte chunk)
     std::uint32_t unroll = 1; ///< move.comp, copy.comp: 16-byte moves per invocation
     std::uint32_t addr32 = 0; ///< move.comp: 32-bit arithmetic (every offset of the call fits in an int)

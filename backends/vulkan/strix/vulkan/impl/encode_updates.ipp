@@ -141,7 +141,7 @@ void encoder::scatter_by_claims(const update_job& j, update_start& u) {
     transfer_barrier();
     p.aux_addr = claims.address;
     pipeline_key key{shader::reduce, elem, rank, index_type, policy, 4};
-    key.type = static_cast<std::uint32_t>(j.output.type);
+    key.type = info_of(j.output.type).shader; // the reduce shader's arithmetic code
     key.reduction = 0;
     reads.push_back(cr);
     if (j.fused_input) reads.emplace_back(j.fused_input, j.fused_input + slots * elem);
@@ -301,7 +301,7 @@ void encoder::reduce_by_windows(const update_job& j, update_start& u) {
     const range out = u.out;
     const std::uint64_t base = ctx_->buffers().locate(out.first)->address;
     pipeline_key key{shader::reduce, u.elem, u.rank, u.index_type, u.policy, 0};
-    key.type = static_cast<std::uint32_t>(j.output.type);
+    key.type = info_of(j.output.type).shader; // the reduce shader's arithmetic code
     key.reduction = static_cast<std::uint32_t>(j.plan.reduction);
     barrier_for(u.reads, out);
     for (std::uint64_t w = out.first; w < out.second; w += window) {
@@ -326,7 +326,7 @@ void encoder::reduce_by_atomics(const update_job& j, update_start& u) {
     const std::uint32_t index_type = u.index_type;
     auto& reads = u.reads;
     pipeline_key key{shader::reduce, elem, rank, index_type, policy, 0};
-    key.type = static_cast<std::uint32_t>(j.output.type);
+    key.type = info_of(j.output.type).shader; // the reduce shader's arithmetic code
     key.reduction = static_cast<std::uint32_t>(up.reduction);
     barrier_for(reads, out);
     dispatch(key, p);
@@ -344,7 +344,7 @@ void encoder::reduce_by_buckets(const update_job& j, update_start& u) {
     const std::uint32_t index_type = u.index_type;
     auto& reads = u.reads;
     pipeline_key key{shader::reduce, elem, rank, index_type, policy, 0};
-    key.type = static_cast<std::uint32_t>(j.output.type);
+    key.type = info_of(j.output.type).shader; // the reduce shader's arithmetic code
     key.reduction = static_cast<std::uint32_t>(up.reduction);
     // deterministic: (slot, update number) pairs, sorted stably by slot, each slot's run
     // folded in C order, a chunk of at most fold_chunk() updates per dispatch. A map of the
