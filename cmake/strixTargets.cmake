@@ -8,15 +8,15 @@
 #   _strix_vulkan_include_dirs  the backend's headers and its compiled shaders: backends/vulkan/,
 #                               or the installed include directory (the backend installs beside
 #                               the core)
-#   _strix_vulkan_source        the backend's source files (backends/vulkan/implementation_*.cpp
-#                               or their installed copies: volk's loader, the backend's
-#                               definitions and the CPU kernels, in four files a build compiles
-#                               in parallel)
+#   _strix_vulkan_source_dir    where the backend's implementation files are: backends/vulkan/,
+#                               or their installed copies' directory
 #   _strix_want_vulkan          TRUE to offer strix::vulkan (when its headers are found)
 #   _strix_scope                GLOBAL in a source tree (the targets are seen by the whole build,
 #                               as a parent project needs them), empty in an installed package
 #
-# It defines strix::strix and, when the Vulkan and volk headers are found, strix::vulkan, and sets
+# It sets _strix_vulkan_source to the backend's implementation files (volk's loader, the
+# backend's definitions and the CPU kernels, in four files a build compiles in parallel: the
+# names are written here once), defines strix::strix and, when the Vulkan and volk headers are found, strix::vulkan, and sets
 # _strix_vulkan_missing to why strix::vulkan is absent (empty when it is there). Threads::Threads
 # must exist (the includer finds Threads its own way).
 #
@@ -47,6 +47,12 @@ if(NOT TARGET strix::strix)
       "$<IF:$<CXX_COMPILER_ID:MSVC>,/bigobj,-Wa,-mbig-obj>")
   endif()
 endif()
+
+set(_strix_vulkan_source "")
+foreach(_strix_part backend kernels_1 kernels_2 kernels_3)
+  list(APPEND _strix_vulkan_source "${_strix_vulkan_source_dir}/implementation_${_strix_part}.cpp")
+endforeach()
+unset(_strix_part)
 
 set(_strix_vulkan_missing "")
 if(NOT _strix_want_vulkan)
