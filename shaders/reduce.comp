@@ -672,17 +672,25 @@ void main() {
     }
     addr_t dst, src;
     locate_update(i, dst, src);
-    if (PHASE == 0) {
+    // an output larger than one binding is reduced in windows (encoder::reduce_by_windows for
+    // PHASE 0, reduce_by_buckets for 1, 6 and 7), each dispatch owning the targets
+    // [pc.lo, pc.lo + pc.aux) of its binding (pc.aux 0: all); one below wraps past 2^32 and is
+    // another window's too. An update outside the window takes the slot one past the window's,
+    // which PHASE 7 sorts last and no slot's fold reads. (The full path binds no windows.)
 #if BASELINE
-        // an output larger than one binding is reduced in windows (encoder::reduce_by_windows),
-        // each dispatch owning the targets [pc.lo, pc.lo + pc.aux) of its binding (pc.aux 0:
-        // all); one below wraps past 2^32 and is another's too
-        if (pc.aux != 0u && dst - pc.lo >= pc.aux) return;
-#endif
+    const bool outside = PHASE != 4 && pc.aux != 0u && dst - pc.lo >= pc.aux;
+    if (PHASE == 0) {
+        if (!outside) atomic_combine(dst, LOAD_BITS(SRC, src));
+        return;
+    }
+    const addr_t slot = outside ? addr_t(pc.aux / ELEM) : (dst - pc.lo) / addr_t(ELEM);
+#else
+    if (PHASE == 0) {
         atomic_combine(dst, LOAD_BITS(SRC, src));
         return;
     }
     const addr_t slot = (dst - pc.lo) / addr_t(ELEM);
+#endif
     if (PHASE == 4) {
 #if I64_ATOMICS
         if (ELEM == 4) atomicMax(Longs(pc.aux_addr + slot * 8ul).l[0], ((i + 1ul) << 32) | load_bits(src));
@@ -692,6 +700,9 @@ void main() {
         return;
     }
     if (PHASE == 1) { // the update's bit; a second update of its slot raises `repeats`
+#if BASELINE
+        if (outside) return;
+#endif
         ORDER_OPEN(o);
         const uint bit = slot_bit(o, slot);
         const bool seen = (atomicOr(WORD_REF(AUX, slot_word(o, slot)), bit) & bit) != 0u;
@@ -705,6 +716,9 @@ void main() {
         return;
     }
     if (PHASE == 6) { // no slot repeats: the update alone makes its target
+#if BASELINE
+        if (outside) return;
+#endif
         if (LOAD_WORD(AUX, ORDER_AT(repeats), 0) != 0u) return;
         store_bits(dst, combine(LOAD_BITS(DST, dst), LOAD_BITS(SRC, src)));
     }

@@ -1025,11 +1025,41 @@ TEST_CASE("vulkan: the baseline path moves tensors larger than one binding in wi
         if (want.bytes() > range) {
             CHECK(r.stats().target_windows >= 2);
             CHECK(r2.stats().target_windows >= 2);
-            vk::stream e(ctx, {.stats = true});
-            const outcome o = capture([&] { e.scatter(dx.view(), di.view(), du.view(), dx.view(), {0, strix::index_policy::error, strix::scatter_reduction::add, true}); });
-            CHECK(o.code == error_code::unsupported);
-            CHECK(o.what.find("maxStorageBufferRange") != std::string::npos);
-            CHECK(e.stats().dispatches == 0);
+        }
+        // a deterministic float32 add (order shows in the bits: the CPU's C order, window by
+        // window) and an int64 add (8-byte elements: sorted by target without 64-bit atomics)
+        // onto the same bytes, with the first 400 rows of updates (every window keys them all)
+        const std::int64_t some = 400;
+        const strix::scatter_desc det{0, strix::index_policy::error, strix::scatter_reduction::add, true};
+        const shape some_idx{some, cols};
+        const strix::any_cview idx_some(idx.data(), dtype::int32, some_idx), upd_some(upd.data(), dtype::float32, some_idx);
+        host_tensor want_det = strix::scatter(want_add.view(), idx_some, upd_some, det);
+        vk::stream r3(ctx, {.stats = true});
+        vk::device_view di_some = di.view(), du_some = du.view();
+        di_some.sizes = du_some.sizes = some_idx;
+        r3.scatter(dx.view(), di_some, du_some, dx.view(), det);
+        r3.run();
+        CHECK(same_bytes(read_back(ctx, dx), want_det));
+        const shape long_shape{rows, cols / 2}, long_upd{some, cols / 2};
+        host_tensor idx_long(dtype::int32, long_upd); // within the rows, many repeated
+        for (std::int64_t i = 0; i < long_upd.count(); ++i) idx_long.as<std::int32_t>()[i] = idx_int.as<std::int32_t>()[i];
+        const strix::scatter_desc a64{0, strix::index_policy::error, strix::scatter_reduction::add};
+        strix::scatter(strix::any_cview(want_det.data(), dtype::int64, long_shape), idx_long.view(), strix::any_cview(upd.data(), dtype::int64, long_upd),
+                       strix::any_view(want_det.data(), dtype::int64, long_shape), a64);
+        const vk::device_tensor di_long = vk::upload(ctx, idx_long.view());
+        vk::device_view dx_long = dx.view(), du_long = du.view();
+        dx_long.type = du_long.type = dtype::int64;
+        dx_long.sizes = long_shape;
+        dx_long.strides = strix::c_strides(long_shape);
+        du_long.sizes = long_upd;
+        du_long.strides = strix::c_strides(long_upd);
+        vk::stream r4(ctx, {.stats = true});
+        r4.scatter(dx_long, di_long.view(), du_long, dx_long, a64);
+        r4.run();
+        CHECK(same_bytes(read_back(ctx, dx), want_det));
+        if (want.bytes() > range) {
+            CHECK(r3.stats().target_windows >= 2);
+            if (!ctx.int64_atomics()) CHECK(r4.stats().target_windows >= 2);
         }
     }
     CHECK(ctx.validation_messages() == 0);

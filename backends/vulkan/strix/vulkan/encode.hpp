@@ -328,7 +328,9 @@ private:
     void require_whole_updates(const update_job& j, const update_start& u) const;
     void reduce_by_atomics(const update_job& j, update_start& u);
     /// The bucket path: (slot, update number) pairs sorted stably by slot, each slot's run
-    /// folded in C order.
+    /// folded in C order. On the baseline path, an output larger than one binding is taken in
+    /// windows, the whole pass once per window over every update (those outside it sorted
+    /// past its slots), each window's slots few enough that the scratch fits one binding.
     void reduce_by_buckets(const update_job& j, update_start& u);
 };
 

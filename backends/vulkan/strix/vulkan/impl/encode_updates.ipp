@@ -101,10 +101,6 @@ void encoder::record_updates(const update_job& j) {
         return;
     }
     const scatter_route r = choose_scatter(j, n);
-    if (windows && r.strategy != scatter_strategy::atomics)
-        throw error(error_code::unsupported, "strix::vulkan: " + j.context.str() + ": a deterministic scatter reduction, or one of 8-byte elements (deterministic there, without 64-bit atomics), onto an output larger than " +
-                                                 ctx_->device().name + " binds at once (maxStorageBufferRange " + std::to_string(ctx_->max_binding_range()) +
-                                                 ") is not supported on the baseline path");
     switch (r.strategy) {
     case scatter_strategy::claims: scatter_by_claims(j, u); return;
     case scatter_strategy::rows: scatter_by_rows(j, u, r.row); return;
@@ -116,9 +112,9 @@ void encoder::record_updates(const update_job& j) {
     if ((t == dtype::float64 && (up.reduction == scatter_reduction::add || up.reduction == scatter_reduction::mul)) && !ctx_->float64())
         throw error(error_code::unsupported, "strix::vulkan: float64 add and mul reductions need shaderFloat64, which " + ctx_->device().name +
                                                  " lacks (" + j.context.str() + ")");
-    if (windows) reduce_by_windows(j, u);
-    else if (r.strategy == scatter_strategy::atomics) reduce_by_atomics(j, u);
-    else reduce_by_buckets(j, u);
+    if (r.strategy == scatter_strategy::buckets) reduce_by_buckets(j, u); // (in windows where the output needs them)
+    else if (windows) reduce_by_windows(j, u);
+    else reduce_by_atomics(j, u);
 }
 
 void encoder::scatter_by_claims(const update_job& j, update_start& u) {
@@ -337,8 +333,6 @@ void encoder::reduce_by_buckets(const update_job& j, update_start& u) {
     const std::uint64_t n = u.n;
     const std::uint32_t elem = u.elem;
     const range out = u.out;
-    const std::uint64_t slots = u.slots;
-    push& p = u.p;
     const std::uint32_t rank = u.rank;
     const std::uint32_t policy = u.policy;
     const std::uint32_t index_type = u.index_type;
@@ -350,7 +344,7 @@ void encoder::reduce_by_buckets(const update_job& j, update_start& u) {
     // folded in C order, a chunk of at most fold_chunk() updates per dispatch. A map of the
     // slots (a bit or a word each) finds whether any slot has two updates; where none does, each update is applied to its
     // target at once and the pairs, the sort and the fold have no work groups at all
-    if (slots > (std::uint64_t{1} << 32))
+    if (u.slots > (std::uint64_t{1} << 32))
         throw error(error_code::unsupported, "strix::vulkan: a deterministic scatter reduction onto more than 2^32 elements (" + j.context.str() + ")");
     const std::uint64_t tiles = (n + 255) / 256, hist = tiles * 256, blocks = (hist + 4095) / 4096;
     // The longest run any slot can have: updates that differ in a coordinate with an output
@@ -365,130 +359,166 @@ void encoder::reduce_by_buckets(const update_job& j, update_start& u) {
     // read only for those), a bit per slot (or a word), the longest run and the repeats word
     // (zeroed with the bits); the chunks' dispatch arguments, then those of the five passes that run only
     // where a slot repeats (sort tiles, prefix-sum blocks, sorted pairs, slots, the pairs); two
-    // pair arrays (keys, numbers); the digit counts, their prefix sums and their block totals
-    const std::uint64_t slot_shift = slots >= ctx_->slot_bits_from() ? 5 : 0; // a bit or a word per slot
-    const std::uint64_t at_bits = slots * 2, at_max_run = at_bits + ((slots + (std::uint64_t{1} << slot_shift) - 1) >> slot_shift), at_repeats = at_max_run + 1, at_args = at_max_run + 2,
-                        at_skip = at_args + 3 * chunks, at_pairs = at_skip + 15, at_hist = at_pairs + 4 * n;
-    const std::uint64_t words = at_hist + 2 * hist + blocks;
-    const scratch_block work = scratch(words * 4);
-    const range sr{work.address, work.address + work.size};
+    // pair arrays (keys, numbers); the digit counts, their prefix sums and their block totals.
+    // All but the first three grow with the updates, not the output:
+    const std::uint64_t fixed_words = 2 + 3 * chunks + 15 + 4 * n + 2 * hist + blocks;
     // the baseline path: the records hold 32-bit byte offsets in the scratch, which binds as
     // AUX, and lie in one metadata chunk with the Dim records (both bind as PLAN)
     const bool narrow = !ctx_->full_path();
-    if (narrow && work.size > ctx_->max_binding_range())
-        throw error(error_code::unsupported, "strix::vulkan: a deterministic scatter reduction's " + std::to_string(work.size) + " bytes of scratch are more than " +
-                                                 ctx_->device().name + " binds at once (maxStorageBufferRange " + std::to_string(ctx_->max_binding_range()) + "; " +
-                                                 j.context.str() + ")");
+    const std::uint64_t limit = ctx_->max_binding_range();
+    const auto too_much_scratch = [&](std::uint64_t bytes) {
+        return error(error_code::unsupported, "strix::vulkan: a deterministic scatter reduction's " + std::to_string(bytes) + " bytes of scratch are more than " +
+                                                  ctx_->device().name + " binds at once (maxStorageBufferRange " + std::to_string(limit) + "; " + j.context.str() + ")");
+    };
+    // The baseline path's output larger than one binding: the whole pass once per window of
+    // the output, each owning `window` bytes (a multiple of the element and the alignment) and
+    // as many slots, plus one past them where the updates outside it sort (reduce.comp's
+    // `outside`), and small enough that its scratch fits one binding too
+    const bool windowed = !bound_whole(out.first);
+    std::uint64_t window = out.second - out.first;
+    if (windowed) {
+        require_whole_updates(j, u);
+        const std::uint64_t unit = std::max<std::uint64_t>(ctx_->storage_alignment(), elem);
+        if (fixed_words * 4 + 64 > limit) throw too_much_scratch(fixed_words * 4);
+        // slots within the words left: each costs two words and at most one more for its map
+        const std::uint64_t fit = (limit / 4 - fixed_words - 2) / 3;
+        window = std::min(owned_window(), fit > 1 ? (fit - 1) * elem : 0) / unit * unit;
+        if (window == 0) throw too_much_scratch((fixed_words + 3 * (unit / elem + 1)) * 4);
+    }
+    // the slots the pass keys by: the output's, or a window's and one more past them (every
+    // window keys by as many: the last one's sentinel, fewer, lies among them)
+    const std::uint64_t slots = windowed ? window / elem + 1 : u.slots;
+    const std::uint64_t slot_shift = slots >= ctx_->slot_bits_from() ? 5 : 0; // a bit or a word per slot
+    const std::uint64_t at_bits = slots * 2, at_max_run = at_bits + ((slots + (std::uint64_t{1} << slot_shift) - 1) >> slot_shift), at_repeats = at_max_run + 1,
+                        at_args = at_max_run + 2, at_skip = at_args + 3 * chunks, at_pairs = at_skip + 15, at_hist = at_pairs + 4 * n;
+    const std::uint64_t words = at_hist + 2 * hist + blocks;
+    if (narrow && words * 4 > limit) throw too_much_scratch(words * 4);
+    const scratch_block work = scratch(words * 4); // one for every window, each after the last
+    const range sr{work.address, work.address + work.size};
     struct aux_scope { // AUX while the operator's passes are made
         encoder& r;
         ~aux_scope() { r.aux_binding_ = {}; }
     } scope{*this};
-    if (narrow) {
-        aux_binding_ = {work.handle, work.offset, work.size};
-        meta_reserve(4096);
-        p.dims = upload_update_dims(up);
-    }
-    const auto addr = [&](std::uint64_t word) { return static_cast<std::int64_t>((narrow ? work.offset : work.address) + word * 4); };
-    const auto upload_record = [&](const std::vector<std::int64_t>& fields) {
-        if (!narrow) return upload_meta(fields);
-        std::vector<std::int32_t> w(fields.size());
-        for (std::size_t k = 0; k < fields.size(); ++k) w[k] = static_cast<std::int32_t>(static_cast<std::uint32_t>(fields[k]));
-        return upload_words(w);
-    };
-    const std::int64_t keys[2] = {addr(at_pairs), addr(at_pairs + 2 * n)}, vals[2] = {addr(at_pairs + n), addr(at_pairs + 3 * n)};
-    // (not a structured binding: clang before 16 cannot capture one in a lambda)
-    const std::pair<std::uint32_t, std::uint32_t> g = grid((slots + 255) / 256);
-    const std::uint32_t fx = g.first, fy = g.second;
-    // the Order record (shaders/common.glsl) with pair arrays `from` -> `to`, digit at `shift`
-    const auto order = [&](int from, int to, std::int64_t shift) {
-        return upload_record(std::vector<std::int64_t>{keys[from], vals[from], keys[to], vals[to], addr(at_hist), addr(at_hist + hist),
-                                                     static_cast<std::int64_t>(tiles), shift, addr(0), addr(slots), addr(at_max_run),
-                                                     addr(at_args), static_cast<std::int64_t>(chunks), static_cast<std::int64_t>(chunk), fx, fy,
-                                                     addr(at_repeats), addr(at_bits), static_cast<std::int64_t>(slot_shift)});
-    };
-    barrier_for({}, sr);
-    fill_zero(work.handle, work.offset + at_bits * 4, (at_args - at_bits) * 4);
-    transfer_barrier();
-    reads.push_back(sr);
-    barrier_for(reads, sr);
-    key.phase = 1;
-    p.aux_addr = order(1, 0, 0);
-    dispatch(key, p); // each update's bit: whether a slot repeats
-    full_barrier();
-    key.phase = 6;
-    dispatch(key, p); // no slot repeats: each update applied to its target
-    // the other passes, dispatched indirectly: no work groups at all where no slot repeats (a
-    // pass whose groups all return at once still costs its launch: bench/NOTES.md, "Figures
-    // behind the encoder's choices")
-    const std::uint64_t grids[5] = {tiles, blocks, (n + 255) / 256, (slots + 255) / 256, (n + 255) / 256};
-    std::vector<std::int64_t> sizes;
-    for (const std::uint64_t gs : grids) {
-        const auto [x, y] = grid(gs);
-        sizes.insert(sizes.end(), {x, y});
-    }
-    push kp{};
-    kp.src = upload_meta(sizes);
-    kp.dst = work.address + at_skip * 4;
-    kp.aux_addr = order(0, 0, 0);
-    kp.count = 1;
-    pipeline_key skip_args{shader::scan, 4, 1, 0, 0, 6};
-    dispatch(skip_args, kp);
-    full_barrier(VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
-    const auto when_repeats = [&](pipeline_key k, const push& q, int which) {
-        dispatch(k, q, 0, work.handle, work.offset + (at_skip + 3 * static_cast<std::uint64_t>(which)) * 4);
-    };
-    key.phase = 7;
-    when_repeats(key, p, 4); // the pairs, in update order
-    int sorted = 0;
-    const std::uint64_t key_bits = slots > 1 ? static_cast<std::uint64_t>(std::bit_width(slots - 1)) : 0;
-    pipeline_key scan{shader::scan, 4, 1, 0, 0, 0};
-    push sp{};
-    sp.aux_addr = upload_record(std::vector<std::int64_t>{addr(at_hist), addr(at_hist + hist), 0, addr(at_hist + 2 * hist), static_cast<std::int64_t>(blocks),
-                                                        addr(at_repeats)});
-    sp.count = hist;
-    for (std::uint64_t shift = 0; shift < key_bits; shift += 8, sorted ^= 1) {
-        push tp{};
-        tp.count = n;
-        tp.aux_addr = order(sorted, sorted ^ 1, static_cast<std::int64_t>(shift));
-        full_barrier();
-        scan.phase = 3;
-        when_repeats(scan, tp, 0); // digit counts per tile
-        for (std::uint32_t phase = 0; phase < 3; ++phase) {
-            full_barrier();
-            scan.phase = phase;
-            if (phase == 1) dispatch(scan, sp, 1); // their places
-            else when_repeats(scan, sp, 1);
+    const std::uint64_t base = windowed ? ctx_->buffers().locate(out.first)->address : 0, align = ctx_->storage_alignment();
+    for (std::uint64_t w = out.first; w < out.second; w += window) {
+        const std::uint64_t end = std::min(out.second, w + window);
+        if (windowed) {
+            reach_ = {range{0, 0}, range{base + (w - base) / align * align, end}, range{0, 0}};
+            count_stat(&recording_stats::target_windows);
         }
+        push p = u.p;
+        p.lo = w;
+        p.aux = windowed ? static_cast<std::uint32_t>(end - w) : 0u; // the bytes the window owns (0: all)
+        if (narrow) {
+            aux_binding_ = {work.handle, work.offset, work.size};
+            meta_reserve(4096);
+            p.dims = upload_update_dims(up);
+        }
+        const auto addr = [&](std::uint64_t word) { return static_cast<std::int64_t>((narrow ? work.offset : work.address) + word * 4); };
+        const auto upload_record = [&](const std::vector<std::int64_t>& fields) {
+            if (!narrow) return upload_meta(fields);
+            std::vector<std::int32_t> v(fields.size());
+            for (std::size_t k = 0; k < fields.size(); ++k) v[k] = static_cast<std::int32_t>(static_cast<std::uint32_t>(fields[k]));
+            return upload_words(v);
+        };
+        const std::int64_t keys[2] = {addr(at_pairs), addr(at_pairs + 2 * n)}, vals[2] = {addr(at_pairs + n), addr(at_pairs + 3 * n)};
+        // (not a structured binding: clang before 16 cannot capture one in a lambda)
+        const std::pair<std::uint32_t, std::uint32_t> g = grid((slots + 255) / 256);
+        const std::uint32_t fx = g.first, fy = g.second;
+        // the Order record (shaders/common.glsl) with pair arrays `from` -> `to`, digit at `shift`
+        const auto order = [&](int from, int to, std::int64_t shift) {
+            return upload_record(std::vector<std::int64_t>{keys[from], vals[from], keys[to], vals[to], addr(at_hist), addr(at_hist + hist),
+                                                         static_cast<std::int64_t>(tiles), shift, addr(0), addr(slots), addr(at_max_run),
+                                                         addr(at_args), static_cast<std::int64_t>(chunks), static_cast<std::int64_t>(chunk), fx, fy,
+                                                         addr(at_repeats), addr(at_bits), static_cast<std::int64_t>(slot_shift)});
+        };
+        barrier_for({}, sr); // (after the last window's passes, which wrote it)
+        fill_zero(work.handle, work.offset + at_bits * 4, (at_args - at_bits) * 4);
+        transfer_barrier();
+        std::vector<range> pass_reads = reads;
+        pass_reads.push_back(sr);
+        barrier_for(pass_reads, sr);
+        if (w == out.first) barrier_for(reads, out);
+        key.phase = 1;
+        p.aux_addr = order(1, 0, 0);
+        dispatch(key, p); // each update's bit: whether a slot repeats
         full_barrier();
-        scan.phase = 4;
-        when_repeats(scan, tp, 0); // each pair to its place
-    }
-    p.aux_addr = order(sorted, sorted, 0);
-    full_barrier();
-    key.phase = 2;
-    when_repeats(key, p, 2); // each slot's run
-    full_barrier();
-    key.phase = 3;
-    push fp = p;
-    fp.count = slots;
-    fp.aux = 0;
-    fp.aux2 = static_cast<std::uint32_t>(chunk);
-    when_repeats(key, fp, 3); // chunk 0 of every run, and the longest run
-    if (chunks > 1) {
-        full_barrier();
-        scan.phase = 5;
-        push ap{};
-        ap.aux_addr = p.aux_addr;
-        ap.count = chunks;
-        dispatch(scan, ap); // which later chunks run
+        key.phase = 6;
+        dispatch(key, p); // no slot repeats: each update applied to its target
+        // the other passes, dispatched indirectly: no work groups at all where no slot repeats (a
+        // pass whose groups all return at once still costs its launch: bench/NOTES.md, "Figures
+        // behind the encoder's choices")
+        const std::uint64_t grids[5] = {tiles, blocks, (n + 255) / 256, (slots + 255) / 256, (n + 255) / 256};
+        std::vector<std::int64_t> sizes;
+        for (const std::uint64_t gs : grids) {
+            const auto [x, y] = grid(gs);
+            sizes.insert(sizes.end(), {x, y});
+        }
+        push kp{};
+        kp.src = upload_meta(sizes);
+        kp.dst = work.address + at_skip * 4;
+        kp.aux_addr = order(0, 0, 0);
+        kp.count = 1;
+        pipeline_key skip_args{shader::scan, 4, 1, 0, 0, 6};
+        dispatch(skip_args, kp);
         full_barrier(VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
-        for (std::uint64_t c = 1; c < chunks; ++c) {
-            if (c > 1) full_barrier();
-            fp.aux = static_cast<std::uint32_t>(c);
-            dispatch(key, fp, 0, work.handle, work.offset + (at_args + 3 * c) * 4);
+        const auto when_repeats = [&](pipeline_key k, const push& q, int which) {
+            dispatch(k, q, 0, work.handle, work.offset + (at_skip + 3 * static_cast<std::uint64_t>(which)) * 4);
+        };
+        key.phase = 7;
+        when_repeats(key, p, 4); // the pairs, in update order
+        int sorted = 0;
+        const std::uint64_t key_bits = slots > 1 ? static_cast<std::uint64_t>(std::bit_width(slots - 1)) : 0;
+        pipeline_key scan{shader::scan, 4, 1, 0, 0, 0};
+        push sp{};
+        sp.aux_addr = upload_record(std::vector<std::int64_t>{addr(at_hist), addr(at_hist + hist), 0, addr(at_hist + 2 * hist), static_cast<std::int64_t>(blocks),
+                                                            addr(at_repeats)});
+        sp.count = hist;
+        for (std::uint64_t shift = 0; shift < key_bits; shift += 8, sorted ^= 1) {
+            push tp{};
+            tp.count = n;
+            tp.aux_addr = order(sorted, sorted ^ 1, static_cast<std::int64_t>(shift));
+            full_barrier();
+            scan.phase = 3;
+            when_repeats(scan, tp, 0); // digit counts per tile
+            for (std::uint32_t phase = 0; phase < 3; ++phase) {
+                full_barrier();
+                scan.phase = phase;
+                if (phase == 1) dispatch(scan, sp, 1); // their places
+                else when_repeats(scan, sp, 1);
+            }
+            full_barrier();
+            scan.phase = 4;
+            when_repeats(scan, tp, 0); // each pair to its place
         }
+        p.aux_addr = order(sorted, sorted, 0);
+        full_barrier();
+        key.phase = 2;
+        when_repeats(key, p, 2); // each slot's run
+        full_barrier();
+        key.phase = 3;
+        push fp = p;
+        fp.count = slots;
+        fp.aux = 0;
+        fp.aux2 = static_cast<std::uint32_t>(chunk);
+        when_repeats(key, fp, 3); // chunk 0 of every run, and the longest run
+        if (chunks > 1) {
+            full_barrier();
+            scan.phase = 5;
+            push ap{};
+            ap.aux_addr = p.aux_addr;
+            ap.count = chunks;
+            dispatch(scan, ap); // which later chunks run
+            full_barrier(VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
+            for (std::uint64_t c = 1; c < chunks; ++c) {
+                if (c > 1) full_barrier();
+                fp.aux = static_cast<std::uint32_t>(c);
+                dispatch(key, fp, 0, work.handle, work.offset + (at_args + 3 * c) * 4);
+            }
+        }
+        set_written({out, sr});
     }
-    set_written({out, sr});
+    reach_ = {};
 }
 
 } // namespace strix::vulkan::detail
