@@ -26,7 +26,7 @@ std::string format(const strix::any_cview& v) {
             using T = typename decltype(tag)::type;
             T x;
             std::memcpy(&x, p, sizeof(T));
-            if constexpr (std::is_same_v<T, strix::float16>) os << static_cast<float>(x);
+            if constexpr (strix::detail::is_narrow_float_v<T>) os << static_cast<float>(x);
             else if constexpr (sizeof(T) == 1) os << static_cast<int>(x);
             else os << x;
         });
