@@ -1,11 +1,13 @@
-// DLPack 1.x's versioned exchange, compiled against a header shaped as DLPack 1.0 specifies
+// DLPack 1.x's versioned exchange, compiled against a header shaped as DLPack 1.1 specifies
 // (test/dlpack1/dlpack/dlpack.h): a strix tensor handed out as a DLManagedTensorVersioned, one
-// taken in and released once, and the read-only flag honoured.
+// taken in and released once, the read-only flag honoured, and the type codes of bfloat16, bool
+// and the float8 types as the header names them (strix/dlpack.hpp checks them against the
+// header's enum where it has them, which this header does).
 #include <catch2/catch.hpp>
 
 #include "strix/dlpack.hpp"
 
-static_assert(DLPACK_MAJOR_VERSION == 1, "this test is built against the DLPack 1.0-shaped header in test/dlpack1");
+static_assert(DLPACK_MAJOR_VERSION == 1 && DLPACK_MINOR_VERSION == 1, "this test is built against the DLPack 1.1-shaped header in test/dlpack1");
 
 namespace {
 
@@ -23,7 +25,7 @@ TEST_CASE("dlpack 1.x: a strix tensor handed out as a versioned tensor, and take
     DLManagedTensorVersioned* m = strix::dlpack::to_dlpack_versioned(std::move(t));
     REQUIRE(m);
     CHECK(m->version.major == 1);
-    CHECK(m->version.minor == 0);
+    CHECK(m->version.minor == 1);
     CHECK(m->flags == 0);
     CHECK(m->dl_tensor.data == elements);
     CHECK(m->dl_tensor.device.device_type == kDLCPU);
@@ -65,4 +67,33 @@ TEST_CASE("dlpack 1.x: a read-only tensor is viewed only as const, and its delet
         CHECK(deleted == 0);
     }
     CHECK(deleted == 1);
+}
+
+TEST_CASE("dlpack 1.x: bfloat16, bool and the float8 types go out and come back with the header's codes", "[dlpack1]") {
+    const struct {
+        dtype type;
+        std::uint8_t code, bits;
+    } types[] = {{dtype::bfloat16, kDLBfloat, 16}, {dtype::boolean, kDLBool, 8}, {dtype::float8_e4m3fn, kDLFloat8_e4m3fn, 8},
+                 {dtype::float8_e5m2, kDLFloat8_e5m2, 8}};
+    for (const auto& [type, code, bits] : types) {
+        INFO(strix::name(type));
+        strix::host_tensor t(type, shape{2, 2});
+        for (std::size_t i = 0; i < t.bytes(); ++i) t.data()[i] = std::byte(type == dtype::boolean ? i % 2 : 0x35 + i);
+        const void* elements = t.data();
+        strix::dlpack::managed_versioned owner(strix::dlpack::to_dlpack_versioned(std::move(t)));
+        const DLTensor& d = owner.get()->dl_tensor;
+        CHECK(d.dtype.code == code);
+        CHECK(d.dtype.bits == bits);
+        CHECK(d.dtype.lanes == 1);
+        CHECK(d.data == elements);
+        const strix::any_cview v = owner.cview();
+        CHECK(v.type() == type);
+        CHECK(v.data() == elements);
+        CHECK(strix::dlpack::type_of(DLDataType{code, bits, 1}) == type);
+    }
+    // the formats of the same codes' family that strix has not: refused by name of their code
+    for (const std::uint8_t code : {kDLFloat8_e3m4, kDLFloat8_e4m3, kDLFloat8_e4m3b11fnuz, kDLFloat8_e4m3fnuz, kDLFloat8_e5m2fnuz, kDLFloat8_e8m0fnu})
+        CHECK_THROWS_WITH(strix::dlpack::type_of(DLDataType{code, 8, 1}), Catch::Contains("no strix element type") && Catch::Contains("code " + std::to_string(code)));
+    CHECK_THROWS_WITH(strix::dlpack::type_of(DLDataType{kDLFloat4_e2m1fn, 4, 1}), Catch::Contains("no strix element type"));
+    CHECK_THROWS_WITH(strix::dlpack::type_of(DLDataType{kDLBool, 1, 1}), Catch::Contains("no strix element type")); // a bit per element
 }

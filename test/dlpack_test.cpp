@@ -54,6 +54,50 @@ TEST_CASE("dlpack: every strix type maps to a DLPack type and back", "[dlpack]")
     CHECK(strix::dlpack::type_of(DLDataType{kDLUInt, 8, 1}) == dtype::uint8);
 }
 
+TEST_CASE("dlpack: bfloat16, bool and the float8 types have DLPack's codes, in and out", "[dlpack]") {
+    // the codes as numbers: Debian's DLPack 0.6 header names kDLBfloat (4) only; kDLBool (6) is
+    // 0.8's, kDLFloat8_e4m3fn (10) and kDLFloat8_e5m2 (12) are 1.1's
+    const struct {
+        dtype type;
+        std::uint8_t code, bits;
+    } types[] = {{dtype::bfloat16, 4, 16}, {dtype::boolean, 6, 8}, {dtype::float8_e4m3fn, 10, 8}, {dtype::float8_e5m2, 12, 8}};
+    static_assert(kDLBfloat == 4);
+    for (const auto& [type, code, bits] : types) {
+        INFO(strix::name(type));
+        const DLDataType d = strix::dlpack::type_of(type);
+        CHECK(d.code == code);
+        CHECK(d.bits == bits);
+        CHECK(d.lanes == 1);
+        CHECK(strix::dlpack::type_of(DLDataType{code, bits, 1}) == type);
+        // another framework's tensor of the type, strided (every other column, right to left),
+        // viewed in place: a gather from it takes the elements' bytes as they are
+        std::vector<std::uint8_t> buffer(2 * 6 * (bits / 8));
+        for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = static_cast<std::uint8_t>(type == dtype::boolean ? (i * 7) % 3 == 0 : 0x31 + i * 5);
+        std::vector<std::int64_t> sizes{2, 3}, strides{6, -2};
+        const DLTensor t = describe(buffer.data(), DLDataType{code, bits, 1}, sizes, &strides, 5 * (bits / 8));
+        const strix::any_view v = strix::dlpack::view(t);
+        CHECK(v.type() == type);
+        CHECK(v.sizes() == shape{2, 3});
+        const std::int64_t idx[3] = {2, 0, 1};
+        strix::host_tensor g = strix::gather(strix::any_cview(v), strix::any_cview(idx, dtype::int64, shape{3}), strix::gather_desc{1});
+        REQUIRE(g.type() == type);
+        const std::size_t es = bits / 8;
+        for (int r = 0; r < 2; ++r)
+            for (int k = 0; k < 3; ++k)
+                CHECK(std::memcmp(g.data() + (r * 3 + k) * es, buffer.data() + (5 + r * 6 - 2 * idx[k]) * es, es) == 0);
+        // and out: the gather's result handed to a consumer, its code, bits and one lane
+        const void* elements = g.data();
+        strix::dlpack::managed owner(strix::dlpack::to_dlpack(std::move(g)));
+        const DLTensor& out = owner.get()->dl_tensor;
+        CHECK(out.data == elements);
+        CHECK(out.dtype.code == code);
+        CHECK(out.dtype.bits == bits);
+        CHECK(out.dtype.lanes == 1);
+        CHECK(out.ndim == 2);
+        CHECK(owner.view().type() == type);
+    }
+}
+
 TEST_CASE("dlpack: a strided tensor with a byte offset is viewed in place and gathered from", "[dlpack]") {
     // a 4x6 float32 buffer; the tensor: rows 1..3, every other column, right to left
     std::vector<float> buffer(24);
@@ -123,11 +167,15 @@ TEST_CASE("dlpack: what strix cannot view is a clear error", "[dlpack]") {
     t.dtype = DLDataType{kDLFloat, 32, 2};
     CHECK(code_of([&] { (void)strix::dlpack::view(t); }, &what) == error_code::invalid_argument);
     CHECK(what.find("2 lanes") != std::string::npos);
-    t.dtype = DLDataType{kDLBfloat, 16, 1};
+    t.dtype = DLDataType{kDLComplex, 64, 1}; // a type strix has not
     CHECK(code_of([&] { (void)strix::dlpack::view(t); }, &what) == error_code::invalid_argument);
-    CHECK(what.find("no strix element type") != std::string::npos);
-    t.dtype = DLDataType{kDLComplex, 64, 1};
-    CHECK(code_of([&] { (void)strix::dlpack::view(t); }) == error_code::invalid_argument);
+    CHECK(what.find("no strix element type for the DLPack type (code 5, 64 bits, 1 lanes)") != std::string::npos);
+    t.dtype = DLDataType{11, 8, 1}; // kDLFloat8_e4m3fnuz (DLPack 1.1), a float8 format strix has not
+    CHECK(code_of([&] { (void)strix::dlpack::view(t); }, &what) == error_code::invalid_argument);
+    CHECK(what.find("no strix element type for the DLPack type (code 11, 8 bits, 1 lanes)") != std::string::npos);
+    t.dtype = DLDataType{kDLBfloat, 32, 1}; // a code strix has, with other bits
+    CHECK(code_of([&] { (void)strix::dlpack::view(t); }, &what) == error_code::invalid_argument);
+    CHECK(what.find("code 4, 32 bits") != std::string::npos);
     t.dtype = DLDataType{kDLFloat, 64, 1};
     t.byte_offset = 4; // half an element
     CHECK(code_of([&] { (void)strix::dlpack::view(t); }, &what) == error_code::invalid_argument);

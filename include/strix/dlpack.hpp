@@ -9,6 +9,12 @@
 ///   strix::any_view x = owner.view();               // the elements in place
 ///   DLManagedTensor* out = strix::dlpack::to_dlpack(strix::gather(x, idx)); // for a consumer
 ///
+/// Every strix element type has its DLPack type code (the list in strix/dtype.hpp holds it):
+/// kDLInt, kDLUInt and kDLFloat for DirectML's eleven, kDLBfloat (4) for bfloat16, kDLBool (6,
+/// 8 bits) for bool, kDLFloat8_e4m3fn (10) and kDLFloat8_e5m2 (12) for the float8 types; the
+/// codes are numbers in the tensor, so they are exchanged whichever header declares them (0.6
+/// has no kDLBool, 1.0 no float8 codes).
+///
 /// Host memory is viewed here (kDLCPU, and the CUDA and ROCm pinned or managed host memory a
 /// CPU can read); other device memory is refused with an error naming the device type, except
 /// kDLVulkan tensors, which <strix/vulkan/dlpack.hpp> views on a strix::vulkan::context. With
@@ -54,14 +60,26 @@ inline DLDataType type_of(dtype t) {
     DLDataType r{};
     r.lanes = 1;
     r.bits = static_cast<std::uint8_t>(size_of(t) * 8);
-    static_assert(kDLInt == 0 && kDLUInt == 1 && kDLFloat == 2, "the list of element types (strix/dtype.hpp) holds DLPack's numbers");
+    // the list of element types (strix/dtype.hpp) holds DLPack's numbers: each is checked
+    // against the header where the header declares it
+    static_assert(kDLInt == 0 && kDLUInt == 1 && kDLFloat == 2 && kDLBfloat == 4, "DLPack's type codes are the list's");
+    static_assert(info_of(dtype::int8).dlpack == kDLInt && info_of(dtype::uint8).dlpack == kDLUInt && info_of(dtype::float32).dlpack == kDLFloat &&
+                  info_of(dtype::bfloat16).dlpack == kDLBfloat);
+#if defined(DLPACK_MAJOR_VERSION) || (defined(DLPACK_VERSION) && DLPACK_VERSION >= 80) // kDLBool: DLPack 0.8 and later
+    static_assert(kDLBool == 6 && info_of(dtype::boolean).dlpack == kDLBool);
+#endif
+#if defined(DLPACK_MAJOR_VERSION) && (DLPACK_MAJOR_VERSION > 1 || DLPACK_MINOR_VERSION >= 1) // the float8 codes: DLPack 1.1 and later
+    static_assert(kDLFloat8_e4m3fn == 10 && info_of(dtype::float8_e4m3fn).dlpack == kDLFloat8_e4m3fn);
+    static_assert(kDLFloat8_e5m2 == 12 && info_of(dtype::float8_e5m2).dlpack == kDLFloat8_e5m2);
+#endif
     r.code = strix::info_of(t).dlpack;
     return r;
 }
 
-/// strix's element type for a DLPack type (the one whose type_of it is); throws strix::error
-/// for vector types (lanes other than 1) and for types strix has not (bfloat16, complex, bool,
-/// opaque handles).
+/// strix's element type for a DLPack type (the one whose type_of it is: code and bits); throws
+/// strix::error for vector types (lanes other than 1) and for types strix has not (complex,
+/// opaque handles, the float8 formats other than e4m3fn and e5m2, float6, float4, a bool other
+/// than 8 bits).
 inline dtype type_of(DLDataType t) {
     if (t.lanes != 1) detail::fail("vector element types are not supported (" + detail::type_text(t) + ")");
     for (const dtype d : all_dtypes) {
