@@ -1,6 +1,7 @@
 // The strix command line tool: runs the indexing operators on .npy files.
 //
 //   strix OP --input X.npy ... --output Y.npy    runs operator OP (strix --help lists them)
+//   strix OP ... --as bfloat16                    the element files hold bfloat16's bits as <u2
 //   strix devices | demo | --help | OP --help
 //
 // The operators, their options and help are the table in strix_args.hpp; this file reads the
@@ -203,9 +204,13 @@ void run(const strix::tool::command& c, const Entry& e) {
     const std::string& op = c.op;
     backend on{cpu_options(), open_device(op, c.backend, c.profile)};
     std::vector<strix::io::npy_array> arrays;
-    for (const auto& [operand, path] : c.files) arrays.push_back(read_operand(op, "--" + operand, path));
     std::vector<strix::any_cview> x;
-    for (const auto& a : arrays) x.push_back(a.view());
+    for (const auto& [operand, path] : c.files) {
+        arrays.push_back(read_operand(op, "--" + operand, path));
+        // under --as, an element file of the type's bits is the type (strix_args.hpp: operand_type)
+        const auto v = arrays.back().view();
+        x.emplace_back(v.data(), strix::tool::operand_type(c, operand, path, v.type()), v.sizes(), v.strides());
+    }
     const bool several = e.repeats == "output";
     const auto results = make_result(op, several, [&] { return e.run(on, c, strix::tool::operands(x)); });
     on.check_clean(op);

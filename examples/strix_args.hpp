@@ -175,6 +175,26 @@ inline strix::pad_mode parse_mode(const std::string& mode) {
     bad("strix pad: --mode must be constant, edge, reflect, symmetric or wrap, got '" + mode + "'");
 }
 
+/// The element types --as names: those NumPy has no type of its own for. A program that has them
+/// (ml_dtypes' arrays) writes their bits as unsigned integers of their size (`.view(np.uint16)`,
+/// `.view(np.uint8)`), which --as reads back as the type.
+inline constexpr dtype as_types[] = {dtype::bfloat16, dtype::float8_e4m3fn, dtype::float8_e5m2};
+
+/// The unsigned integer type whose files --as `t` reads as `t`: uint16 for bfloat16, uint8 for
+/// the float8 types.
+constexpr dtype bits_type(dtype t) { return size_of(t) == 2 ? dtype::uint16 : dtype::uint8; }
+
+/// The --as option: one of as_types, by its name.
+inline dtype parse_as(const std::string& op, const std::string& v) {
+    for (const dtype t : as_types)
+        if (name(t) == v) return t;
+    bad("strix " + op + ": --as must be bfloat16, float8_e4m3fn or float8_e5m2, got '" + v + "'");
+}
+
+/// Whether the operand `option` ("input", "indices", "updates") holds elements, which --as
+/// reinterprets; index files are read as they are.
+constexpr bool holds_elements(std::string_view option) { return option != "indices"; }
+
 /// What a command line asks the tool to do.
 enum class action {
     usage,    ///< print usage_text()
@@ -196,6 +216,8 @@ struct command {
     std::string op;      ///< the operator, for `op_usage` and `run`
     std::string backend; ///< "cpu", "vulkan", or "" for the best available
     std::string profile; ///< the Vulkan profile: "full", "baseline", or "" for STRIX_VULKAN_PROFILE's (full)
+    /// --as: the type the element files (not the indices) hold the bits of, one of as_types
+    std::optional<dtype> as;
     /// The files the operator reads, in the order it reads them: (operand, path) for its input
     /// (each of join's inputs), then its indices and updates where it takes them.
     std::vector<std::pair<std::string, std::string>> files;
@@ -222,8 +244,22 @@ inline results as_results(results r) { return r; }
 /// An operator's operands, read from its files in order.
 using operands = std::span<const any_cview>;
 
+/// The element type the tool takes operand `option`'s file `path`, of element type `file_type`,
+/// as: under --as, an element file (not the indices) of the type's bits (bits_type: <u2 for
+/// bfloat16, |u1 for the float8 types) is taken as the --as type, as is one of that type
+/// already; anything else is `file_type`. Throws, naming the file, its type and the option, for
+/// an element file under --as of any other type.
+inline dtype operand_type(const command& c, std::string_view option, const std::string& path, dtype file_type) {
+    if (!c.as || !holds_elements(option)) return file_type;
+    const dtype t = *c.as, bits = bits_type(t);
+    if (file_type == bits || file_type == t) return t;
+    bad("strix " + c.op + ": --" + std::string(option) + " " + path + " holds " + std::string(name(file_type)) + " (" +
+        std::string(info_of(file_type).npy) + "), but --as " + std::string(name(t)) + " reads " + std::to_string(size_of(t)) +
+        "-byte unsigned integers (" + std::string(info_of(bits).npy) + ") as " + std::string(name(t)));
+}
+
 /// The options every operator takes.
-inline constexpr std::string_view common_options[] = {"backend", "vulkan-profile", "out-of-range", "output"};
+inline constexpr std::string_view common_options[] = {"backend", "vulkan-profile", "out-of-range", "output", "as"};
 
 /// The options that name the files an operator reads, in the order it reads them (as many as its form takes).
 inline constexpr std::string_view operand_files[] = {"input", "indices", "updates"};
@@ -317,8 +353,10 @@ struct op_entry {
             r += '\n';
             at = end + 1;
         }
-        r += has_policy ? "  --out-of-range error|clamp, --backend cpu|vulkan, --vulkan-profile full|baseline.\n"
-                        : "  --backend cpu|vulkan, --vulkan-profile full|baseline.\n";
+        r += has_policy ? "  --out-of-range error|clamp, --backend cpu|vulkan, --vulkan-profile full|baseline,\n"
+                        : "  --backend cpu|vulkan, --vulkan-profile full|baseline,\n";
+        r += form == op_form::update ? "  --as bfloat16|float8_e4m3fn|float8_e5m2 (--input and --updates hold the type's bits).\n"
+                                     : "  --as bfloat16|float8_e4m3fn|float8_e5m2 (--input holds the type's bits).\n";
         return r;
     }
 
@@ -415,6 +453,14 @@ inline std::string usage_text() {
            "                              which Vulkan features to use: full, whatever the device has\n"
            "                              (default); baseline, Vulkan 1.1 core compute only\n"
            "  --out-of-range error|clamp  (default: error)\n"
+           "  --as bfloat16|float8_e4m3fn|float8_e5m2\n"
+           "                              the element files (--input, --updates; not --indices) hold\n"
+           "                              the type's bits, as NumPy stores them without ml_dtypes:\n"
+           "                              2-byte unsigned (<u2) for bfloat16, 1-byte unsigned (|u1)\n"
+           "                              for the float8 types (a file of the type itself is taken\n"
+           "                              too); the outputs are written as the type (.npy descr <V2,\n"
+           "                              <V1, <f1, as np.save writes ml_dtypes' arrays), and pad's\n"
+           "                              --value is rounded into it. bool needs no --as (|b1)\n"
            "\n"
            "  R (scatter reductions) is none|add|mul|min|max (default none)\n"
            "\n"
@@ -450,6 +496,7 @@ command parse_operator(const Op& e, const std::vector<std::string>& args) {
     c.profile = o.get("vulkan-profile").value_or("");
     if (c.profile != "" && c.profile != "full" && c.profile != "baseline")
         bad("strix " + op + ": --vulkan-profile must be full or baseline, got '" + c.profile + "'");
+    if (const auto as = o.get("as")) c.as = parse_as(op, *as);
     for (const auto file : e.files()) {
         const std::string key(file);
         if (file == e.repeats)

@@ -1587,6 +1587,177 @@ class OutOfMemoryTests(ToolCase):
 
 
 # --------------------------------------------------------------------------
+# --as: bfloat16 and the float8 types read from files of their bits, and bool
+
+# the descr strix writes for each type NumPy has no name for (np.save's for ml_dtypes' arrays)
+AS_TYPES = {"bfloat16": ("<u2", "H", "<V2"), "float8_e4m3fn": ("|u1", "B", "<V1"),
+            "float8_e5m2": ("|u1", "B", "<f1")}
+
+
+def raw_npy(path):
+    """(descr, shape, data bytes) of a C-order .npy file of any descr, plain Python."""
+    raw = Path(path).read_bytes()
+    assert raw[:6] == b"\x93NUMPY", f"{path}: not a .npy file"
+    start, hlen = (10, struct.unpack("<H", raw[8:10])[0]) if raw[6] == 1 else (12, struct.unpack("<I", raw[8:12])[0])
+    header = ast.literal_eval(raw[start:start + hlen].decode("latin1"))
+    assert not (header["fortran_order"] and len(header["shape"]) >= 2), f"{path}: not in C order"
+    return header["descr"], tuple(header["shape"]), raw[start + hlen:]
+
+
+class AsTypeTests(ToolCase):
+    def bits(self, name, tname, bits, shape):
+        """A file of the bits of `tname` as NumPy stores them without ml_dtypes (<u2, |u1)."""
+        descr, code, _ = AS_TYPES[tname]
+        path = self.path(name)
+        path.write_bytes(npy_bytes(descr, shape, struct.pack("<%d%s" % (len(bits), code), *bits)))
+        return path
+
+    def check(self, path, tname, bits, shape):
+        _, code, descr = AS_TYPES[tname]
+        got_descr, got_shape, data = raw_npy(path)
+        self.assertEqual(got_descr, descr, f"element type of {path}")
+        self.assertEqual(got_shape, tuple(shape), f"shape of {path}")
+        self.assertEqual([hex(b) for b in struct.unpack("<%d%s" % (len(bits), code), data)],
+                         [hex(b) for b in bits], f"bits of {path}")
+
+    def run_as(self, tname, expected, shape, *args, out="out.npy"):
+        out = self.path(out)
+        if out.exists():
+            out.unlink()
+        self.run_ok(*args, "--as", tname, "--output", out)
+        self.check(out, tname, expected, shape)
+        return out
+
+    # bfloat16: 1, 2, a NaN with a payload, -inf, the smallest subnormal, -0
+    BF = [0x3F80, 0x4000, 0x7FC1, 0xFF80, 0x0001, 0x8000]
+
+    def test_gather_keeps_the_bits(self):
+        x = self.bits("x.npy", "bfloat16", self.BF, (2, 3))
+        i = self.npy("i.npy", "int64", [2, 0, -1])
+        out = self.run_as("bfloat16", [0x7FC1, 0x3F80, 0x7FC1, 0x8000, 0xFF80, 0x8000], (2, 3),
+                          "gather", "--input", x, "--indices", i, "--axis", 1)
+        # the <V2 output is bfloat16 already: read again under --as, and without it
+        self.run_as("bfloat16", [0x7FC1, 0x3F80, 0x8000, 0xFF80], (2, 2), "gather", "--input", out, "--indices",
+                    self.npy("j.npy", "int32", [0, 1]), "--axis", 1, out="again.npy")
+        self.run_ok("join", "--input", out, "--input", out, "--axis", 0, "--output", self.path("plain.npy"))
+        self.check(self.path("plain.npy"), "bfloat16", [0x7FC1, 0x3F80, 0x7FC1, 0x8000, 0xFF80, 0x8000] * 2, (4, 3))
+
+    def test_every_form_of_operator(self):
+        for tname in AS_TYPES:
+            e5 = tname == "float8_e5m2"
+            x8 = [0x38, 0x40, 0x7F, 0xFF, 0x01, 0x80] if tname != "bfloat16" else self.BF
+            x = self.bits("x.npy", tname, x8, (2, 3))
+            u = self.bits("u.npy", tname, [0x11, 0x22], (1, 2))
+            i = self.npy("i.npy", "int64", [[2, 0]])
+            self.run_as(tname, [0x22, x8[1], 0x11] + x8[3:], (2, 3),
+                        "scatter", "--input", x, "--indices", i, "--updates", u, "--axis", 1)
+            self.run_as(tname, x8 + x8, (4, 3), "join", "--input", x, "--input", x, "--axis", 0)
+            self.run_as(tname, x8[1:3] + x8[4:6], (2, 2), "slice", "--input", x, "--starts", "1",
+                        "--ends", "3", "--axes", "1")
+            self.run_as(tname, x8[3:], (1, 3), "gather-nd", "--input", x,
+                        "--indices", self.npy("n.npy", "int32", [[1]]))
+            out0, out1 = self.path("s0.npy"), self.path("s1.npy")
+            self.run_ok("split", "--input", x, "--axis", 1, "--sizes", "1,2", "--as", tname,
+                        "--output", out0, "--output", out1)
+            self.check(out0, tname, [x8[0], x8[3]], (2, 1))
+            self.check(out1, tname, x8[1:3] + x8[4:6], (2, 2))
+            # pad's --value is rounded into the type: 1.5 is 0x3fc0, 0x3c, 0x3e
+            fill = {"bfloat16": 0x3FC0, "float8_e4m3fn": 0x3C, "float8_e5m2": 0x3E}[tname]
+            self.run_as(tname, [fill] + x8[:3] + [fill] + x8[3:], (2, 4), "pad", "--input", x,
+                        "--mode", "constant", "--start", "0,1", "--end", "0,0", "--value", "1.5")
+            # NaN is the type's canonical one; an infinity is refused where the type has none
+            nan = {"bfloat16": 0x7FC0, "float8_e4m3fn": 0x7F, "float8_e5m2": 0x7F}[tname]
+            self.run_as(tname, [nan] + x8[:3] + [nan] + x8[3:], (2, 4), "pad", "--input", x,
+                        "--mode", "constant", "--start", "0,1", "--end", "0,0", "--value", "nan")
+            refused = ["pad", "--input", x, "--mode", "constant", "--start", "0,1", "--end", "0,0",
+                       "--as", tname, "--value"]
+            if tname == "float8_e4m3fn":
+                expect_refused(self, "pad", refused + ["inf"], ["value", "fit"])
+                expect_refused(self, "pad", refused + ["465"], ["value", "fit"])
+            if e5:
+                self.run_as(tname, [0xFC] + x8[:3] + [0xFC] + x8[3:], (2, 4), "pad", "--input", x,
+                            "--mode", "constant", "--start", "0,1", "--end", "0,0", "--value", "-inf")
+            expect_refused(self, "pad", refused + ["1e39"], ["value", "fit"])
+
+    def test_a_file_of_another_type_is_refused_by_name(self):
+        i = self.npy("i.npy", "int64", [0])
+        cases = [("bfloat16", self.npy("wide.npy", "uint32", [1, 2]), "uint32"),
+                 ("bfloat16", self.npy("signed.npy", "int16", [1, 2]), "int16"),
+                 ("bfloat16", self.npy("half.npy", "float16", [1, 2]), "float16"),
+                 ("bfloat16", self.bits("narrow.npy", "float8_e4m3fn", [1, 2], (2,)), "uint8"),
+                 ("float8_e4m3fn", self.bits("bf.npy", "bfloat16", [1, 2], (2,)), "uint16"),
+                 ("float8_e5m2", self.npy("i8.npy", "int8", [1, 2]), "int8")]
+        for tname, f, ftype in cases:
+            for args in (["gather", "--input", f, "--indices", i, "--axis", 0],
+                         ["join", "--input", self.bits("ok.npy", tname, [1], (1,)), "--input", f, "--axis", 0]):
+                proc = strix(*args, "--as", tname, "--output", self.path("out.npy"))
+                err = text(proc.stderr)
+                self.assertEqual(proc.returncode, 2, err)
+                self.assertEqual(len(err.splitlines()), 1, err)
+                for word in (f.name, ftype, "--as " + tname, "--input"):
+                    self.assertIn(word, err, f"the message does not name {word!r}")
+                self.assertFalse(self.path("out.npy").exists())
+        # an updates file too, and under another operator
+        x = self.bits("x.npy", "bfloat16", [1, 2], (2,))
+        w = self.npy("w.npy", "float32", [7])
+        proc = strix("scatter", "--input", x, "--indices", i, "--updates", w, "--axis", 0,
+                     "--as", "bfloat16", "--output", self.path("out.npy"))
+        self.assertEqual(proc.returncode, 2)
+        for word in ("--updates", "w.npy", "float32", "--as bfloat16", "scatter"):
+            self.assertIn(word, text(proc.stderr))
+        # the indices are read as they are: a uint16 index file is not an index type, whatever --as says
+        proc = strix("gather", "--input", x, "--indices", self.npy("i16.npy", "uint16", [0]), "--axis", 0,
+                     "--as", "bfloat16", "--output", self.path("out.npy"))
+        self.assertEqual(proc.returncode, 2)
+        self.assertNotIn("--as", text(proc.stderr))
+
+    def test_bad_values_of_the_option(self):
+        x = self.bits("x.npy", "bfloat16", [1, 2], (2,))
+        i = self.npy("i.npy", "int64", [0])
+        for bad in ("float16", "bool", "bf16", "uint16", ""):
+            expect_refused(self, "gather", ["gather", "--input", x, "--indices", i, "--axis", 0,
+                                            "--as", bad], ["--as"])
+        expect_refused(self, "gather", ["gather", "--input", x, "--indices", i, "--axis", 0,
+                                        "--as", "bfloat16", "--as", "bfloat16"], ["twice"])
+
+    def test_help_names_the_option(self):
+        self.assertIn("--as bfloat16|float8_e4m3fn|float8_e5m2", text(self.run_ok("--help").stdout))
+        for op in ("gather", "join", "split", "pad", "scatter", "scatter-nd", "tile"):
+            self.assertIn("--as bfloat16|float8_e4m3fn|float8_e5m2", text(self.run_ok(op, "--help").stdout), op)
+
+    def test_bool_needs_no_option(self):
+        x = self.path("b.npy")
+        x.write_bytes(npy_bytes("|b1", (2, 2), bytes([1, 0, 0, 1])))
+        i = self.npy("i.npy", "int32", [1, 1, 0])
+        self.run_ok("gather", "--input", x, "--indices", i, "--axis", 1, "--output", self.path("out.npy"))
+        self.assertEqual(raw_npy(self.path("out.npy")), ("|b1", (2, 3), bytes([0, 0, 1, 1, 1, 0])))
+        self.run_ok("pad", "--input", x, "--mode", "constant", "--start", "0,1", "--end", "0,0",
+                    "--value", "1", "--output", self.path("pad.npy"))
+        self.assertEqual(raw_npy(self.path("pad.npy")), ("|b1", (2, 3), bytes([1, 1, 0, 1, 0, 1])))
+        expect_refused(self, "pad", ["pad", "--input", x, "--mode", "constant", "--start", "0,1",
+                                     "--end", "0,0", "--value", "2"], ["value", "fit"])
+
+    def test_vulkan_gives_the_same_bits(self):
+        if not vulkan_available():
+            self.skipTest("no Vulkan device")
+        for tname in AS_TYPES:
+            x = self.bits("x.npy", tname, [0x01, 0x7F, 0x80, 0xFF, 0x3C, 0x42], (3, 2))
+            u = self.bits("u.npy", tname, [0x11, 0x22, 0x33], (3, 1))
+            i = self.npy("i.npy", "int64", [[1], [0], [1]])
+            for args in (["gather", "--input", x, "--indices", i, "--axis", 0],
+                         ["scatter", "--input", x, "--indices", i, "--updates", u, "--axis", 1],
+                         ["pad", "--input", x, "--mode", "constant", "--value", "-1.5", "--start", "1,0", "--end", "0,1"],
+                         ["pad", "--input", x, "--mode", "reflect", "--start", "1,0", "--end", "0,1"]):
+                outs = []
+                for backend in ("cpu", "vulkan"):
+                    out = self.path(backend + ".npy")
+                    self.run_ok(*args, "--as", tname, "--backend", backend, "--output", out)
+                    outs.append(raw_npy(out))
+                self.assertEqual(outs[0], outs[1], f"{tname}: {args[0]}")
+                self.assertEqual(outs[0][0], AS_TYPES[tname][2])
+
+
+# --------------------------------------------------------------------------
 # the Vulkan backend, when there is one
 
 
