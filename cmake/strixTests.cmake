@@ -85,7 +85,7 @@ foreach(_tag IN LISTS _strix_unit_tags)
   set_tests_properties(unit-${_tag} PROPERTIES TIMEOUT 600)
 endforeach()
 
-# DLPack 1.x's versioned struct, against a header shaped as DLPack 1.0: its own program, so that
+# DLPack 1.x's versioned struct, against a header shaped as DLPack 1.1: its own program, so that
 # no other test sees that header
 _strix_test_program(strix-dlpack1-tests "${_strix_test_dir}/main.cpp" "${_strix_test_dir}/dlpack1_test.cpp")
 target_include_directories(strix-dlpack1-tests PRIVATE "${_strix_test_dir}/dlpack1")
@@ -140,6 +140,12 @@ if(STRIX_BUILD_TOOL)
   # ONNX's own node tests (python3-onnx's generators)
   add_test(NAME onnx-cpu COMMAND "${STRIX_PYTHON}" "${CMAKE_CURRENT_SOURCE_DIR}/scripts/onnx_node_tests.py" "${_strix_tool}" --backend cpu)
   set_tests_properties(onnx-cpu PROPERTIES TIMEOUT 600)
+  # ONNX's reference implementation's answers for bfloat16, bool and the float8 types, stored
+  # (scripts/type_vectors.py made them)
+  set(_strix_onnx_stored "${_strix_test_dir}/vectors/types/onnx")
+  add_test(NAME onnx-stored-cpu COMMAND "${STRIX_PYTHON}" "${CMAKE_CURRENT_SOURCE_DIR}/scripts/onnx_node_tests.py" "${_strix_tool}" --backend cpu
+           --stored "${_strix_onnx_stored}")
+  set_tests_properties(onnx-stored-cpu PROPERTIES TIMEOUT 300)
   if(TARGET strix::vulkan)
     # the same comparisons through the Vulkan backend, on a random subset (lavapipe is slow)
     add_test(NAME tool-numpy-vulkan COMMAND "${STRIX_PYTHON}" "${_strix_check_tool}" "${_strix_tool}" --backend vulkan --limit 300)
@@ -148,6 +154,9 @@ if(STRIX_BUILD_TOOL)
     set_tests_properties(tool-numpy-vulkan-words PROPERTIES TIMEOUT 900 ENVIRONMENT "${_strix_vk_env};STRIX_VULKAN_NO_SMALL_STORAGE=1")
     add_test(NAME onnx-vulkan COMMAND "${STRIX_PYTHON}" "${CMAKE_CURRENT_SOURCE_DIR}/scripts/onnx_node_tests.py" "${_strix_tool}" --backend vulkan)
     set_tests_properties(onnx-vulkan PROPERTIES TIMEOUT 900 ENVIRONMENT "${_strix_vk_env}")
+    add_test(NAME onnx-stored-vulkan COMMAND "${STRIX_PYTHON}" "${CMAKE_CURRENT_SOURCE_DIR}/scripts/onnx_node_tests.py" "${_strix_tool}" --backend vulkan
+             --stored "${_strix_onnx_stored}")
+    set_tests_properties(onnx-stored-vulkan PROPERTIES TIMEOUT 600 ENVIRONMENT "${_strix_vk_env}")
   endif()
 endif()
 foreach(_example IN LISTS _strix_examples)

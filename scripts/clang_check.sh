@@ -56,7 +56,7 @@ export flags_line="${flags[*]}"
 # one log per file, named after it with / as @
 printf '%s\n' "${files[@]}" |
   xargs -P "$(nproc)" -I{} bash -c 'f=${1#vulkan:}; x=""; [ "$f" != "$1" ] && x=-DSTRIX_TEST_VULKAN=1 # as the Vulkan test program builds it
-    [ "$f" = test/dlpack1_test.cpp ] && x=-Itest/dlpack1 # its DLPack 1.0-shaped header
+    [ "$f" = test/dlpack1_test.cpp ] && x=-Itest/dlpack1 # its DLPack 1.1-shaped header
     $cxx $flags_line $x "$f" >"$work/$(echo "$1" | tr / @).log" 2>&1 || touch "$work/$(echo "$1" | tr / @).failed"' _ {}
 status=0
 n=0

@@ -2,6 +2,7 @@
 """ONNX's own node test cases for the indexing family, run through the strix tool.
 
     scripts/onnx_node_tests.py STRIX_EXE [--backend cpu|vulkan] [--filter TEXT] [--keep DIR]
+    scripts/onnx_node_tests.py STRIX_EXE --stored DIR [--backend ...] [--filter ...] [--keep ...]
 
 The cases are not stored here: they are generated at run time by the test case
 generators that ship with python3-onnx (onnx.backend.test.case.node), for the
@@ -12,17 +13,30 @@ command (Concat -> join, Scatter/ScatterElements -> scatter, ...), run on .npy
 files, and each output is compared with ONNX's expected array: same element
 type, same shape, same bits.
 
+With --stored DIR, the cases are read from DIR instead (test/vectors/types/onnx:
+what ONNX 1.23's reference implementation computes for bfloat16, bool and the
+float8 types, made by scripts/type_vectors.py): each case is a directory holding
+node.pb (a serialized NodeProto), in<k>.npy and out<k>.npy (raw bits: <u2 for
+bfloat16, |u1 for the float8 types, |b1 for bool), types.txt (the element type
+of each input, then of each output) and agree.txt (whether onnxruntime agreed).
+The node is mapped to a command as the generators' cases are, with --as for the
+types NumPy has no name for, and each output must have the descr strix writes
+for its type (<V2, <V1, <f1, |b1), the shape and the bytes of out<k>.npy.
+
 A case that cannot be expressed with the tool's command line counts as a
 failure and says why; nothing is skipped. One line per case, then
 `N passed, N failed`. Exit status 0 when all pass, 1 on any failure, 2 on bad
-arguments or when the generators cannot be loaded.
+arguments or when the generators (or the stored cases' NodeProto) cannot be
+loaded.
 """
 
 import argparse
+import ast
 import importlib
 import os
 import shlex
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -34,7 +48,11 @@ import numpy as np
 GENERATOR_MODULES = ["gather", "gatherelements", "gathernd", "concat", "split", "pad",
                      "scatter", "scatterelements", "scatternd", "slice", "tile"]
 ELEMENT_TYPES = {"float64", "float32", "float16", "int64", "int32", "int16", "int8",
-                 "uint64", "uint32", "uint16", "uint8"}
+                 "uint64", "uint32", "uint16", "uint8", "bool"}
+# the types NumPy has no name for: their files hold the bits as unsigned integers (as the stored
+# cases do), the tool reads them with --as and writes the descr np.save writes for ml_dtypes' arrays
+AS_TYPES = {"bfloat16": (np.uint16, "<V2"), "float8_e4m3fn": (np.uint8, "<V1"),
+            "float8_e5m2": (np.uint8, "<f1")}
 INDEX_TYPES = {"int32", "int64", "uint32", "uint64"}
 UNSIGNED_VIEW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 RUN_TIMEOUT = 300
@@ -45,12 +63,22 @@ class Unmappable(Exception):
 
 
 class OnnxCase:
-    def __init__(self, name, node, inputs, outputs, module):
+    def __init__(self, name, node, inputs, outputs, module, types=None, note=None):
         self.name = name
         self.node = node
         self.inputs = inputs          # numpy arrays in the order of node.input
         self.outputs = outputs        # expected arrays in the order of node.output
         self.module = module
+        # a stored case's element types (types.txt: inputs, then outputs), else None: the
+        # arrays' own; `note` is its agree.txt
+        self.types = types
+        self.note = note
+
+    def as_type(self):
+        """The --as type of a stored case whose data (input 0) is one of AS_TYPES, else None."""
+        if self.types and self.types[0] in AS_TYPES:
+            return self.types[0]
+        return None
 
 
 # --------------------------------------------------------------------------
@@ -111,6 +139,41 @@ def collect_cases():
     return unique, problems
 
 
+def load_stored(root):
+    """The cases stored under `root` (one directory each, as scripts/type_vectors.py writes
+    them), and the problems of those that cannot be read (each a failure)."""
+    import onnx
+    cases, problems = [], []
+    names = sorted(n for n in os.listdir(root) if os.path.isdir(os.path.join(root, n)))
+    if not names:
+        problems.append(f"no case directories in {root}")
+    for name in names:
+        d = os.path.join(root, name)
+        try:
+            node = onnx.NodeProto()
+            with open(os.path.join(d, "node.pb"), "rb") as f:
+                node.ParseFromString(f.read())
+            inputs = [np.load(os.path.join(d, f"in{k}.npy"), allow_pickle=False) if n else None
+                      for k, n in enumerate(node.input)]
+            outputs = [np.load(os.path.join(d, f"out{k}.npy"), allow_pickle=False)
+                       for k in range(len(node.output))]
+            with open(os.path.join(d, "types.txt")) as f:
+                types = f.read().split()
+            note = None
+            if os.path.exists(os.path.join(d, "agree.txt")):
+                with open(os.path.join(d, "agree.txt")) as f:
+                    note = f.read().strip()
+        except Exception as e:  # noqa: BLE001 - a case that cannot be read fails, named
+            problems.append(f"{name}: cannot read the case: {type(e).__name__}: {e}")
+            continue
+        if len(types) != len(inputs) + len(outputs):
+            problems.append(f"{name}: types.txt names {len(types)} types for "
+                            f"{len(inputs)} inputs and {len(outputs)} outputs")
+            continue
+        cases.append(OnnxCase(name, node, inputs, outputs, node.op_type.lower(), types, note))
+    return cases, problems
+
+
 # --------------------------------------------------------------------------
 # ONNX node -> strix command
 
@@ -152,8 +215,29 @@ def as_int_list(a, what):
     return [int(v) for v in a.reshape(-1)]
 
 
-def value_text(value, dtype):
-    """--value text that the tool reads back as exactly `value` of dtype."""
+def narrow_value(bits, tname):
+    """The value of one element of an AS_TYPES type given by its bits, as a Python float."""
+    bits = int(bits)
+    if tname == "bfloat16":
+        return struct.unpack("<f", struct.pack("<I", bits << 16))[0]
+    exp_bits, mant_bits = (4, 3) if tname == "float8_e4m3fn" else (5, 2)
+    bias = (1 << (exp_bits - 1)) - 1
+    sign = -1.0 if bits & 0x80 else 1.0
+    exp, mant = (bits >> mant_bits) & ((1 << exp_bits) - 1), bits & ((1 << mant_bits) - 1)
+    if tname == "float8_e4m3fn" and exp == 15 and mant == 7:
+        return float("nan")
+    if tname == "float8_e5m2" and exp == 31:
+        return sign * float("inf") if mant == 0 else float("nan")
+    if exp == 0:
+        return sign * mant * 2.0 ** (1 - bias - mant_bits)
+    return sign * (1 + mant / (1 << mant_bits)) * 2.0 ** (exp - bias)
+
+
+def value_text(value, dtype, as_type=None):
+    """--value text that the tool reads back as exactly `value` of dtype (or, for an AS_TYPES
+    type `as_type`, the value whose bits `value` holds)."""
+    if as_type is not None:
+        return repr(narrow_value(value, as_type))  # exact in float64, so exact in the type
     v = np.asarray(value).astype(dtype)
     if v.dtype.kind == "f":
         return repr(float(v))        # exact in float64, so exact in the narrower type
@@ -175,7 +259,20 @@ def reduction_args(attrs, data, backend):
 
 
 def to_command(case, backend):
-    """(arguments with file names, {file name: array}, [output file names])."""
+    """(arguments with file names, {file name: array}, [output file names]); a stored case of
+    one of AS_TYPES adds --as, its files holding the type's bits."""
+    args, files, outs = node_command(case, backend)
+    t = case.as_type()
+    if t is not None:
+        carrier = AS_TYPES[t][0]
+        if case.inputs[0].dtype != carrier:
+            raise Unmappable(f"{t} data stored as {case.inputs[0].dtype}, not {np.dtype(carrier).name}")
+        args += ["--as", t]
+    return args, files, outs
+
+
+def node_command(case, backend):
+    """to_command's mapping of the node, the same for generated and stored cases."""
     node = case.node
     op = node.op_type
     attrs = attributes(node)
@@ -265,7 +362,7 @@ def to_command(case, backend):
         args = ["pad", "--input", "x.npy", "--mode", mode,
                 "--start", ",".join(map(str, start)), "--end", ",".join(map(str, end))]
         if mode == "constant":
-            args += ["--value", value_text(value, x.dtype)]
+            args += ["--value", value_text(value, x.dtype, case.as_type())]
         return args, {"x.npy": x}, outs
     if op in ("Scatter", "ScatterElements", "ScatterND"):
         x, i, u = ins
@@ -323,6 +420,45 @@ def difference(got, want):
             f"got {got[at]!r}, expected {want[at]!r}")
 
 
+def read_npy_raw(path):
+    """(descr, fortran_order, shape, data bytes) of a .npy file, whatever its descr (NumPy
+    cannot load '<f1', the descr of float8_e5m2)."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    if raw[:6] != b"\x93NUMPY":
+        raise ValueError("not a .npy file")
+    if raw[6] == 1:
+        start, hlen = 10, struct.unpack("<H", raw[8:10])[0]
+    else:
+        start, hlen = 12, struct.unpack("<I", raw[8:12])[0]
+    header = ast.literal_eval(raw[start:start + hlen].decode("latin1"))
+    return header["descr"], header["fortran_order"], tuple(header["shape"]), raw[start + hlen:]
+
+
+def stored_difference(path, want, tname):
+    """None when the .npy file at `path` holds `want` (a stored case's expected array, its raw
+    bits) as type `tname`: the descr strix writes for the type, the shape, the bytes; else what differs."""
+    descr, fortran, shape, data = read_npy_raw(path)
+    want = np.ascontiguousarray(want)
+    expected = AS_TYPES[tname][1] if tname in AS_TYPES else np.dtype(tname).str
+    if descr != expected:
+        return f"element type {descr!r}, expected {expected!r} ({tname})"
+    if shape != want.shape:
+        return f"shape {shape}, expected {want.shape}"
+    if fortran and len(shape) >= 2:
+        return "written in Fortran order"
+    if data == want.tobytes():
+        return None
+    u = UNSIGNED_VIEW[want.dtype.itemsize]
+    if len(data) != want.nbytes:
+        return f"{len(data)} data bytes, expected {want.nbytes}"
+    got = np.frombuffer(data, dtype=u).reshape(shape)
+    bad = np.argwhere(got != want.view(u))
+    at = tuple(int(v) for v in bad[0])
+    return (f"{len(bad)} of {want.size} elements differ, first at {at}: "
+            f"got bits {int(got[at]):#x}, expected {int(want.view(u)[at]):#x}")
+
+
 def run_one(exe, backend, root, case):
     """(passed, reason, command line or None)."""
     try:
@@ -350,6 +486,14 @@ def run_one(exe, backend, root, case):
         return False, f"exit status {proc.returncode}: {err[:400]}", cmd
     for k, (o, want) in enumerate(zip(outs, case.outputs)):
         path = os.path.join(d, o)
+        if case.types is not None:  # a stored case: the type's descr, the bytes
+            try:
+                problem = stored_difference(path, want, case.types[len(case.inputs) + k])
+            except Exception as e:  # noqa: BLE001 - any unreadable output is a failure
+                problem = f"unreadable: {e}"
+            if problem:
+                return False, f"output {k}: {problem}", cmd
+            continue
         try:
             got = np.load(path, allow_pickle=False)
         except Exception as e:  # noqa: BLE001 - any unreadable output is a failure
@@ -367,6 +511,8 @@ def main(argv=None):
                     help="backend to pass to the tool (default: the tool's)")
     ap.add_argument("--filter", default="", help="run only cases whose name contains this")
     ap.add_argument("--keep", default=None, help="directory for the case files (kept)")
+    ap.add_argument("--stored", default=None, metavar="DIR",
+                    help="run the cases stored in DIR (test/vectors/types/onnx) instead of the generators'")
     args = ap.parse_args(argv)
 
     exe = os.path.abspath(args.strix)
@@ -374,10 +520,18 @@ def main(argv=None):
         print(f"onnx_node_tests: {args.strix} is not an executable", file=sys.stderr)
         return 2
     try:
-        cases, problems = collect_cases()
+        if args.stored:
+            if not os.path.isdir(args.stored):
+                print(f"onnx_node_tests: {args.stored} is not a directory", file=sys.stderr)
+                return 2
+            cases, problems = load_stored(args.stored)
+            # (each problem names its case first; the directory's own has no case to filter by)
+            problems = [p for p in problems if args.filter in p.split(":")[0] or p.startswith("no case")]
+        else:
+            cases, problems = collect_cases()
     except Exception as e:  # noqa: BLE001 - report any import failure in one line
-        print(f"onnx_node_tests: cannot load ONNX's node test generators: "
-              f"{type(e).__name__}: {e}", file=sys.stderr)
+        what = "the stored cases" if args.stored else "ONNX's node test generators"
+        print(f"onnx_node_tests: cannot load {what}: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
     cases = [c for c in cases if args.filter in c.name]
     root = args.keep or tempfile.mkdtemp(prefix="strix-onnx-")
@@ -387,7 +541,7 @@ def main(argv=None):
     passed = failed = 0
     for problem in problems:
         failed += 1
-        print(f"FAIL generators: {problem}", flush=True)
+        print(f"FAIL {'' if args.stored else 'generators: '}{problem}", flush=True)
     for case in cases:
         ok, why, cmd = run_one(exe, args.backend, root, case)
         if ok:
@@ -396,12 +550,14 @@ def main(argv=None):
         else:
             failed += 1
             tail = f" | $ {cmd}" if cmd else ""
-            print(f"FAIL {case.name}: {why}{tail}", flush=True)
+            note = f" [{case.note}]" if case.note else ""
+            print(f"FAIL {case.name}: {why}{note}{tail}", flush=True)
     if not cases and not problems:
         failed += 1
         print(f"FAIL no case matched --filter {args.filter!r}")
     elapsed = time.monotonic() - started
-    print(f"onnx_node_tests: {len(cases)} cases from python3-onnx's generators, "
+    source = f"stored in {args.stored}" if args.stored else "from python3-onnx's generators"
+    print(f"onnx_node_tests: {len(cases)} cases {source}, "
           f"backend {args.backend or 'default'}, {elapsed:.1f} s")
     if failed:
         print(f"onnx_node_tests: files of the failing cases are in {root}")

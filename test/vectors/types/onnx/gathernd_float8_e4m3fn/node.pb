@@ -1,0 +1,3 @@
+
+in0
+in1out0"GatherND

@@ -1,0 +1,5 @@
+
+in0
+in1
+in2out0"Pad*
+mode"constant 

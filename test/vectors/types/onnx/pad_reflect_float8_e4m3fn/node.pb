@@ -1,0 +1,4 @@
+
+in0
+in1out0"Pad*
+mode"reflect 

@@ -1,0 +1,4 @@
+
+in0
+in1
+in2out0"	ScatterND

@@ -1,0 +1,5 @@
+
+in0
+in1
+in2
+in3out0"Slice
