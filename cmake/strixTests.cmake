@@ -70,9 +70,9 @@ function(_strix_test_program name)
 endfunction()
 
 # the reference-vs-CPU cases, one CTest test per area
-set(_strix_unit_sources main.cpp float16_test.cpp views_test.cpp npy_test.cpp ops_seed_test.cpp cpu_test.cpp
+set(_strix_unit_sources main.cpp float16_test.cpp types_test.cpp views_test.cpp npy_test.cpp ops_seed_test.cpp cpu_test.cpp
     plan_test.cpp rules_static_test.cpp hostile_test.cpp)
-set(_strix_unit_tags float16 views npy seed random plan rules hostile)
+set(_strix_unit_tags float16 types views npy seed random plan rules hostile)
 if(STRIX_HAVE_DLPACK) # DLPack exchange (Debian: libdlpack-dev)
   list(APPEND _strix_unit_sources dlpack_test.cpp)
   list(APPEND _strix_unit_tags dlpack)
@@ -80,6 +80,7 @@ endif()
 list(TRANSFORM _strix_unit_sources PREPEND "${_strix_test_dir}/")
 _strix_test_program(strix-tests ${_strix_unit_sources} ${_strix_op_tests})
 target_link_libraries(strix-tests PRIVATE strix::strix)
+target_compile_definitions(strix-tests PRIVATE STRIX_TEST_VECTORS="${CMAKE_CURRENT_SOURCE_DIR}/test/vectors")
 foreach(_tag IN LISTS _strix_unit_tags)
   add_test(NAME unit-${_tag} COMMAND strix-tests "[${_tag}]")
   set_tests_properties(unit-${_tag} PROPERTIES TIMEOUT 600)

@@ -965,8 +965,9 @@ TEST_CASE("npy: serialize_npy rejects unusable views", "[npy]") {
 
 // The one list of element types (STRIX_ELEMENT_TYPES in strix/dtype.hpp), each line's columns
 // against what the C++ storage type and the formats say on their own: its size, its kind (C++'s
-// type traits), its name's and NumPy descr's round trips, and the Vulkan reduce shader's
-// arithmetic code (0 float64, 1 float32, 2 float16, 3 signed, 4 unsigned integers).
+// type traits), its name's and NumPy descr's round trips, the Vulkan reduce shader's arithmetic
+// code (0 float64, 1 float32, 2 float16, 3 signed, 4 unsigned integers, 5 bfloat16, 6
+// float8_e4m3fn, 7 float8_e5m2, 8 bool) and DLPack's code (from its 1.x header's enum).
 TEST_CASE("dtype: every line of the list of element types agrees with its storage type", "[npy]") {
     std::vector<std::string_view> names;
     for (const dtype t : strix::all_dtypes) {
@@ -974,20 +975,35 @@ TEST_CASE("dtype: every line of the list of element types agrees with its storag
         strix::visit(t, [&]<class T>(strix::type_tag<T>) {
             CHECK(strix::size_of(t) == sizeof(T));
             CHECK(strix::dtype_of<T> == t);
-            constexpr bool floating = std::is_floating_point_v<T> || std::is_same_v<T, strix::float16>;
+            constexpr bool narrow = strix::detail::is_narrow_float_v<T>;
+            constexpr bool floating = std::is_floating_point_v<T> || narrow;
+            constexpr bool boolean = std::is_same_v<T, bool>;
             CHECK(strix::is_float(t) == floating);
             CHECK(strix::is_signed_int(t) == (std::is_integral_v<T> && std::is_signed_v<T>));
+            CHECK((strix::kind_of(t) == strix::dtype_kind::boolean) == boolean);
             const std::uint32_t code = strix::info_of(t).shader;
-            if (floating) CHECK(code == (sizeof(T) == 8 ? 0u : sizeof(T) == 4 ? 1u : 2u));
-            else CHECK(code == (std::is_signed_v<T> ? 3u : 4u));
+            const std::uint32_t dl = strix::info_of(t).dlpack;
+            if constexpr (std::is_same_v<T, strix::bfloat16>) CHECK((code == 5u && dl == 4u));
+            else if constexpr (std::is_same_v<T, strix::float8_e4m3fn>) CHECK((code == 6u && dl == 10u));
+            else if constexpr (std::is_same_v<T, strix::float8_e5m2>) CHECK((code == 7u && dl == 12u));
+            else if constexpr (boolean) CHECK((code == 8u && dl == 6u));
+            else if constexpr (floating) CHECK((code == (sizeof(T) == 8 ? 0u : sizeof(T) == 4 ? 1u : 2u) && dl == 2u));
+            else CHECK((code == (std::is_signed_v<T> ? 3u : 4u) && dl == (std::is_signed_v<T> ? 0u : 1u)));
         });
         CHECK(std::find(names.begin(), names.end(), strix::name(t)) == names.end());
         names.push_back(strix::name(t));
         const std::string_view descr = strix::io::detail::npy_descr(t);
         REQUIRE(descr.size() == 3);
-        CHECK(descr[0] == (strix::size_of(t) == 1 ? '|' : '<'));
-        CHECK(descr[1] == (strix::is_float(t) ? 'f' : strix::is_signed_int(t) ? 'i' : 'u'));
         CHECK(descr[2] - '0' == static_cast<int>(strix::size_of(t)));
+        // NumPy's own types: its kind letter; ml_dtypes' (as np.save writes them): bfloat16 and
+        // float8_e4m3fn as void of their size, float8_e5m2 as '<f1'
+        const bool ml = t == dtype::bfloat16 || t == dtype::float8_e4m3fn || t == dtype::float8_e5m2;
+        if (!ml) {
+            CHECK(descr[0] == (strix::size_of(t) == 1 ? '|' : '<'));
+            CHECK(descr[1] == (t == dtype::boolean ? 'b' : strix::is_float(t) ? 'f' : strix::is_signed_int(t) ? 'i' : 'u'));
+        } else {
+            CHECK(descr == (t == dtype::bfloat16 ? "<V2" : t == dtype::float8_e4m3fn ? "<V1" : "<f1"));
+        }
         CHECK(strix::io::detail::npy_parse_descr(descr, "test") == t);
     }
     CHECK(names.size() == static_cast<std::size_t>(strix::dtype_count));

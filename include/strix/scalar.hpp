@@ -53,11 +53,14 @@ struct scalar {
 
 namespace detail {
 
-/// `s` as an element of type `T`: floats round to nearest; for integer types a floating value
-/// truncates toward zero (DirectML) and an integer is taken exactly. Empty when the value does
-/// not fit `T`: a finite value that rounds beyond the type's largest finite value (70000 for
-/// float16, 1e300 for float32, "1e400" for every type), or NaN or an infinity for an integer
-/// type. An infinity or NaN given as such stays one in a floating type.
+/// `s` as an element of type `T`: floats round to nearest even; for integer types a floating
+/// value truncates toward zero (DirectML) and an integer is taken exactly; bool takes 0 and 1
+/// only. Empty when the value does not fit `T`: a finite value that rounds beyond the type's
+/// largest finite value (70000 for float16, 1e300 for float32, 57344 + 4096 for float8_e5m2,
+/// 464.5 for float8_e4m3fn, "1e400" for every type), NaN or an infinity for an integer type, an
+/// infinity for float8_e4m3fn (which has none), anything but 0 and 1 for bool. An infinity or
+/// NaN given as such stays one in the other floating types (bfloat16 and the float8 types take
+/// their canonical NaN: 0x7fc0, 0x7f).
 template <class T>
 constexpr std::optional<T> scalar_as(const scalar& s) {
     if (s.beyond_double) return std::nullopt;
@@ -69,6 +72,22 @@ constexpr std::optional<T> scalar_as(const scalar& s) {
         const bool finite = v - v == 0; // neither infinite nor NaN
         if (finite && (h.bits & 0x7fffu) == 0x7c00u) return std::nullopt; // rounded to an infinity
         return h;
+    } else if constexpr (detail::is_narrow_float_v<T>) { // bfloat16 and the float8 types
+        double v = s.f;
+        if (s.k == scalar::kind::signed_integer) v = static_cast<double>(s.i); // |i| > 2^53 is far beyond them all
+        else if (s.k == scalar::kind::unsigned_integer) v = static_cast<double>(s.u);
+        if (v != v) return T::nan(); // a NaN fill is the type's canonical NaN
+        const T h(v);
+        const bool finite = v - v == 0;
+        // a finite value that rounds past the largest finite one (to an infinity, or to
+        // float8_e4m3fn's NaN), and an infinity where the type has none
+        if (h.is_infinite_or_nan() && (finite || (h.bits & 0x7fu) == 0x7fu)) return std::nullopt;
+        return h;
+    } else if constexpr (std::is_same_v<T, bool>) { // 0 or 1, nothing else
+        if (s.k == scalar::kind::signed_integer && (s.i == 0 || s.i == 1)) return s.i == 1;
+        if (s.k == scalar::kind::unsigned_integer && s.u <= 1) return s.u == 1;
+        if (s.k == scalar::kind::floating && (s.f == 0 || s.f == 1)) return s.f == 1;
+        return std::nullopt;
     } else if constexpr (std::is_floating_point_v<T>) {
         if (s.k == scalar::kind::floating) {
             if constexpr (std::is_same_v<T, float>) {

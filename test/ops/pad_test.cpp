@@ -42,7 +42,8 @@ struct fill_value {
 /// A random constant for pad and the element it must become: float16 values given as the exact
 /// double of a half bit pattern; float32 values rounded as a C++ conversion does; float64 any bit
 /// pattern; integer types as exact integers (2^62+1 included) or as doubles with a fraction,
-/// truncated toward zero.
+/// truncated toward zero; bfloat16 and the float8 types as the exact value of any pattern (a NaN
+/// becoming the type's canonical NaN); bool as 0 or 1.
 fill_value random_fill(rng_t& g, dtype t) {
     return strix::visit(t, [&](auto tag) {
         using T = typename decltype(tag)::type;
@@ -59,6 +60,20 @@ fill_value random_fill(rng_t& g, dtype t) {
             }
             f.value = strix::scalar(half_value(h));
             std::memcpy(f.bits.data(), &h, 2);
+        } else if constexpr (strix::detail::is_narrow_float_v<T>) { // bfloat16 and the float8 types
+            // the exact value of a random pattern (zeros, subnormals, infinities where the type
+            // has them; a NaN as a NaN, which becomes the type's canonical NaN)
+            using B = decltype(T{}.bits);
+            const B pattern = static_cast<B>(g());
+            const float v = static_cast<float>(T::from_bits(pattern));
+            f.value = strix::scalar(static_cast<double>(v));
+            const B want = v != v ? T::nan().bits : pattern;
+            std::memcpy(f.bits.data(), &want, sizeof(B));
+        } else if constexpr (std::is_same_v<T, bool>) { // 0 or 1, as an integer or a double
+            const bool one = chance(g, 1, 2);
+            f.value = chance(g, 1, 2) ? strix::scalar(std::int64_t{one}) : strix::scalar(one ? 1.0 : 0.0);
+            const std::uint8_t b = one ? 1 : 0;
+            std::memcpy(f.bits.data(), &b, 1);
         } else if constexpr (std::is_same_v<T, double>) {
             std::uint64_t b = chance(g, 1, 6) ? std::uint64_t{1} << 63 : g(); // -0, or any pattern (NaNs included)
             double v;

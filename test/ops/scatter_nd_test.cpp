@@ -68,16 +68,16 @@ void scatter_nd_case(std::uint64_t seed, dtype et, dtype it, strix::scatter_redu
     const bool returning = !in_place && chance(g, 1, 5);
 
     strided vin = make_strided(g, et, in, in_place);
-    fill_random(g, vin.buf);
+    fill_random(g, vin.buf, vin.type);
     strided vidx = make_strided(g, it, idx, true);
     fill_random(g, vidx.buf);
     const std::string injected = fill_tuples(g, vidx, 0, in, ic, chance(g, 1, 3));
     strided vupd = make_strided(g, et, upd, false);
-    fill_random(g, vupd.buf);
+    fill_random(g, vupd.buf, vupd.type);
     strided vout;
     if (!in_place) {
         vout = make_strided(g, et, in, true);
-        fill_random(g, vout.buf);
+        fill_random(g, vout.buf, vout.type);
     }
     strided& target = in_place ? vin : vout;
     const bytes out_before = target.buf, in_before = vin.buf, idx_before = vidx.buf, upd_before = vupd.buf;
@@ -144,14 +144,14 @@ TEST_CASE("scatter-nd without a reduction copies only the slices its tuples leav
                             INFO(k << " index axes, slices of " << inner << ", " << tuples << " tuples by " << type_name(it) << ", "
                                    << threads << " threads, " << (stream_min == 0 ? "streamed" : "plain") << ", " << index_text(m));
                             strided in = make_c_order(dtype::float32, out_shape);
-                            fill_random(g, in.buf);
+                            fill_random(g, in.buf, in.type);
                             strided out = make_c_order(dtype::float32, out_shape);
-                            fill_random(g, out.buf);
+                            fill_random(g, out.buf, out.type);
                             strided idx = make_c_order(it, shape{tuples, k});
                             const std::string injected = fill_tuples(g, idx, 0, out_shape, m, chance(g, 1, 2));
                             INFO("bad index: " << injected);
                             strided upd = make_c_order(dtype::float32, shape{tuples, inner});
-                            fill_random(g, upd.buf);
+                            fill_random(g, upd.buf, upd.type);
                             const bytes out_before = out.buf;
                             const ref_result ref = scatter_nd_ref(in.ref(), idx.ref(), upd.ref(), strix::scatter_reduction::none);
                             strix::cpu::options opt;
@@ -245,6 +245,7 @@ void scatter_nd_case(vk::context& ctx, rng_t& g, dtype type, dtype itype, int ra
     std::vector<placed> ops{l.place(g, type, in, !in_place), l.place(g, itype, idx, false), l.place(g, type, upd, true)};
     if (!in_place) ops.push_back(l.place(g, type, in, false));
     arenas mem = random_arenas(g, l);
+    bool_bytes(mem, ops);
     fill_tuple_view(g, host_view(mem, ops[1]), 0, in, m, chance(g, 1, 2));
     const std::size_t out = in_place ? 0 : 3;
     differential(
@@ -315,6 +316,7 @@ TEST_CASE("vulkan: scatter-nd of rows keeps one winner per row", "[vulkan][scatt
                                             l.place_alone(c.type, upd, spread_strides(upd, 1))};
                     if (!in_place) ops.push_back(l.place_alone(c.type, c.table, out_strides));
                     arenas mem = random_arenas(g, l);
+                    bool_bytes(mem, ops);
                     fill_tuple_view(g, host_view(mem, ops[1]), 0, c.table, m, true);
                     const std::size_t out = in_place ? 0 : 3;
                     const int before = t.rows, wide_before = t.wide_rows;

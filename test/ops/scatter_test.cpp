@@ -70,18 +70,18 @@ void scatter_case(std::uint64_t seed, dtype et, dtype it, strix::scatter_reducti
     const bool returning = !in_place && chance(g, 1, 5);
 
     strided vin = make_strided(g, et, in, in_place);
-    fill_random(g, vin.buf);
+    fill_random(g, vin.buf, vin.type);
     strided vidx = make_strided(g, it, idx, false);
     if (chance(g, 1, 4)) fill_colliding_indices(g, vidx, in[axis]);
     else fill_indices(g, vidx, in[axis]);
     std::string injected = "none";
     if (ic != index_mode::valid && idx.count() > 0) injected = inject_bad_index(g, vidx, in[axis]);
     strided vupd = make_strided(g, et, idx, false);
-    fill_random(g, vupd.buf);
+    fill_random(g, vupd.buf, vupd.type);
     strided vout;
     if (!in_place) {
         vout = make_strided(g, et, in, true);
-        fill_random(g, vout.buf);
+        fill_random(g, vout.buf, vout.type);
     }
     strided& target = in_place ? vin : vout;
     const bytes out_before = target.buf, in_before = vin.buf, idx_before = vidx.buf, upd_before = vupd.buf;
@@ -199,9 +199,9 @@ TEST_CASE("scatter along rows of 64 and more updates: every reduction, index typ
                                 const std::int64_t n = axis == 1 ? (wide ? span / (3 * es) + 40 : row + 40) : (wide ? span / (row * es) + 2 : 5);
                                 const shape in_shape = axis == 1 ? shape{3, n} : shape{n, row};
                                 strided in = make_c_order(et, in_shape);
-                                fill_random(g, in.buf);
+                                fill_random(g, in.buf, in.type);
                                 strided upd = make_c_order(et, shape{3, row});
-                                fill_random(g, upd.buf);
+                                fill_random(g, upd.buf, upd.type);
                                 strided idx = make_c_order(it, shape{3, row});
                                 if (row == 97) fill_colliding_indices(g, idx, n);
                                 else fill_indices(g, idx, n);
@@ -234,14 +234,14 @@ TEST_CASE("scatter checks every index before the caller sees a write, each of it
                                            << (pos < 0 ? std::string("none") : std::to_string(bad_value) + " at " + std::to_string(pos)));
                         const shape in_shape{2, n}, idx_shape{2, row};
                         strided in = make_c_order(dtype::float32, in_shape);
-                        fill_random(g, in.buf);
+                        fill_random(g, in.buf, in.type);
                         strided upd = make_c_order(dtype::float32, idx_shape);
-                        fill_random(g, upd.buf);
+                        fill_random(g, upd.buf, upd.type);
                         strided idx = make_c_order(it, idx_shape);
                         fill_colliding_indices(g, idx, n);
                         if (pos >= 0) store_index(idx.buf.data() + pos * idx.es(), it, bad_value);
                         strided out = make_c_order(dtype::float32, in_shape);
-                        fill_random(g, out.buf);
+                        fill_random(g, out.buf, out.type);
                         const bytes out_before = out.buf, in_before = in.buf;
                         const strix::scatter_desc d{1, index_policy::error, red};
                         const ref_result ref = scatter_ref(in.ref(), idx.ref(), upd.ref(), 1, red);
@@ -328,6 +328,7 @@ void scatter_case(vk::context& ctx, rng_t& g, dtype type, dtype itype, int rank,
     std::vector<placed> ops{l.place(g, type, in, !in_place), l.place(g, itype, idx, true), l.place(g, type, idx, true)};
     if (!in_place) ops.push_back(l.place(g, type, in, false));
     arenas mem = random_arenas(g, l);
+    bool_bytes(mem, ops);
     fill_index_view(g, host_view(mem, ops[1]), in[axis], m, chance(g, 1, 2) ? 2 : 0);
     const std::size_t out = in_place ? 0 : 3;
     differential(
@@ -441,7 +442,7 @@ TEST_CASE("vulkan: float add and mul with atomics, in any order, on values whose
     vk::context ctx(opt);
     INFO("native float32 atomic add " << ctx.float32_atomic_add());
     rng_t g(0xf10a7ull);
-    for (const dtype type : {dtype::float64, dtype::float32, dtype::float16})
+    for (const dtype type : {dtype::float64, dtype::float32, dtype::float16, dtype::bfloat16})
         for (const R red : {R::add, R::mul})
             for (const bool det : {false, true}) {
                 INFO(type_name(type) << (red == R::add ? " add" : " mul") << (det ? ", deterministic" : ", atomics"));

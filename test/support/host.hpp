@@ -186,6 +186,14 @@ inline void fill_random(rng_t& g, bytes& b) {
     }
 }
 
+/// Random bytes for elements of type `t`: any bits, but 0 or 1 for bool (what a reduction on
+/// bools reads; the storage type holds nothing else).
+inline void fill_random(rng_t& g, bytes& b, dtype t) {
+    fill_random(g, b);
+    if (t == dtype::boolean)
+        for (auto& x : b) x &= std::byte{1};
+}
+
 // ---------------------------------------------------------------------------------------------
 // Index values
 

@@ -154,6 +154,13 @@ inline arenas random_arenas(rng_t& g, const layout& l) {
     return a;
 }
 
+/// The arenas of bool operands made 0 or 1 throughout (call before writing index values).
+inline void bool_bytes(arenas& mem, const std::vector<placed>& ops) {
+    for (const placed& p : ops)
+        if (p.type == dtype::boolean)
+            for (std::size_t i = 0; i < mem[p.arena].bytes(); ++i) mem[p.arena].data()[i] &= std::byte{1};
+}
+
 inline arenas copy(const arenas& a) {
     arenas c;
     for (const auto& t : a) {

@@ -36,6 +36,16 @@ T combine(T acc, T u, scatter_reduction r) {
         // equals one correct rounding of the exact sum or product
         const float x = r == scatter_reduction::add ? a + b : a * b;
         return std::isnan(x) ? float16::from_bits(0x7e00) : float16(x);
+    } else if constexpr (strix::detail::is_narrow_float_v<T>) {
+        // bfloat16 and the float8 types: the same in float32 (24 >= 2 x 8 + 2 bits), rounded
+        // once to T; a NaN result, float8_e4m3fn's overflow included, is T's canonical NaN
+        const float a = static_cast<float>(acc), b = static_cast<float>(u);
+        if (r == scatter_reduction::min || r == scatter_reduction::max) return takes_update(a, b, r) ? u : acc;
+        const T x(r == scatter_reduction::add ? a + b : a * b);
+        return std::isnan(static_cast<float>(x)) ? T::nan() : x;
+    } else if constexpr (std::is_same_v<T, bool>) {
+        // PyTorch's scatter_reduce on bool: add and max are a logical or, mul and min an and
+        return r == scatter_reduction::add || r == scatter_reduction::max ? (acc || u) : (acc && u);
     } else if constexpr (std::is_floating_point_v<T>) {
         if (r == scatter_reduction::min || r == scatter_reduction::max) return takes_update(acc, u, r) ? u : acc;
         // a NaN result is the default quiet NaN: which operand's payload an addition passes on
