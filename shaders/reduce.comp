@@ -74,13 +74,22 @@ spirv_execution_mode(capabilities = [4464], 4459, 32);
 
 layout(constant_id = 4) const uint PHASE = 0;
 // the element type's arithmetic (the host passes the list's code, strix/dtype.hpp, not the
-// enum's value): 0 float64, 1 float32, 2 float16, 3 a signed and 4 an unsigned integer of ELEM bytes
+// enum's value): 0 float64, 1 float32, 2 float16, 3 a signed and 4 an unsigned integer of ELEM
+// bytes, 5 bfloat16, 6 float8_e4m3fn, 7 float8_e5m2, 8 bool
 layout(constant_id = 6) const uint TYPE = 1;
 // 0 none (PHASE 4 and 5), 1 add, 2 mul, 3 min, 4 max
 layout(constant_id = 7) const uint REDUCTION = 1;
 
-const bool IS_FLOAT = TYPE <= 2;
+// (a mask of the float codes 0-2 and 5-7: spec-constant arithmetic, where || would not be)
+const bool IS_FLOAT = ((0xe7u >> TYPE) & 1u) != 0u;
 const bool IS_SIGNED = TYPE == 3;
+
+// Whether the bits of a bfloat16 (5) or float8 (6 e4m3fn, 7 e5m2) element are a NaN.
+bool narrow_is_nan(uint b) {
+    if (TYPE == 5) return (b & 0x7f80u) == 0x7f80u && (b & 0x7fu) != 0u;
+    if (TYPE == 6) return (b & 0x7fu) == 0x7fu; // e4m3fn: only S.1111.111
+    return (b & 0x7cu) == 0x7cu && (b & 0x3u) != 0u;
+}
 const uint BITS = ELEM * 8;
 
 // An element's bits: bits_t (uint64_t, or uvec2 of its low and high words on the baseline
@@ -159,6 +168,7 @@ uvec2 mul_bits(uvec2 a, uvec2 b) {
 bool is_nan_bits(uvec2 b) {
     if (TYPE == 0) return (b.y & 0x7ff00000u) == 0x7ff00000u && ((b.y & 0x000fffffu) | b.x) != 0u;
     if (TYPE == 1) return (b.x & 0x7f800000u) == 0x7f800000u && (b.x & 0x007fffffu) != 0u;
+    if (TYPE >= 5 && TYPE <= 7) return narrow_is_nan(b.x);
     return (b.x & 0x7c00u) == 0x7c00u && (b.x & 0x03ffu) != 0u;
 }
 
@@ -214,6 +224,7 @@ int64_t signed_value(uint64_t b) { // sign-extends the element's bits
 bool is_nan_bits(uint64_t b) {
     if (TYPE == 0) return (b & 0x7ff0000000000000ul) == 0x7ff0000000000000ul && (b & 0x000ffffffffffffful) != 0ul;
     if (TYPE == 1) return (b & 0x7f800000ul) == 0x7f800000ul && (b & 0x007ffffful) != 0ul;
+    if (TYPE >= 5 && TYPE <= 7) return narrow_is_nan(uint(b));
     return (b & 0x7c00ul) == 0x7c00ul && (b & 0x03fful) != 0ul;
 }
 
@@ -282,10 +293,10 @@ uint f64_to_f32(double d) {
 }
 #endif
 
-#if BASELINE
 // float32 addition and multiplication in integer arithmetic, rounded to nearest even, subnormals
 // included: the baseline path has no float64 and may not keep float32 subnormals (a device need
-// not, and most GPUs flush them), where the CPU keeps them. A NaN result is some NaN (the caller
+// not, and most GPUs flush them), where the CPU keeps them; bfloat16, whose subnormals are
+// float32's, takes them on both paths. A NaN result is some NaN (the caller
 // makes it the default one). The steps are IEEE 754's, in the shape of Berkeley SoftFloat's
 // f32_add and f32_mul; exponents are biased, significands carry 7 bits below the rounding point.
 const uint F32_NAN = 0x7fc00000u;
@@ -424,10 +435,54 @@ uint f32_mul_bits(uint a, uint b) {
     }
     return round_pack_f32(sign, e, m);
 }
-#endif
+
+// A float8 pattern (E exponent, M mantissa bits; e4m3fn when FINITE) as float32 bits, exactly
+// (strix::detail::widen_narrow; a NaN only needs to stay one).
+uint f8_to_f32(uint b, uint E, uint M, bool FINITE) {
+    const uint bias = (1u << (E - 1u)) - 1u;
+    const uint sign = (b & 0x80u) << 24, ex = (b >> M) & ((1u << E) - 1u), mant = b & ((1u << M) - 1u);
+    if (ex == (1u << E) - 1u && (!FINITE || mant == (1u << M) - 1u)) return sign | 0x7f800000u | (mant != 0u || FINITE ? 0x400000u : 0u);
+    if (ex == 0u) {
+        if (mant == 0u) return sign;
+        const int msb = findMSB(mant); // a subnormal: mant x 2^(1 - bias - M), normal in float32
+        return sign | (uint(int(1u - bias - M) + msb + 127) << 23) | (((mant << uint(int(M) - msb)) & ((1u << M) - 1u)) << (23u - M));
+    }
+    return sign | ((ex - bias + 127u) << 23) | (mant << (23u - M));
+}
+
+// float32 bits rounded to nearest even into a narrow format (strix::detail::round_to_narrow):
+// bfloat16 (E 8, M 7), e4m3fn (4, 3, FINITE: past 448 is its NaN) or e5m2 (5, 2). A NaN input
+// only needs to give a NaN: the caller makes it the canonical one.
+uint f32_to_narrow(uint x, uint E, uint M, bool FINITE) {
+    const uint bias = (1u << (E - 1u)) - 1u;
+    const uint exp_all = ((1u << E) - 1u) << M;
+    const uint largest = FINITE ? exp_all | ((1u << M) - 2u) : exp_all - 1u;
+    const uint sign = (x >> 31) << (E + M);
+    const uint ax = x & 0x7fffffffu;
+    if (ax >= 0x7f800000u) return sign | exp_all | (FINITE || ax > 0x7f800000u ? (1u << M) - 1u : 0u);
+    if (ax == 0u) return sign;
+    int e = int(ax >> 23) - 127;
+    uint sig = ax & 0x7fffffu;
+    if (e == -127) e = -126; // a float32 subnormal
+    else sig |= 0x800000u;
+    if (e > int(bias) + 1) return sign | (FINITE ? exp_all | ((1u << M) - 1u) : exp_all);
+    int shift = int(23u - M);
+    uint base = 0u;
+    if (e >= 1 - int(bias)) base = uint(e + int(bias) - 1) << M;
+    else shift += 1 - int(bias) - e;
+    if (shift >= 25) return sign; // below half the smallest subnormal
+    uint q = sig >> uint(shift);
+    const uint rest = sig & ((1u << uint(shift)) - 1u), half_way = 1u << uint(shift - 1);
+    if (rest > half_way || (rest == half_way && (q & 1u) != 0u)) q += 1u;
+    q += base;
+    if (q > largest) return sign | (FINITE ? exp_all | ((1u << M) - 1u) : exp_all);
+    return sign | q;
+}
 
 // The CPU's combine (strix::detail::combine) on raw element bits.
 bits_t combine(bits_t acc, bits_t u) {
+    // bool: add and max a logical or, mul and min an and (PyTorch's scatter_reduce)
+    if (TYPE == 8) return BITS_OF((REDUCTION == 1 || REDUCTION == 4) ? ((uint(acc) | uint(u)) != 0u ? 1u : 0u) : ((uint(acc) != 0u && uint(u) != 0u) ? 1u : 0u));
     if (REDUCTION == 3 || REDUCTION == 4) {
         if (IS_FLOAT) {
             if (is_nan_bits(acc)) return acc;
@@ -466,6 +521,15 @@ bits_t combine(bits_t acc, bits_t u) {
         precise float r = REDUCTION == 1 ? a + b : a * b;
         const uint bits = floatBitsToUint(r);
         return (bits & 0x7fffffffu) > 0x7f800000u ? BITS_OF(0x7e00u) : BITS_OF(half_bits(r));
+    }
+    if (TYPE >= 5 && TYPE <= 7) { // bfloat16, float8: float32 arithmetic (subnormals kept), one rounding
+        const uint E = TYPE == 5 ? 8u : TYPE == 6 ? 4u : 5u, M = TYPE == 5 ? 7u : TYPE == 6 ? 3u : 2u;
+        const uint a = TYPE == 5 ? uint(acc) << 16 : f8_to_f32(uint(acc), E, M, TYPE == 6);
+        const uint b = TYPE == 5 ? uint(u) << 16 : f8_to_f32(uint(u), E, M, TYPE == 6);
+        const uint r = REDUCTION == 1 ? f32_add_bits(a, b) : f32_mul_bits(a, b);
+        const uint bits = f32_to_narrow(r, E, M, TYPE == 6);
+        // a NaN, e4m3fn's overflow included, is the canonical one: 0x7fc0, 0x7f
+        return narrow_is_nan(bits) ? BITS_OF(TYPE == 5 ? 0x7fc0u : 0x7fu) : BITS_OF(bits);
     }
 #if F64
     if (TYPE == 0) {

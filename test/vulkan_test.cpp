@@ -1065,6 +1065,59 @@ TEST_CASE("vulkan: the baseline path moves tensors larger than one binding in wi
     CHECK(ctx.validation_messages() == 0);
 }
 
+TEST_CASE("vulkan: every element type in its uses: an embedding table, a mask padded and joined, a cache appended and read", "[vulkan]") {
+    // bfloat16 weights, bool masks and float8 caches are what the last four types of the list
+    // are for; each use runs here for every type of the list, the device against the CPU, and
+    // the CPU against what the use must give (rows of the table, the mask's own bytes)
+    vk::context ctx;
+    rng_t g(0x44ull);
+    for (const dtype t : strix::all_dtypes) {
+        INFO(type_name(t));
+        const auto random = [&](const shape& s) { return random_tensor(g, t, s); }; // (bools 0 or 1)
+        const auto es = static_cast<std::int64_t>(strix::size_of(t));
+        // an embedding table [50, 24] and 7 token ids
+        const host_tensor table = random({50, 24});
+        host_tensor ids(dtype::int64, {7});
+        for (std::int64_t i = 0; i < 7; ++i) ids.as<std::int64_t>()[i] = uni(g, 0, 49);
+        const host_tensor rows = strix::gather(table.view(), ids.view(), strix::gather_desc{0});
+        for (std::int64_t i = 0; i < 7; ++i)
+            CHECK(std::memcmp(rows.data() + i * 24 * es, table.data() + ids.as<std::int64_t>()[i] * 24 * es, static_cast<std::size_t>(24 * es)) == 0);
+        host_tensor rows_vk(t, rows.sizes());
+        vk::gather(ctx, table.view(), ids.view(), rows_vk.view(), strix::gather_desc{0});
+        CHECK(same_bytes(rows_vk, rows));
+        // a mask [5, 6] padded by one on every side with zeros, then joined with another along axis 0
+        const host_tensor mask = random({5, 6}), more = random({3, 8});
+        const strix::pad_desc pd{strix::pad_mode::constant, {1, 1}, {1, 1}, 0.0};
+        const host_tensor padded = strix::pad(mask.view(), pd);
+        for (std::int64_t r = 0; r < 5; ++r)
+            CHECK(std::memcmp(padded.data() + ((r + 1) * 8 + 1) * es, mask.data() + r * 6 * es, static_cast<std::size_t>(6 * es)) == 0);
+        host_tensor padded_vk(t, padded.sizes()), joined_vk(t, {10, 8});
+        vk::pad(ctx, mask.view(), padded_vk.view(), pd);
+        CHECK(same_bytes(padded_vk, padded));
+        host_tensor joined(t, {10, 8});
+        const strix::any_cview parts[] = {padded.view(), more.view()};
+        strix::join(parts, joined.view(), strix::join_desc{0});
+        vk::join(ctx, parts, joined_vk.view(), strix::join_desc{0});
+        CHECK(same_bytes(joined_vk, joined));
+        // a cache [1, 2, 9, 8] and one step [1, 2, 1, 8] appended along the sequence, then
+        // positions 0, 9 and 4 read back
+        const host_tensor cache = random({1, 2, 9, 8}), step = random({1, 2, 1, 8});
+        host_tensor longer(t, {1, 2, 10, 8}), longer_vk(t, {1, 2, 10, 8});
+        const strix::any_cview kv[] = {cache.view(), step.view()};
+        strix::join(kv, longer.view(), strix::join_desc{2});
+        vk::join(ctx, kv, longer_vk.view(), strix::join_desc{2});
+        CHECK(same_bytes(longer_vk, longer));
+        CHECK(std::memcmp(longer.data() + 9 * 8 * es, step.data(), static_cast<std::size_t>(8 * es)) == 0);
+        host_tensor pos(dtype::int32, {3});
+        pos.as<std::int32_t>()[0] = 0, pos.as<std::int32_t>()[1] = 9, pos.as<std::int32_t>()[2] = 4;
+        const host_tensor read = strix::gather(longer.view(), pos.view(), strix::gather_desc{2});
+        host_tensor read_vk(t, read.sizes());
+        vk::gather(ctx, longer_vk.view(), pos.view(), read_vk.view(), strix::gather_desc{2});
+        CHECK(same_bytes(read_vk, read));
+    }
+    CHECK(ctx.validation_messages() == 0);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Devices, pipeline cache, threads, leaks
 

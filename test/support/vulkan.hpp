@@ -138,10 +138,12 @@ struct layout {
     }
 };
 
-/// A host tensor of random bytes.
+/// A host tensor of random bytes (0 or 1 for bool: its storage type holds nothing else).
 inline host_tensor random_tensor(rng_t& g, dtype t, const shape& s) {
     host_tensor h(t, s);
     for (std::size_t i = 0; i < h.bytes(); ++i) h.data()[i] = static_cast<std::byte>(g() >> 56);
+    if (t == dtype::boolean)
+        for (std::size_t i = 0; i < h.bytes(); ++i) h.data()[i] &= std::byte{1};
     return h;
 }
 
