@@ -229,6 +229,10 @@ int devices() {
     std::cout << "backends and devices:\n";
     std::cout << "  cpu      host CPU, " << std::max(1u, std::thread::hardware_concurrency()) << " hardware threads\n";
     print_vulkan_devices();
+    // every element type, on both backends (the one list, strix/dtype.hpp)
+    std::cout << "element types (every operator, both backends):";
+    for (const strix::dtype t : strix::all_dtypes) std::cout << ' ' << strix::name(t);
+    std::cout << "\n";
     return 0;
 }
 

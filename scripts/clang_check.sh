@@ -50,7 +50,7 @@ if [ ! -f /usr/include/dlpack/dlpack.h ]; then
 fi
 # (the backend's files compile with STRIX_SEPARATE_KERNELS in every build; it changes only what
 # the others declare, so all take it here)
-flags=(-std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -DSTRIX_HAVE_VULKAN=1 -DSTRIX_SEPARATE_KERNELS -Iinclude -Ibackends/vulkan -Iexamples "-I$build/test")
+flags=(-std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -DSTRIX_HAVE_VULKAN=1 -DSTRIX_SEPARATE_KERNELS -Iinclude -Ibackends/vulkan -Iexamples "-I$build/test" -DSTRIX_TEST_VECTORS=\"test/vectors\")
 export cxx work
 export flags_line="${flags[*]}"
 # one log per file, named after it with / as @

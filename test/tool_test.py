@@ -822,6 +822,10 @@ class CommandTests(ToolCase):
     def test_devices(self):
         proc = self.run_ok("devices")
         self.assertIn("cpu", text(proc.stdout).lower())
+        types = [l for l in text(proc.stdout).splitlines() if l.startswith("element types")]
+        self.assertEqual(len(types), 1)
+        for name in ("float64", "uint8", "bfloat16", "bool", "float8_e4m3fn", "float8_e5m2"):
+            self.assertIn(" " + name, types[0])
 
     def test_demo(self):
         proc = self.run_ok("demo")
