@@ -105,7 +105,7 @@ if(TARGET strix::vulkan)
   target_compile_definitions(strix-vulkan-tests PRIVATE STRIX_TEST_VULKAN=1)
   _strix_link_vulkan(strix-vulkan-tests)
   add_test(NAME vulkan COMMAND strix-vulkan-tests "[vulkan]")
-  set_tests_properties(vulkan PROPERTIES TIMEOUT 900 ENVIRONMENT "${_strix_vk_env}")
+  set_tests_properties(vulkan PROPERTIES TIMEOUT 1800 ENVIRONMENT "${_strix_vk_env}")
 
   # the shaders' baseline path run directly on a device made without optional features: the
   # committed baseline variants, under the validation layer
