@@ -63,14 +63,28 @@ set(_strix_op_tests "${_strix_test_bin}/ops_moves.cpp" "${_strix_test_bin}/ops_u
 include(CheckIncludeFileCXX)
 check_include_file_cxx(dlpack/dlpack.h STRIX_HAVE_DLPACK)
 
+# Catch2's runner, compiled once for every test program
+add_library(strix_catch2_main STATIC "${_strix_test_dir}/main.cpp")
+target_link_libraries(strix_catch2_main PRIVATE Catch2::Catch2)
+
 function(_strix_test_program name)
   add_executable(${name} ${ARGN})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${_strix_test_bin}")
-  target_link_libraries(${name} PRIVATE Catch2::Catch2)
+  target_link_libraries(${name} PRIVATE Catch2::Catch2 strix_catch2_main)
 endfunction()
 
+# the CPU test program's CPU kernels, compiled once in three parts (test/support/kernels.cpp);
+# the program's files are built with STRIX_SEPARATE_KERNELS, as in test/meson.build
+set(_strix_unit_kernels "")
+foreach(_part 1 2 3)
+  add_library(strix_test_kernels_${_part} OBJECT "${_strix_test_dir}/support/kernels.cpp")
+  target_link_libraries(strix_test_kernels_${_part} PRIVATE strix::strix)
+  target_compile_definitions(strix_test_kernels_${_part} PRIVATE STRIX_SEPARATE_KERNELS STRIX_KERNELS_PART=${_part})
+  list(APPEND _strix_unit_kernels $<TARGET_OBJECTS:strix_test_kernels_${_part}>)
+endforeach()
+
 # the reference-vs-CPU cases, one CTest test per area
-set(_strix_unit_sources main.cpp float16_test.cpp types_test.cpp views_test.cpp npy_test.cpp ops_seed_test.cpp cpu_test.cpp
+set(_strix_unit_sources float16_test.cpp types_test.cpp views_test.cpp npy_test.cpp ops_seed_test.cpp cpu_test.cpp
     plan_test.cpp rules_static_test.cpp hostile_test.cpp)
 set(_strix_unit_tags float16 types views npy seed random plan rules hostile)
 if(STRIX_HAVE_DLPACK) # DLPack exchange (Debian: libdlpack-dev)
@@ -78,9 +92,9 @@ if(STRIX_HAVE_DLPACK) # DLPack exchange (Debian: libdlpack-dev)
   list(APPEND _strix_unit_tags dlpack)
 endif()
 list(TRANSFORM _strix_unit_sources PREPEND "${_strix_test_dir}/")
-_strix_test_program(strix-tests ${_strix_unit_sources} ${_strix_op_tests})
+_strix_test_program(strix-tests ${_strix_unit_sources} ${_strix_op_tests} ${_strix_unit_kernels})
 target_link_libraries(strix-tests PRIVATE strix::strix)
-target_compile_definitions(strix-tests PRIVATE STRIX_TEST_VECTORS="${CMAKE_CURRENT_SOURCE_DIR}/test/vectors")
+target_compile_definitions(strix-tests PRIVATE STRIX_SEPARATE_KERNELS STRIX_TEST_VECTORS="${CMAKE_CURRENT_SOURCE_DIR}/test/vectors")
 foreach(_tag IN LISTS _strix_unit_tags)
   add_test(NAME unit-${_tag} COMMAND strix-tests "[${_tag}]")
   set_tests_properties(unit-${_tag} PROPERTIES TIMEOUT 600)
@@ -88,14 +102,14 @@ endforeach()
 
 # DLPack 1.x's versioned struct, against a header shaped as DLPack 1.1: its own program, so that
 # no other test sees that header
-_strix_test_program(strix-dlpack1-tests "${_strix_test_dir}/main.cpp" "${_strix_test_dir}/dlpack1_test.cpp")
+_strix_test_program(strix-dlpack1-tests "${_strix_test_dir}/dlpack1_test.cpp")
 target_include_directories(strix-dlpack1-tests PRIVATE "${_strix_test_dir}/dlpack1")
 target_link_libraries(strix-dlpack1-tests PRIVATE strix::strix)
 add_test(NAME unit-dlpack1 COMMAND strix-dlpack1-tests "[dlpack1]")
 
 if(TARGET strix::vulkan)
   # every operator on the device against the CPU, bit for bit
-  set(_strix_vulkan_sources main.cpp vulkan_test.cpp vulkan_shader_table_test.cpp vulkan_ops_alloc_test.cpp
+  set(_strix_vulkan_sources vulkan_test.cpp vulkan_shader_table_test.cpp vulkan_ops_alloc_test.cpp
       vulkan_misuse_test.cpp vulkan_options_test.cpp)
   if(STRIX_HAVE_DLPACK)
     list(APPEND _strix_vulkan_sources vulkan_dlpack_test.cpp)
@@ -109,7 +123,7 @@ if(TARGET strix::vulkan)
 
   # the shaders' baseline path run directly on a device made without optional features: the
   # committed baseline variants, under the validation layer
-  _strix_test_program(strix-vulkan-baseline-tests "${_strix_test_dir}/main.cpp" "${_strix_test_dir}/vulkan_baseline_test.cpp")
+  _strix_test_program(strix-vulkan-baseline-tests "${_strix_test_dir}/vulkan_baseline_test.cpp")
   _strix_link_vulkan(strix-vulkan-baseline-tests)
   add_test(NAME vulkan-baseline COMMAND strix-vulkan-baseline-tests "[baseline]")
   set_tests_properties(vulkan-baseline PROPERTIES TIMEOUT 300 ENVIRONMENT "${_strix_vk_env}")
@@ -170,7 +184,8 @@ endforeach()
 # of its directory)
 if(NOT MSVC)
   add_test(NAME compile-fail COMMAND "${STRIX_PYTHON}" "${_strix_test_dir}/compile_fail/run.py"
-           --cxx "${CMAKE_CXX_COMPILER}" --include "${CMAKE_CURRENT_SOURCE_DIR}/include")
+           --cxx "${CMAKE_CXX_COMPILER}" --include "${CMAKE_CURRENT_SOURCE_DIR}/include"
+           --flag=-DSTRIX_SEPARATE_KERNELS) # (as test/compile_fail/meson.build says)
   set_tests_properties(compile-fail PROPERTIES TIMEOUT 900)
 endif()
 

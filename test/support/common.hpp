@@ -19,7 +19,6 @@
 #include "strix/strix.hpp"
 
 #include "coords.hpp"
-#include "scatter_kernels.hpp"
 
 namespace strix_test {
 
