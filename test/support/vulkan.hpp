@@ -436,6 +436,20 @@ inline void differential(vk::context& ctx, const arenas& initial, const std::vec
 /// Every way a case chooses its indices.
 inline constexpr index_mode index_modes[] = {index_mode::valid, index_mode::clamp, index_mode::error};
 
+/// The element sizes a move's differential test runs through, and the type of case `k` of each.
+/// A move copies bytes, so its shaders differ by element size only (the types' own rules, the
+/// fill values among them, are the CPU's, tested in the unit program): the loops run each size
+/// with every index type and mode, and case k takes the types of its size in turn, so that every
+/// element type still runs, for about a quarter of the work of a loop over all 15.
+inline constexpr std::size_t element_sizes[] = {8, 4, 2, 1};
+inline dtype type_of_size(std::size_t bytes, std::uint64_t k) {
+    std::vector<dtype> of;
+    for (const dtype t : strix::all_dtypes)
+        if (strix::size_of(t) == bytes) of.push_back(t);
+    REQUIRE_FALSE(of.empty());
+    return of[static_cast<std::size_t>(k % of.size())];
+}
+
 /// The seed of case `k` of a test.
 inline std::uint64_t case_seed(std::uint64_t base, std::uint64_t k) { return base ^ (k * 0x9e3779b97f4a7c15ull); }
 
