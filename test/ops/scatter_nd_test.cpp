@@ -297,6 +297,10 @@ TEST_CASE("vulkan: scatter-nd of rows keeps one winner per row", "[vulkan][scatt
         {dtype::float64, {20, 30, 8}, {40, 2}, true, true, "two-index tuples, slices of 8"},
         {dtype::float32, {30, 64}, {10, 2}, false, false, "tuples of every axis: single elements"},
         {dtype::float16, {400, 24}, {70, 1}, true, true, "rows of 24 halves (48 bytes)"},
+        // at most 4 target slots per update, where elements without rows take claims: rows
+        // move a fraction of the claims' bytes (encoder::choose_scatter's model)
+        {dtype::float32, {100, 40}, {60, 1}, true, true, "rows of 40 floats over most of the table"},
+        {dtype::int16, {50, 12}, {80, 1}, true, false, "rows of 12 halves, rows repeated"},
     };
     vk::context ctx;
     rng_t g(0x5c0d0ull);

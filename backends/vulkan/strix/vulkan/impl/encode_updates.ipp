@@ -52,8 +52,28 @@ std::optional<plan::update_plan> encoder::row_pieces(const plan::update_plan& up
 encoder::scatter_route encoder::choose_scatter(const update_job& j, std::uint64_t n) const {
     const plan::update_plan& up = j.plan;
     if (up.reduction == scatter_reduction::none) {
-        if (claims_scatter(j.output, n)) return {scatter_strategy::claims, 1};
         const std::uint64_t row = winner_row(j);
+        // Claims or rows, by the bytes each moves (an atomic counted as a read and a write of
+        // its word), for S target slots of `elem` bytes, n updates, rows of `row` elements:
+        //   claims  c·S to fill the claims (c = 8 or 4 bytes), 2c·n for an atomic per update,
+        //           c·S for the last pass's read of every claim, elem·n to read the updates
+        //           and elem·min(n, S) to write the winners
+        //   rows    4·S/row to fill a word per row, 8·n/row for an atomic per row, 4·n/row to
+        //           read the row's word again, 2·elem·n to read and write the winners' rows
+        // A claim per element loses wherever rows exist, unless many rows repeat (n well
+        // past S, 8-byte elements). A copy fused into the claims' last pass (an
+        // out-of-place scatter, recording::record_checked) was promised the claim path.
+        // Without rows the claim path's measured threshold stands (claims_scatter).
+        if (claims_scatter(j.output, n)) {
+            if (row <= 1 || j.fused_input != 0) return {scatter_strategy::claims, 1};
+            const double S = static_cast<double>((j.output.range().second - j.output.range().first) / size_of(j.output.type));
+            const double e = static_cast<double>(size_of(j.output.type)), c = e == 4 && ctx_->int64_atomics() ? 8.0 : 4.0;
+            const double N = static_cast<double>(n), r = static_cast<double>(row);
+            const double claims = 2 * c * S + 2 * c * N + e * N + e * std::min(N, S);
+            const double rows = (4 * S + 12 * N) / r + 2 * e * N;
+            if (claims <= rows) return {scatter_strategy::claims, 1};
+            return {scatter_strategy::rows, row};
+        }
         if (row > 1) return {scatter_strategy::rows, row};
         return {scatter_strategy::winners, 1};
     }
