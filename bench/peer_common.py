@@ -18,7 +18,7 @@ def cpu_sizes(quick):
     """strix-bench's pick_sizes(vulkan=false, quick): --quick only shortens the sweep."""
     return dict(table=(16384, 1024), lookups=8192, matrix=(16384, 1024), kv=(16, 16, 1139, 128), image=(4, 64, 256, 256),
                 updates=1 << 20, sweep_max=64 * MiB if quick else GiB, elements=(8, 4, 512, 256), grid=(1024, 4096),
-                pairs_table=(4096, 4096), pairs=1 << 20)
+                pairs_table=(4096, 4096), pairs=1 << 20, rows_table=(262144, 64), rows=65536)
 
 
 def gpu_sizes(quick):
@@ -26,10 +26,10 @@ def gpu_sizes(quick):
     if quick:
         return dict(table=(8192, 512), lookups=8192, matrix=(4096, 1024), kv=(2, 16, 1139, 128), image=(1, 64, 256, 256),
                     updates=1 << 20, sweep_max=64 * MiB, elements=(2, 4, 128, 64), grid=(512, 512), pairs_table=(1024, 1024),
-                    pairs=1 << 18)
+                    pairs=1 << 18, rows_table=(65536, 64), rows=16384)
     return dict(table=(131072, 4096), lookups=8192, matrix=(262144, 1024), kv=(16, 16, 1139, 128), image=(16, 64, 256, 256),
                 updates=1 << 20, sweep_max=GiB, elements=(8, 64, 512, 256), grid=(4096, 4096), pairs_table=(4096, 4096),
-                pairs=1 << 20)
+                pairs=1 << 20, rows_table=(1048576, 64), rows=262144)
 
 
 def sweep_sizes(sweep_max):

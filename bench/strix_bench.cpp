@@ -439,6 +439,8 @@ struct sizes {
     shape grid;           ///< scatter along axis 0 with a permutation per column
     shape pairs_table;    ///< gather-nd / scatter-nd of index pairs into this table
     std::int64_t pairs;   ///< index pairs
+    shape rows_table;     ///< scatter-nd of whole rows in place into this table
+    std::int64_t rows;    ///< its distinct rows
 };
 
 /// The cases' sizes. The CPU's quick set is the full one with a shorter sweep: its working sets
@@ -453,11 +455,11 @@ struct sizes {
 /// not a minute, to CI's quick run (at 16M elements the six gather-elements cases alone took 24 s).
 sizes pick_sizes(bool vulkan, bool quick) {
     if (quick && vulkan)
-        return {{8192, 512}, 8192, {4096, 1024}, {2, 16, 1139, 128}, {1, 64, 256, 256}, 1 << 20, 64 * MiB, {2, 4, 128, 64}, {512, 512}, {1024, 1024}, 1 << 18};
+        return {{8192, 512}, 8192, {4096, 1024}, {2, 16, 1139, 128}, {1, 64, 256, 256}, 1 << 20, 64 * MiB, {2, 4, 128, 64}, {512, 512}, {1024, 1024}, 1 << 18, {65536, 64}, 16384};
     if (vulkan)
-        return {{131072, 4096}, 8192, {262144, 1024}, {16, 16, 1139, 128}, {16, 64, 256, 256}, 1 << 20, GiB, {8, 64, 512, 256}, {4096, 4096}, {4096, 4096}, 1 << 20};
+        return {{131072, 4096}, 8192, {262144, 1024}, {16, 16, 1139, 128}, {16, 64, 256, 256}, 1 << 20, GiB, {8, 64, 512, 256}, {4096, 4096}, {4096, 4096}, 1 << 20, {1048576, 64}, 262144};
     return {{16384, 1024}, 8192,       {16384, 1024}, {16, 16, 1139, 128}, {4, 64, 256, 256}, 1 << 20, quick ? 64 * MiB : GiB, {8, 4, 512, 256},
-            {1024, 4096},  {4096, 4096}, 1 << 20};
+            {1024, 4096},  {4096, 4096}, 1 << 20, {262144, 64}, 65536};
 }
 
 template <class B>
@@ -713,6 +715,25 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
         tensor out = be.make(f32, z.table);
         const double bytes = 2.0 * static_cast<double>(bytes_of(f32, z.table)) + static_cast<double>(z.lookups * (dim * 4 + 8));
         return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.scatter_nd(at(in, k), at(idx, k), upd, out, {}); });
+    });
+    // Scatter-nd of whole rows in place (an embedding table's rows replaced: the performance
+    // issue's [1M, 64] float32 table, 256K distinct rows, int64 indices): the updates read once
+    // and written once, with the indices, is all the work
+    R.run("scatter_nd", std::to_string(z.rows >> 10) + "K rows in place into " + shape_name(z.rows_table) + ", none", false, [&] {
+        const std::int64_t dim = z.rows_table[1];
+        std::vector<tensor> idx;
+        for (int i = 0; i < 2; ++i) {
+            const auto p = permutation(z.rows_table[0], 93 + static_cast<std::uint64_t>(i));
+            strix::host_tensor t(dtype::int64, {z.rows, 1});
+            std::copy_n(p.as<std::int64_t>(), z.rows, t.as<std::int64_t>());
+            idx.push_back(be.upload(std::move(t)));
+        }
+        strix::host_tensor ones(f32, {z.rows, dim});
+        std::fill_n(ones.as<float>(), z.rows * dim, 1.0f);
+        tensor upd = be.upload(std::move(ones));
+        tensor table = be.make(f32, z.rows_table);
+        const double bytes = static_cast<double>(z.rows * (2 * dim * 4 + 8));
+        return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.scatter_nd(table, at(idx, k), upd, table, {}); });
     });
     R.run("scatter_nd", std::to_string(z.pairs >> 10) + "K pairs into " + shape_name(z.pairs_table) + ", add", false, [&] {
         std::vector<tensor> idx;

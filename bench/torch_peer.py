@@ -549,6 +549,19 @@ def main():
     R.run("scatter_nd", f"{z['lookups']} rows into {shape_name(z['table'])}, none", False, scatter_nd_rows,
           "out.copy_(x).index_put_((idx[:, 0],), rows)")
 
+    # Scatter-nd of whole rows in place: index_copy_ (PyTorch's fastest for it; index_put_ too)
+    def scatter_nd_rows_in_place(call):
+        rt, n = z["rows_table"], z["rows"]
+        idx = [perm(rt[0], 93 + i)[:n] for i in range(2)]
+        upd = torch.ones((n, rt[1]), dtype=f32, device=DEV)
+        table = torch.zeros(rt, dtype=f32, device=DEV)
+        if call == "index_copy_":
+            return Case(n * (2 * rt[1] * 4 + 8), rotating(lambda k: table.index_copy_(0, idx[k], upd), 2))
+        return Case(n * (2 * rt[1] * 4 + 8), rotating(lambda k: table.index_put_((idx[k],), upd), 2))
+    for call in ("index_copy_", "index_put_"):  # (the first under strix-bench's name, the peer of its case)
+        R.run("scatter_nd", f"{z['rows'] >> 10}K rows in place into {shape_name(z['rows_table'])}, none" + ("" if call == "index_copy_" else f" ({call})"),
+              False, lambda call=call: scatter_nd_rows_in_place(call), f"table.{call}(...) in place")
+
     def scatter_nd_pairs():
         idx = [torch.stack([rand_idx((pairs,), pt[0], 101 + i), rand_idx((pairs,), pt[1], 201 + i)], dim=1) for i in range(2)]
         upd = torch.ones(pairs, dtype=f32, device=DEV)
