@@ -193,6 +193,7 @@ TEST_CASE("vulkan: gather-elements equals the CPU for every element and index ty
     for (const std::size_t bytes : element_sizes)
         for (const dtype itype : strix::index_dtypes)
             for (const index_mode m : index_modes) {
+                if (path == 1 && !words_path_differs(bytes)) continue;
                 const dtype type = type_of_size(bytes, k);
                 const std::uint64_t seed = case_seed(0x6e1e5eedull, k);
                 const int rank = static_cast<int>(k % 8) + 1;
@@ -202,7 +203,7 @@ TEST_CASE("vulkan: gather-elements equals the CPU for every element and index ty
                 rng_t g(seed);
                 gather_elements_case(ctx, g, type, itype, rank, m, t);
             }
-    CHECK(t.index_errors > at_least(10));
+    CHECK(t.index_errors > at_least(path == 1 ? 4 : 10)); // (path 1: the 1- and 2-byte half)
     CHECK(ctx.validation_messages() == 0);
 }
 

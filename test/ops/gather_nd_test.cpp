@@ -167,6 +167,7 @@ TEST_CASE("vulkan: gather-nd equals the CPU for every element and index type", "
     for (const std::size_t bytes : element_sizes)
         for (const dtype itype : strix::index_dtypes)
             for (const index_mode m : index_modes) {
+                if (path == 1 && !words_path_differs(bytes)) continue;
                 const dtype type = type_of_size(bytes, k);
                 const std::uint64_t seed = case_seed(0x6a0d5eedull, k);
                 const int rank = static_cast<int>(k % 8) + 1;
@@ -176,7 +177,7 @@ TEST_CASE("vulkan: gather-nd equals the CPU for every element and index type", "
                 rng_t g(seed);
                 gather_nd_case(ctx, g, type, itype, rank, m, t);
             }
-    CHECK(t.index_errors > at_least(10));
+    CHECK(t.index_errors > at_least(path == 1 ? 4 : 10)); // (path 1: the 1- and 2-byte half)
     CHECK(ctx.validation_messages() == 0);
 }
 

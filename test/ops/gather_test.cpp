@@ -366,6 +366,7 @@ TEST_CASE("vulkan: gather equals the CPU for every element and index type, both 
         for (const dtype itype : strix::index_dtypes)
             for (const index_mode m : index_modes)
                 for (const bool directml : {false, true}) {
+                    if (path == 1 && !words_path_differs(bytes)) continue;
                     const dtype type = type_of_size(bytes, k);
                     const std::uint64_t seed = case_seed(0x6a7e5eedull, k);
                     const int rank = static_cast<int>(k % 8) + 1;
@@ -375,7 +376,7 @@ TEST_CASE("vulkan: gather equals the CPU for every element and index type, both 
                     rng_t g(seed);
                     gather_case(ctx, g, type, itype, rank, directml, m, t);
                 }
-    CHECK(t.index_errors > at_least(20));
+    CHECK(t.index_errors > at_least(path == 1 ? 8 : 20)); // (path 1: the 1- and 2-byte half)
     CHECK(ctx.validation_messages() == 0);
 }
 

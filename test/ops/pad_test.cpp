@@ -473,6 +473,7 @@ TEST_CASE("vulkan: pad in every mode equals the CPU for every element type", "[v
     for (const std::size_t bytes : element_sizes)
         for (const pad_mode mode : {pad_mode::constant, pad_mode::edge, pad_mode::reflect, pad_mode::symmetric, pad_mode::wrap})
             for (int rep = 0; rep < 3; ++rep) {
+                if (path == 1 && !words_path_differs(bytes)) continue;
                 const dtype type = type_of_size(bytes, k);
                 const std::uint64_t seed = case_seed(0x9ad5eedull, k);
                 const int rank = static_cast<int>(k % 8) + 1;

@@ -400,6 +400,7 @@ TEST_CASE("vulkan: scatter equals the CPU for every element and index type, in a
         for (const dtype itype : strix::index_dtypes)
             for (const index_mode m : index_modes)
                 for (const bool in_place : {false, true}) {
+                    if (!small && !words_path_differs(bytes)) continue;
                     const dtype type = type_of_size(bytes, k);
                     const std::uint64_t seed = case_seed(0x5ca77e5eedull, k);
                     const int rank = static_cast<int>(k % 8) + 1;
@@ -408,7 +409,7 @@ TEST_CASE("vulkan: scatter equals the CPU for every element and index type, in a
                     rng_t g(seed);
                     scatter_case(ctx, g, type, itype, rank, m, in_place, t);
                 }
-    CHECK(t.index_errors > 20);
+    CHECK(t.index_errors > (small ? 20 : 8)); // (without small storage: the 1- and 2-byte half)
     CHECK(ctx.validation_messages() == 0);
 }
 
@@ -423,6 +424,7 @@ TEST_CASE("vulkan: scatter reductions equal the CPU for every element type", "[v
     for (const dtype type : strix::all_dtypes)
         for (const R red : {R::add, R::mul, R::min, R::max})
             for (int rep = 0; rep < (reduced_run() ? 1 : 2); ++rep) { // (once in a sanitized run)
+                if (!small && !words_path_differs(strix::size_of(type))) continue;
                 const index_mode m = index_modes[k % 3];
                 const std::uint64_t seed = case_seed(0x7ed5eedull, k);
                 const int rank = static_cast<int>(k % 8) + 1;

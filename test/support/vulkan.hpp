@@ -450,6 +450,11 @@ inline dtype type_of_size(std::size_t bytes, std::uint64_t k) {
     return of[static_cast<std::size_t>(k % of.size())];
 }
 
+/// Whether elements of `bytes` bytes run other shaders on a context without 8/16-bit storage
+/// (path 1, or small storage off): only 1- and 2-byte elements go through 32-bit words there;
+/// wider ones run the default context's very shaders, so the differential tests leave them out.
+inline bool words_path_differs(std::size_t bytes) { return bytes < 4; }
+
 /// The seed of case `k` of a test.
 inline std::uint64_t case_seed(std::uint64_t base, std::uint64_t k) { return base ^ (k * 0x9e3779b97f4a7c15ull); }
 
