@@ -107,6 +107,23 @@ strix::host_tensor random_tuples(std::int64_t n, const shape& table, int k, std:
     return t;
 }
 
+/// int64 indices of shape [n, 1]: the first n entries of a permutation of [0, rows), so n
+/// distinct rows (scatter-nd of whole rows).
+strix::host_tensor distinct_rows(std::int64_t n, std::int64_t rows, std::uint64_t seed) {
+    const auto p = permutation(rows, seed);
+    strix::host_tensor t(dtype::int64, {n, 1});
+    std::copy_n(p.as<std::int64_t>(), n, t.as<std::int64_t>());
+    return t;
+}
+
+/// float32 ones of shape s: the scatters' updates, as the peers use (an add of zero would let a
+/// compare-and-swap loop skip its write).
+strix::host_tensor ones_f32(const shape& s) {
+    strix::host_tensor t(dtype::float32, s);
+    std::fill_n(t.as<float>(), s.count(), 1.0f);
+    return t;
+}
+
 /// The same indices as int32 (every value here fits).
 strix::host_tensor to_int32(const strix::host_tensor& t) {
     strix::host_tensor r(dtype::int32, t.sizes());
@@ -658,10 +675,7 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
         R.run("scatter", std::to_string(n >> 20) + "M " + s.name, false, [&] {
             std::vector<tensor> idx;
             for (int i = 0; i < 2; ++i) idx.push_back(be.upload(s.targets == n ? permutation(n, 31 + i) : random_indices({n}, s.targets, 41 + i)));
-            // ones, as the peers use: an add of zero would let a compare-and-swap loop skip its write
-            strix::host_tensor ones(f32, {n});
-            std::fill_n(ones.as<float>(), n, 1.0f);
-            tensor upd = be.upload(std::move(ones));
+            tensor upd = be.upload(ones_f32({n}));
             auto in = ins(f32, {s.targets});
             tensor out = be.make(f32, {s.targets});
             const double bytes = 2.0 * static_cast<double>(s.targets * 4) + static_cast<double>(n * (8 + 4));
@@ -685,9 +699,7 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
         R.run("scatter", "column permutations " + shape_name(g) + " axis 0, " + s.name, false, [&] {
             std::vector<tensor> idx;
             for (int i = 0; i < 2; ++i) idx.push_back(be.upload(column_permutations(g[0], g[1], 81 + i)));
-            strix::host_tensor ones(f32, g);
-            std::fill_n(ones.as<float>(), g.count(), 1.0f);
-            tensor upd = be.upload(std::move(ones));
+            tensor upd = be.upload(ones_f32(g));
             auto in = ins(f32, g);
             tensor out = be.make(f32, g);
             const double bytes = 2.0 * static_cast<double>(bytes_of(f32, g)) + static_cast<double>(g.count() * (8 + 4));
@@ -701,16 +713,8 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
     R.run("scatter_nd", std::to_string(z.lookups) + " rows into " + shape_name(z.table) + ", none", false, [&] {
         const std::int64_t dim = z.table[1];
         std::vector<tensor> idx;
-        for (int i = 0; i < 2; ++i) {
-            // the first `lookups` entries of a permutation of the rows: distinct targets
-            const auto p = permutation(z.table[0], 91 + static_cast<std::uint64_t>(i));
-            strix::host_tensor t(dtype::int64, {z.lookups, 1});
-            std::copy_n(p.as<std::int64_t>(), z.lookups, t.as<std::int64_t>());
-            idx.push_back(be.upload(std::move(t)));
-        }
-        strix::host_tensor ones(f32, {z.lookups, dim});
-        std::fill_n(ones.as<float>(), z.lookups * dim, 1.0f);
-        tensor upd = be.upload(std::move(ones));
+        for (int i = 0; i < 2; ++i) idx.push_back(be.upload(distinct_rows(z.lookups, z.table[0], 91 + static_cast<std::uint64_t>(i))));
+        tensor upd = be.upload(ones_f32({z.lookups, dim}));
         auto in = ins(f32, z.table);
         tensor out = be.make(f32, z.table);
         const double bytes = 2.0 * static_cast<double>(bytes_of(f32, z.table)) + static_cast<double>(z.lookups * (dim * 4 + 8));
@@ -722,15 +726,8 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
     R.run("scatter_nd", std::to_string(z.rows >> 10) + "K rows in place into " + shape_name(z.rows_table) + ", none", false, [&] {
         const std::int64_t dim = z.rows_table[1];
         std::vector<tensor> idx;
-        for (int i = 0; i < 2; ++i) {
-            const auto p = permutation(z.rows_table[0], 93 + static_cast<std::uint64_t>(i));
-            strix::host_tensor t(dtype::int64, {z.rows, 1});
-            std::copy_n(p.as<std::int64_t>(), z.rows, t.as<std::int64_t>());
-            idx.push_back(be.upload(std::move(t)));
-        }
-        strix::host_tensor ones(f32, {z.rows, dim});
-        std::fill_n(ones.as<float>(), z.rows * dim, 1.0f);
-        tensor upd = be.upload(std::move(ones));
+        for (int i = 0; i < 2; ++i) idx.push_back(be.upload(distinct_rows(z.rows, z.rows_table[0], 93 + static_cast<std::uint64_t>(i))));
+        tensor upd = be.upload(ones_f32({z.rows, dim}));
         tensor table = be.make(f32, z.rows_table);
         const double bytes = static_cast<double>(z.rows * (2 * dim * 4 + 8));
         return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.scatter_nd(table, at(idx, k), upd, table, {}); });
@@ -738,9 +735,7 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
     R.run("scatter_nd", std::to_string(z.pairs >> 10) + "K pairs into " + shape_name(z.pairs_table) + ", add", false, [&] {
         std::vector<tensor> idx;
         for (int i = 0; i < 2; ++i) idx.push_back(be.upload(random_tuples(z.pairs, z.pairs_table, 2, 101 + static_cast<std::uint64_t>(i))));
-        strix::host_tensor ones(f32, {z.pairs});
-        std::fill_n(ones.as<float>(), z.pairs, 1.0f);
-        tensor upd = be.upload(std::move(ones));
+        tensor upd = be.upload(ones_f32({z.pairs}));
         auto in = ins(f32, z.pairs_table);
         tensor out = be.make(f32, z.pairs_table);
         const double bytes = 2.0 * static_cast<double>(bytes_of(f32, z.pairs_table)) + static_cast<double>(z.pairs * (2 * 8 + 4));
@@ -803,9 +798,7 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
     R.run("small ops", "100 scatter adds 16x64 into 1024x64", false, [&] {
         tensor acc = be.make(f32, {1024, 64});
         tensor idx = be.upload(random_indices({16, 64}, 1024, 9));
-        strix::host_tensor ones(f32, {16, 64});
-        std::fill_n(ones.as<float>(), 16 * 64, 1.0f);
-        tensor upd = be.upload(std::move(ones));
+        tensor upd = be.upload(ones_f32({16, 64}));
         const double bytes = 16.0 * 64 * (4 + 4 + 8 + 4); // each target read and written, each index and update read
         const strix::scatter_desc d{0, strix::index_policy::error, strix::scatter_reduction::add, false};
         return be.measure(bytes, reps, 100, [&](auto& r, int) { r.scatter(acc, idx, upd, acc, d); });
