@@ -522,13 +522,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     reader in{data, size};
     const int op = in.u8() % op_count;
     const std::uint8_t flags = in.u8();
-    const dtype type = strix::all_dtypes[in.u8() % 11];
+    const dtype type = strix::all_dtypes[in.u8() % strix::dtype_count];
     const std::uint8_t it = in.u8();
-    const dtype itype = it < 0xc0 ? strix::index_dtypes[it % 4] : strix::all_dtypes[it % 11];
+    const dtype itype = it < 0xc0 ? strix::index_dtypes[it % 4] : strix::all_dtypes[it % strix::dtype_count];
     const std::uint8_t ot = in.u8();
-    const dtype otype = ot < 0xf0 ? type : strix::all_dtypes[ot % 11];
+    const dtype otype = ot < 0xf0 ? type : strix::all_dtypes[ot % strix::dtype_count];
     const std::uint8_t ut = in.u8();
-    const dtype utype = ut < 0xf0 ? type : strix::all_dtypes[ut % 11];
+    const dtype utype = ut < 0xf0 ? type : strix::all_dtypes[ut % strix::dtype_count];
     const std::uint8_t decoded = in.u8(); // bit i: operand i keeps its decoded shape (else a consistent one)
     const int count = in.u8() % 5;        // join inputs, split outputs
 
