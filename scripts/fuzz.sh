@@ -77,8 +77,11 @@ for item in part:3 part:2 "${targets[@]}" part:1; do
   if [ $running -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
 done
 wait
-rm -f "$out/libkernels.a"
-ar rcs "$out/libkernels.a" "$out"/kernels_1.o "$out"/kernels_2.o "$out"/kernels_3.o 2>> "$out/kernels_1.build.log"
+lib=$out/libkernels.a
+if [ ! -e "$lib" ] || [ "$out/kernels_1.o" -nt "$lib" ] || [ "$out/kernels_2.o" -nt "$lib" ] || [ "$out/kernels_3.o" -nt "$lib" ]; then
+  rm -f "$lib"
+  ar rcs "$out/libkernels.a" "$out"/kernels_1.o "$out"/kernels_2.o "$out"/kernels_3.o 2>> "$out/kernels_1.build.log"
+fi
 # link (a target whose object is newer than it, or that is missing); the archive's members are
 # pulled in only where a target calls the kernels
 for name in "${targets[@]}"; do
