@@ -691,9 +691,11 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
         const char* name;
         strix::scatter_reduction red;
         bool deterministic;
+        bool unique = false; ///< unique_indices promised (true here: permutations)
     };
     for (const grid_case& s : {grid_case{"none", strix::scatter_reduction::none, false}, grid_case{"add", strix::scatter_reduction::add, false},
-                               grid_case{"add, deterministic", strix::scatter_reduction::add, true}}) {
+                               grid_case{"add, deterministic", strix::scatter_reduction::add, true},
+                               grid_case{"none, unique_indices", strix::scatter_reduction::none, false, true}}) {
         if (s.deterministic && !B::is_device) continue;
         const shape& g = z.grid;
         R.run("scatter", "column permutations " + shape_name(g) + " axis 0, " + s.name, false, [&] {
@@ -703,7 +705,7 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
             auto in = ins(f32, g);
             tensor out = be.make(f32, g);
             const double bytes = 2.0 * static_cast<double>(bytes_of(f32, g)) + static_cast<double>(g.count() * (8 + 4));
-            const strix::scatter_desc d{0, strix::index_policy::error, s.red, s.deterministic};
+            const strix::scatter_desc d{0, strix::index_policy::error, s.red, s.deterministic, s.unique};
             return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.scatter(at(in, k), at(idx, k), upd, out, d); });
         });
     }
@@ -723,15 +725,18 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
     // Scatter-nd of whole rows in place (an embedding table's rows replaced: the performance
     // issue's [1M, 64] float32 table, 256K distinct rows, int64 indices): the updates read once
     // and written once, with the indices, is all the work
-    R.run("scatter_nd", std::to_string(z.rows >> 10) + "K rows in place into " + shape_name(z.rows_table) + ", none", false, [&] {
-        const std::int64_t dim = z.rows_table[1];
-        std::vector<tensor> idx;
-        for (int i = 0; i < 2; ++i) idx.push_back(be.upload(distinct_rows(z.rows, z.rows_table[0], 93 + static_cast<std::uint64_t>(i))));
-        tensor upd = be.upload(ones_f32({z.rows, dim}));
-        tensor table = be.make(f32, z.rows_table);
-        const double bytes = static_cast<double>(z.rows * (2 * dim * 4 + 8));
-        return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.scatter_nd(table, at(idx, k), upd, table, {}); });
-    });
+    // (and with the caller's promise that the rows are distinct, JAX's unique_indices: no winner)
+    for (const bool unique : {false, true})
+        R.run("scatter_nd", std::to_string(z.rows >> 10) + "K rows in place into " + shape_name(z.rows_table) + ", none" + (unique ? ", unique_indices" : ""), false, [&] {
+            const std::int64_t dim = z.rows_table[1];
+            std::vector<tensor> idx;
+            for (int i = 0; i < 2; ++i) idx.push_back(be.upload(distinct_rows(z.rows, z.rows_table[0], 93 + static_cast<std::uint64_t>(i))));
+            tensor upd = be.upload(ones_f32({z.rows, dim}));
+            tensor table = be.make(f32, z.rows_table);
+            const double bytes = static_cast<double>(z.rows * (2 * dim * 4 + 8));
+            const strix::scatter_nd_desc d{.unique_indices = unique};
+            return be.measure(bytes, reps, 1, [&](auto& r, int k) { r.scatter_nd(table, at(idx, k), upd, table, d); });
+        });
     R.run("scatter_nd", std::to_string(z.pairs >> 10) + "K pairs into " + shape_name(z.pairs_table) + ", add", false, [&] {
         std::vector<tensor> idx;
         for (int i = 0; i < 2; ++i) idx.push_back(be.upload(random_tuples(z.pairs, z.pairs_table, 2, 101 + static_cast<std::uint64_t>(i))));

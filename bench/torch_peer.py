@@ -512,6 +512,9 @@ def main():
             return Case(grid_bytes, rotating(f, 2), alloc=rotating(h, 2), alloc_peer=hp)
         R.run("scatter", f"column permutations {shape_name(g)} axis 0, {red}", False, scatter_grid,
               scatter_calls(0, [], None, [], None, red)[1])
+        if red == "none":  # the peer of strix's call with unique_indices promised: the same call (it picks no winner)
+            R.run("scatter", f"column permutations {shape_name(g)} axis 0, none, unique_indices", False, scatter_grid,
+                  scatter_calls(0, [], None, [], None, red)[1])
     if not cpu:
         def scatter_grid_deterministic():
             idx, upd, x, out = grid_inputs()
@@ -561,6 +564,9 @@ def main():
     for call in ("index_copy_", "index_put_"):  # (the first under strix-bench's name, the peer of its case)
         R.run("scatter_nd", f"{z['rows'] >> 10}K rows in place into {shape_name(z['rows_table'])}, none" + ("" if call == "index_copy_" else f" ({call})"),
               False, lambda call=call: scatter_nd_rows_in_place(call), f"table.{call}(...) in place")
+    # the peer of strix's case with unique_indices promised: index_copy_ again (it picks no winner)
+    R.run("scatter_nd", f"{z['rows'] >> 10}K rows in place into {shape_name(z['rows_table'])}, none, unique_indices",
+          False, lambda: scatter_nd_rows_in_place("index_copy_"), "table.index_copy_(...) in place")
 
     def scatter_nd_pairs():
         idx = [torch.stack([rand_idx((pairs,), pt[0], 101 + i), rand_idx((pairs,), pt[1], 201 + i)], dim=1) for i in range(2)]

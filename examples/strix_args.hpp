@@ -59,7 +59,7 @@ inline options parse_options(const std::string& op, const std::vector<std::strin
         const std::string& a = args[i];
         if (a.rfind("--", 0) != 0) bad("strix " + op + ": unexpected argument '" + a + "'");
         std::string key = a.substr(2), value;
-        if (key == "deterministic") { // a flag, without a value
+        if (key == "deterministic" || key == "unique-indices") { // a flag, without a value
             if (o.single.count(key)) bad("strix " + op + ": option --" + key + " given twice");
             if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
                 bad("strix " + op + ": unknown option --" + key + " (see strix " + op + " --help)");

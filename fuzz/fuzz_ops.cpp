@@ -159,6 +159,8 @@ enum : std::uint8_t {
     f_stream = 16,     // non-temporal stores always
     f_allocating = 32, // also the entry points that allocate their outputs
     f_views = 64,      // split: also split_views
+    f_unique = 128,    // the scatters: unique_indices promised (true or not: a false promise
+                       // must still touch nothing outside the output)
 };
 
 struct operand {
@@ -586,10 +588,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     strix::join_desc jd{axis};
     strix::pad_desc pd{mode, pad_start, pad_end, value};
     strix::split_desc sd{axis};
-    strix::scatter_desc scd{axis, policy, reduction, false};
+    strix::scatter_desc scd{axis, policy, reduction, false, (flags & f_unique) != 0};
     strix::gather_elements_desc ged{axis, policy};
     strix::gather_nd_desc gnd{batch, policy};
-    strix::scatter_nd_desc snd{policy, reduction, false};
+    strix::scatter_nd_desc snd{policy, reduction, false, (flags & f_unique) != 0};
     // slice: the pad counts as starts and ends; axes the first ones (mode even) or from `axis`
     // on, wrapping; steps from the end counts shifted by one (0 breaks a rule)
     strix::slice_desc sld{pad_start, pad_end, {}, {}};

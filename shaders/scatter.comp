@@ -14,6 +14,8 @@
 // lowest address, so a row has one winner word, not G. PHASE 2, one invocation per row of
 // updates, claims its target row; PHASE 1, one per element, writes the winning rows' elements.
 // A scatter-nd of 8192 rows of 4096 elements then claims 8192 words, not 32M.
+// PHASE 3: the caller promised that no two updates share a target (unique_indices): each
+// update is written, without a winner (rows in 16-byte pieces where the host regrouped them).
 #include "common.glsl"
 
 layout(constant_id = 4) const uint PHASE = 0;
@@ -33,6 +35,10 @@ void main() {
     // a target outside it (below: wrapped past 2^32) is another dispatch's
     if (dst >= uint(DST_words.w.length()) * 4u) return;
 #endif
+    if (PHASE == 3) { // the caller promised distinct targets: every update is written, unclaimed
+        copy_element(dst, src);
+        return;
+    }
     // the indirect arguments take the first 16 bytes; slots are addressed in 64 bits (outputs may
     // exceed 2^32 elements)
     AUX_WORD_AT(Winners, slot, pc.aux_addr + AU(16) + (dst - pc.lo) / (g * addr_t(ELEM)) * AU(4));

@@ -626,6 +626,36 @@ class ScatterNDTests(FamilyCase):
             self.snd("int32", want, x, i, u, "--reduction", red, "--deterministic")
         self.snd("int32", wants["none"], x, i, u)     # none is the default
 
+    def test_unique_indices(self):
+        # distinct targets: --unique-indices gives the exact call's answer, with and without a
+        # reduction, on every backend there is
+        x = self.npy("x.npy", "int32", [[1, 2], [3, 4], [5, 6], [7, 8]])
+        i = self.npy("i.npy", "int64", [[3], [0], [-2]])
+        u = self.npy("u.npy", "int32", [[10, 20], [30, 40], [50, 60]])
+        backends = ["cpu"] + (["vulkan"] if vulkan_available() else [])
+        for backend in backends:
+            self.snd("int32", [[30, 40], [3, 4], [50, 60], [10, 20]], x, i, u, "--unique-indices", "--backend", backend)
+            self.snd("int32", [[31, 42], [3, 4], [55, 66], [17, 28]], x, i, u, "--unique-indices",
+                     "--reduction", "add", "--backend", backend)
+            # scatter along axis 1, each row's indices distinct
+            ia = self.npy("ia.npy", "int32", [[1, 0], [0, 1], [1, 0], [0, 1]])
+            self.op("int32", [[20, 10], [30, 40], [60, 50], [70, 80]], "scatter", "--input", x, "--indices", ia,
+                    "--updates", self.npy("ua.npy", "int32", [[10, 20], [30, 40], [50, 60], [70, 80]]),
+                    "--axis", 1, "--unique-indices", "--backend", backend)
+            # a false promise: the repeated row holds one of its updates' elements, the rest as exact
+            ir = self.npy("ir.npy", "int64", [[1], [1], [2]])
+            out = self.path("out.npy")
+            if out.exists():
+                out.unlink()
+            self.run_ok("scatter-nd", "--input", x, "--indices", ir, "--updates", u, "--unique-indices",
+                        "--backend", backend, "--output", out)
+            _, _, shape, got = read_npy(out)
+            self.assertEqual(shape, (4, 2))
+            self.assertEqual(got[0:2], [1, 2])
+            self.assertIn(got[2], (10, 30))
+            self.assertIn(got[3], (20, 40))
+            self.assertEqual(got[4:], [50, 60, 7, 8])
+
     def test_integer_wraparound(self):
         x = self.npy("x.npy", "int8", [100, -100])
         i = self.npy("i.npy", "int32", [[0], [0], [1]])
@@ -807,8 +837,8 @@ class CommandTests(ToolCase):
         for op, words in (("gather-elements", ["--axis", "--indices"]),
                           ("gather-nd", ["--batch-dimensions", "--indices"]),
                           ("split", ["--sizes", "--axis", "--output"]),
-                          ("scatter-nd", ["--reduction", "--deterministic", "--updates"]),
-                          ("scatter", ["--reduction", "--deterministic"]),
+                          ("scatter-nd", ["--reduction", "--deterministic", "--unique-indices", "--updates"]),
+                          ("scatter", ["--reduction", "--deterministic", "--unique-indices"]),
                           ("pad", ["wrap"])):
             self.assertIn(op, listing, f"strix --help does not list {op}")
             proc = self.run_ok(op, "--help")
@@ -1176,6 +1206,8 @@ class FamilyBadInputTests(ToolCase):
                                 "--reduction", "add"], ["reduction"])
         self.refused("gather-nd", ["--input", self.x, "--indices", ind, "--deterministic"],
                      ["deterministic"])
+        self.refused("gather-nd", ["--input", self.x, "--indices", ind, "--unique-indices"],
+                     ["unique-indices"])
 
     def test_bad_batch_dimensions(self):
         ind = self.npy("ind.npy", "int64", [[1], [0]])

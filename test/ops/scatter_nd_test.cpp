@@ -207,6 +207,103 @@ TEST_CASE("scatter-nd's slice-skipping copy: which calls take it, and what it le
     CHECK(out.buf == before);
 }
 
+// unique_indices: the caller's promise that no two updates share a target. The CPU then shares
+// the updates among its threads along any dimension (the index's too: scatter-nd's rows by row,
+// where without the promise each row is split by columns); the results equal the naive
+// references (scatter_ref, scatter_nd_ref) on one and two threads, every reduction, in and out of
+// place. A false promise leaves a repeated target with one of its updates' values (no reduction).
+TEST_CASE("scatter and scatter-nd with unique indices: any order, any thread", "[scatter_nd][scatter]") {
+    using R = strix::scatter_reduction;
+    rng_t g(0x0171e5'00000002ULL);
+    for (const int threads : {1, 2})
+        for (const R red : {R::none, R::add, R::max})
+            for (const bool in_place : {false, true}) {
+                INFO(threads << " threads, reduction " << static_cast<int>(red) << (in_place ? ", in place" : ""));
+                strix::cpu::options opt;
+                opt.threads = threads;
+                opt.min_bytes_per_thread = 1; // shared from the first byte
+                // scatter-nd: 1500 distinct rows of a [2000, 64] table (the first of a
+                // permutation), written from the end at random
+                {
+                    const dtype et = red == R::none ? dtype::float32 : dtype::int32;
+                    strided in = make_c_order(et, shape{2000, 64});
+                    fill_random(g, in.buf, in.type);
+                    strided idx = make_c_order(dtype::int64, shape{1500, 1});
+                    std::vector<std::int64_t> perm(2000);
+                    for (std::int64_t i = 0; i < 2000; ++i) perm[static_cast<std::size_t>(i)] = i;
+                    std::shuffle(perm.begin(), perm.end(), g);
+                    for (std::int64_t j = 0; j < 1500; ++j) {
+                        const std::int64_t v = perm[static_cast<std::size_t>(j)] - (chance(g, 1, 3) ? 2000 : 0);
+                        std::memcpy(idx.buf.data() + j * 8, &v, 8);
+                    }
+                    strided upd = make_c_order(et, shape{1500, 64});
+                    fill_random(g, upd.buf, upd.type);
+                    const ref_result ref = scatter_nd_ref(in.ref(), idx.ref(), upd.ref(), red);
+                    REQUIRE_FALSE(ref.bad);
+                    const strix::scatter_nd_desc d{.reduction = red, .unique_indices = true};
+                    if (in_place) {
+                        strix::scatter_nd(in.cview(), idx.cview(), upd.cview(), in.view(), d, opt);
+                        CHECK(in.buf == ref.data);
+                    } else {
+                        check_tensor(strix::scatter_nd(in.cview(), idx.cview(), upd.cview(), d, opt), et, shape{2000, 64}, ref.data);
+                    }
+                    // the plan is shared by rows where the promise is made, by columns where not
+                    strix::any_view out = in.view();
+                    auto p = strix::detail::lower_scatter_nd(idx.cview().sizes(), upd.cview(), out, d, {}, nullptr, 0);
+                    CHECK(strix::cpu::detail::shared_dim(p, 2) == 0);
+                    p.unique = false;
+                    CHECK(strix::cpu::detail::shared_dim(p, 2) == 1);
+                }
+                // scatter along each axis of [300, 70] int16, each line's indices distinct
+                for (const int axis : {0, 1}) {
+                    const shape s{300, 70}, is = axis == 0 ? shape{250, 70} : shape{300, 50};
+                    strided in = make_c_order(dtype::int16, s);
+                    fill_random(g, in.buf, in.type);
+                    strided idx = make_c_order(dtype::int32, is);
+                    std::vector<std::int32_t> perm(static_cast<std::size_t>(s[axis]));
+                    const std::int64_t lines = is[1 - axis], along = is[axis];
+                    for (std::int64_t l = 0; l < lines; ++l) {
+                        for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<std::int32_t>(i);
+                        std::shuffle(perm.begin(), perm.end(), g);
+                        for (std::int64_t j = 0; j < along; ++j) {
+                            const std::int64_t at = axis == 0 ? j * is[1] + l : l * is[1] + j;
+                            std::memcpy(idx.buf.data() + at * 4, &perm[static_cast<std::size_t>(j)], 4);
+                        }
+                    }
+                    strided upd = make_c_order(dtype::int16, is);
+                    fill_random(g, upd.buf, upd.type);
+                    const ref_result ref = scatter_ref(in.ref(), idx.ref(), upd.ref(), axis, red);
+                    const strix::scatter_desc d{.axis = axis, .reduction = red, .unique_indices = true};
+                    INFO("scatter along axis " << axis);
+                    if (in_place) {
+                        strix::scatter(in.cview(), idx.cview(), upd.cview(), in.view(), d, opt);
+                        CHECK(in.buf == ref.data);
+                    } else {
+                        check_tensor(strix::scatter(in.cview(), idx.cview(), upd.cview(), d, opt), dtype::int16, s, ref.data);
+                    }
+                }
+            }
+    // a false promise on two threads: rows 0..3 of [8, 300] float32 receive 40 updates each
+    strix::cpu::options opt;
+    opt.threads = 2;
+    opt.min_bytes_per_thread = 1;
+    std::vector<float> table(8 * 300), upd(160 * 300);
+    for (std::size_t i = 0; i < upd.size(); ++i) upd[i] = static_cast<float>(i);
+    std::vector<std::int64_t> rows(160);
+    for (std::size_t j = 0; j < rows.size(); ++j) rows[j] = static_cast<std::int64_t>(j % 4);
+    strix::scatter_nd(strix::any_cview(table.data(), dtype::float32, {8, 300}), strix::any_cview(rows.data(), dtype::int64, {160, 1}),
+                      strix::any_cview(upd.data(), dtype::float32, {160, 300}), strix::any_view(table.data(), dtype::float32, {8, 300}),
+                      strix::scatter_nd_desc{.unique_indices = true}, opt);
+    for (std::int64_t r = 0; r < 8; ++r)
+        for (std::int64_t e = 0; e < 300; ++e) {
+            const float got = table[static_cast<std::size_t>(r * 300 + e)];
+            // update j holds j * 300 + e at element e; row r's are j = r, r + 4, ...
+            const auto j = static_cast<std::int64_t>(got) / 300;
+            const bool ok = r < 4 ? (static_cast<std::int64_t>(got) % 300 == e && j % 4 == r && j < 160) : got == 0.0f;
+            if (!ok) FAIL("row " << r << ", element " << e << " holds " << got);
+        }
+}
+
 #else // the Vulkan program
 
 #include <algorithm>
@@ -336,6 +433,158 @@ TEST_CASE("vulkan: scatter-nd of rows keeps one winner per row", "[vulkan][scatt
                     CHECK(t.wide_rows - wide_before == (c.wide ? 1 : 0));
                 }
     CHECK(t.index_errors > 0);
+    CHECK(ctx.validation_messages() == 0);
+}
+
+namespace {
+
+// Index tuples of distinct targets: the leading rows of a random permutation of the cells of the
+// target's first k axes (k: the tuples' length), signed ones written from the end at random;
+// under `error` one tuple entry is made out of range (the call must then throw, writing nothing).
+void fill_unique_tuples(rng_t& g, const any_view& v, const shape& target, index_mode m) {
+    const int q = v.rank();
+    const auto k = static_cast<int>(v.size(q - 1));
+    std::int64_t cells = 1;
+    for (int i = 0; i < k; ++i) cells *= target[i];
+    std::vector<std::int64_t> perm(static_cast<std::size_t>(cells));
+    for (std::int64_t i = 0; i < cells; ++i) perm[static_cast<std::size_t>(i)] = i;
+    std::shuffle(perm.begin(), perm.end(), g);
+    std::int64_t entry = 0; // C order: tuple entry / k is the tuple's number
+    for_each_coord(v.sizes(), [&](const coords& c) {
+        const int axis = static_cast<int>(c[static_cast<std::size_t>(q - 1)]);
+        std::int64_t rest = perm[static_cast<std::size_t>(entry / k)];
+        for (int i = k - 1; i > axis; --i) rest /= target[i];
+        std::int64_t x = rest % target[axis];
+        if (strix::is_signed_int(v.type()) && chance(g, 1, 3)) x -= target[axis];
+        write_index(v, c, static_cast<std::uint64_t>(x));
+        ++entry;
+    });
+    if (m == index_mode::error && v.count() > 0) {
+        coords c{};
+        for (int i = 0; i < q; ++i) c[static_cast<std::size_t>(i)] = uni(g, 0, v.size(i) - 1);
+        write_index(v, c, bad_index(g, v.type(), target[static_cast<int>(c[static_cast<std::size_t>(q - 1)])]));
+    }
+}
+
+} // namespace
+
+// unique_indices: distinct targets promised, every update written in one pass (scatter.comp's
+// PHASE 3), rows in 16-byte pieces where they allow: equal to the CPU (the exact, ordered call)
+// for scatter-nd and scatter, every index mode, dense and gapped outputs, in and out of place;
+// reductions keep their own paths. Then a false promise: a repeated target holds one of its
+// updates, and nothing else changes.
+TEST_CASE("vulkan: scatters with unique indices write every update in one pass", "[vulkan][scatter_nd]") {
+    struct unique_case {
+        dtype type;
+        shape table, idx; // scatter-nd: idx's last size is the tuple length; scatter (axis >= 0): idx is the updates' shape
+        int axis;         // -1: scatter-nd
+        strix::scatter_reduction red;
+        bool wide; // its updates are written in 16-byte pieces
+        const char* what;
+    };
+    using R = strix::scatter_reduction;
+    const unique_case cases[] = {
+        {dtype::float32, {300, 40}, {50, 1}, -1, R::none, true, "rows of 40 floats"},
+        {dtype::int8, {400, 24}, {60, 1}, -1, R::none, false, "rows of 24 bytes"},
+        {dtype::float64, {20, 30, 8}, {40, 2}, -1, R::none, true, "two-index tuples, slices of 8"},
+        {dtype::float32, {30, 64}, {10, 2}, -1, R::none, false, "tuples of every axis: single elements"},
+        {dtype::bfloat16, {400, 24}, {70, 1}, -1, R::none, true, "rows of 24 bfloat16 (48 bytes)"},
+        {dtype::int32, {200, 16}, {150, 1}, -1, R::add, false, "an add, which keeps its path"},
+        {dtype::float32, {40, 33}, {40, 33}, 0, R::none, false, "scatter along axis 0, a permutation per column"},
+        {dtype::uint16, {17, 50}, {17, 20}, 1, R::none, false, "scatter along the last axis, distinct per row"},
+    };
+    vk::context ctx;
+    rng_t g(0x0171e5ull);
+    tally t;
+    for (const auto& c : cases)
+        for (const index_mode m : index_modes)
+            for (const bool gapped : {false, true})
+                for (const bool in_place : {false, true}) {
+                    INFO(c.what << ": " << type_name(c.type) << " " << str(c.table) << " by " << str(c.idx) << ", " << index_text(m)
+                                << (gapped ? ", gapped output" : ", dense") << (in_place ? ", in place" : ""));
+                    const bool nd = c.axis < 0;
+                    shape upd;
+                    if (nd) {
+                        const int k = static_cast<int>(c.idx[c.idx.rank - 1]);
+                        for (int i = 0; i + 1 < c.idx.rank; ++i) upd.push_back(c.idx[i]);
+                        for (int i = k; i < c.table.rank; ++i) upd.push_back(c.table[i]);
+                    } else {
+                        upd = c.idx;
+                    }
+                    layout l{false};
+                    const strides_t out_strides = spread_strides(c.table, gapped ? 2 : 1);
+                    std::vector<placed> ops{l.place_alone(c.type, c.table, in_place ? out_strides : spread_strides(c.table, 1)),
+                                            l.place_alone(nd ? dtype::int64 : dtype::int32, c.idx, spread_strides(c.idx, 1)),
+                                            l.place_alone(c.type, upd, spread_strides(upd, 1))};
+                    if (!in_place) ops.push_back(l.place_alone(c.type, c.table, out_strides));
+                    arenas mem = random_arenas(g, l);
+                    bool_bytes(mem, ops);
+                    const any_view iv = host_view(mem, ops[1]);
+                    if (nd) {
+                        fill_unique_tuples(g, iv, c.table, m);
+                    } else { // a permutation along the axis at every other coordinate
+                        const auto n = c.table[c.axis];
+                        std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
+                        shape lines = c.idx;
+                        lines.dims[static_cast<std::size_t>(c.axis)] = 1;
+                        for_each_coord(lines, [&](const coords& at) {
+                            for (std::int64_t i = 0; i < n; ++i) perm[static_cast<std::size_t>(i)] = i;
+                            std::shuffle(perm.begin(), perm.end(), g);
+                            coords w = at;
+                            for (std::int64_t j = 0; j < c.idx[c.axis]; ++j) {
+                                w[static_cast<std::size_t>(c.axis)] = j;
+                                write_index(iv, w, static_cast<std::uint64_t>(perm[static_cast<std::size_t>(j)] - (chance(g, 1, 3) ? n : 0)));
+                            }
+                        });
+                        if (m == index_mode::error) {
+                            coords w{};
+                            for (int i = 0; i < c.idx.rank; ++i) w[static_cast<std::size_t>(i)] = uni(g, 0, c.idx[i] - 1);
+                            write_index(iv, w, bad_index(g, dtype::int32, n));
+                        }
+                    }
+                    const std::size_t out = in_place ? 0 : 3;
+                    const int before = t.direct, wide_before = t.wide_direct;
+                    if (nd) {
+                        const strix::scatter_nd_desc d{.policy = policy_of(m), .reduction = c.red, .unique_indices = true};
+                        differential(
+                            ctx, mem, ops, out, [&](const host_operands& v) { strix::scatter_nd(v[0], v[1], v[2], v[out], d); },
+                            [&](vk::stream& s, const std::vector<vk::device_view>& v) { s.scatter_nd(v[0], v[1], v[2], v[out], d); },
+                            [&](vk::context& cx, const host_operands& v) { vk::scatter_nd(cx, v[0], v[1], v[2], v[out], d); }, t);
+                    } else {
+                        const strix::scatter_desc d{.axis = c.axis, .policy = policy_of(m), .reduction = c.red, .unique_indices = true};
+                        differential(
+                            ctx, mem, ops, out, [&](const host_operands& v) { strix::scatter(v[0], v[1], v[2], v[out], d); },
+                            [&](vk::stream& s, const std::vector<vk::device_view>& v) { s.scatter(v[0], v[1], v[2], v[out], d); },
+                            [&](vk::context& cx, const host_operands& v) { vk::scatter(cx, v[0], v[1], v[2], v[out], d); }, t);
+                    }
+                    // the direct pass is recorded (behind the index check's guard where one fails)
+                    CHECK(t.direct - before == (c.red == R::none ? 1 : 0));
+                    CHECK(t.wide_direct - wide_before == (c.red == R::none && c.wide ? 1 : 0));
+                }
+    CHECK(t.index_errors > 0);
+
+    // a false promise: rows 1 and 3 each get two updates, row 5 one; every element of a repeated
+    // row holds one of its updates' elements, every other row its own value
+    std::vector<float> table(8 * 6), upd(5 * 6);
+    for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<float>(i);
+    for (std::size_t i = 0; i < upd.size(); ++i) upd[i] = 1000.0f + static_cast<float>(i);
+    const std::int64_t rows[5] = {1, 3, 1, 5, 3};
+    const std::vector<float> before = table;
+    vk::scatter_nd(ctx, strix::any_cview(table.data(), dtype::float32, {8, 6}), strix::any_cview(rows, dtype::int64, {5, 1}),
+                   strix::any_cview(upd.data(), dtype::float32, {5, 6}), strix::any_view(table.data(), dtype::float32, {8, 6}),
+                   strix::scatter_nd_desc{.unique_indices = true});
+    for (std::int64_t r = 0; r < 8; ++r)
+        for (std::int64_t e = 0; e < 6; ++e) {
+            const float got = table[static_cast<std::size_t>(r * 6 + e)];
+            bool one_of = false, any = false;
+            for (int j = 0; j < 5; ++j)
+                if (rows[j] == r) {
+                    any = true;
+                    one_of |= got == upd[static_cast<std::size_t>(j * 6 + e)];
+                }
+            INFO("row " << r << ", element " << e << ": " << got);
+            CHECK((any ? one_of : got == before[static_cast<std::size_t>(r * 6 + e)]));
+        }
     CHECK(ctx.validation_messages() == 0);
 }
 

@@ -345,6 +345,8 @@ struct tally {
     int tiled = 0; ///< streams that moved through a tile of the input (shaders/tile.comp)
     int rows = 0;  ///< streams whose scatter kept one winner per row (scatter.comp's PHASE 2)
     int wide_rows = 0; ///< of those, the ones whose row pass moved 16-byte pieces
+    int direct = 0;    ///< streams whose scatter wrote its updates straight (unique indices: scatter.comp's PHASE 3)
+    int wide_direct = 0; ///< of those, the ones that moved 16-byte pieces of rows
     int refused = 0; ///< float64 add and mul reductions the device refused (refuses_reduction)
 };
 
@@ -386,6 +388,8 @@ inline void differential(vk::context& ctx, const arenas& initial, const std::vec
         t.tiled += s.stats().tiled > 0 ? 1 : 0;
         t.rows += s.stats().row_scatters > 0 ? 1 : 0;
         t.wide_rows += s.stats().row_piece_scatters > 0 ? 1 : 0;
+        t.direct += s.stats().direct_scatters > 0 ? 1 : 0;
+        t.wide_direct += s.stats().direct_piece_scatters > 0 ? 1 : 0;
         if (!og.threw) {
             og = capture([&] { s.run(); });
             og.at_run = og.threw;

@@ -352,7 +352,7 @@ using same_size_unsigned = typename unsigned_of_size<sizeof(T)>::type;
 inline update_part share_of(const plan::update_plan& p, int dim, int k, int t) {
     const auto& d = p.dims[static_cast<std::size_t>(dim)];
     const std::int64_t step = d.dst < 0 ? -d.dst : d.dst;
-    const std::int64_t unit = step < 64 && 64 % step == 0 ? 64 / step : 1;
+    const std::int64_t unit = step > 0 && step < 64 && 64 % step == 0 ? 64 / step : 1;
     auto edge = [&](int j) { return j == t ? d.size : part_start(d.size / unit, j, t) * unit; };
     return {dim, edge(k), edge(k + 1)};
 }
@@ -362,12 +362,14 @@ inline update_part share_of(const plan::update_plan& p, int dim, int k, int t) {
 /// (a scatter of one dimension, scatter-nd's tuples of every coordinate: their updates may meet
 /// anywhere, and run on one thread — split by output range they ran several times slower, every
 /// worker walking every update and each random write moving its line between the cores' caches:
-/// bench/NOTES.md, "Figures behind the CPU executor's choices").
+/// bench/NOTES.md, "Figures behind the CPU executor's choices"). Updates promised unique
+/// (update_plan::unique) never meet: every dimension qualifies, the index's too (scatter-nd's
+/// rows are then shared by row, not each row by columns).
 inline int shared_dim(const plan::update_plan& p, int t) {
     int best = -1;
     for (int d = 0; d < p.rank; ++d) {
         const auto& dd = p.dims[static_cast<std::size_t>(d)];
-        if (dd.dst == 0 || dd.size < 2) continue;
+        if ((dd.dst == 0 && !p.unique) || dd.size < 2) continue;
         if (dd.size >= t) return d;
         if (best < 0 || dd.size > p.dims[static_cast<std::size_t>(best)].size) best = d;
     }

@@ -19,6 +19,14 @@ struct scatter_desc {
     /// run to run and to the CPU; otherwise floating-point add and mul may combine in any order.
     /// The CPU always runs in that order.
     bool deterministic = false;
+    /// The caller's promise that no two updates reach the same output element (JAX's
+    /// `unique_indices`): no winner is chosen and nothing is ordered, every update is applied
+    /// straight to its target (the CPU shares them among its threads along any dimension; a
+    /// device writes them in one pass, without claims or sorting). Not verified: where the
+    /// promise is false, a repeated target holds one of its updates (no reduction) or an
+    /// unspecified combination of them, and nothing outside the output is ever touched.
+    /// Indices are still checked or clamped under the policy.
+    bool unique_indices = false;
 };
 
 /// The rules of scatter: input, indices and updates share a rank; updates have the indices'
@@ -171,6 +179,7 @@ plan::update_plan lower_scatter(const any_cview& input, const any_cview& indices
     p.span_hi = span.second;
     read_indices_in_place(p, indices, input.size(axis), output.stride(axis) * oes, d.policy);
     p.reduction = d.reduction;
+    p.unique = d.unique_indices;
     return p;
 }
 
@@ -208,13 +217,16 @@ struct op_traits<scatter_desc> : detail::update_operator<scatter_desc, &detail::
     static constexpr std::tuple settings{setting{"axis", &scatter_desc::axis, "A", true},
                                          setting{"reduction", &scatter_desc::reduction, "R"},
                                          setting{"deterministic", &scatter_desc::deterministic, ""},
+                                         setting{"unique-indices", &scatter_desc::unique_indices, ""},
                                          setting{"out-of-range", &scatter_desc::policy, "error|clamp"}};
     static constexpr std::string_view about =
         "output = X, then output[..., I[j..], ...] = U[j..] along the axis (numpy.put_along_axis, ONNX\n"
         "ScatterElements). I and U share a shape not larger than X off the axis. Updates apply in\n"
         "row-major order: with reduction none (the default) the last one to reach an element wins;\n"
         "add, mul, min and max combine them. deterministic makes devices combine in that same order\n"
-        "(bit-identical to the CPU); without it floating-point add and mul may combine in any order.\n";
+        "(bit-identical to the CPU); without it floating-point add and mul may combine in any order.\n"
+        "unique-indices promises that no two updates reach one element: they are then applied\n"
+        "straight, in any order (a false promise leaves a repeated element one of its updates).\n";
     template <scatter_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
     static void typed_rules() {
         using namespace detail;

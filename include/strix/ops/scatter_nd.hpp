@@ -15,6 +15,7 @@ struct scatter_nd_desc {
     index_policy policy = index_policy::error;             ///< what an out-of-range index does
     scatter_reduction reduction = scatter_reduction::none; ///< how duplicate targets combine
     bool deterministic = false;                            ///< devices: combine in the CPU's order (see scatter_desc)
+    bool unique_indices = false; ///< no two updates reach one element: applied straight, unordered (see scatter_desc)
 };
 
 /// The rules of scatter-nd (ONNX ScatterND): input rank r >= 1, indices rank q >= 1, tuple
@@ -100,6 +101,7 @@ plan::update_plan lower_scatter_nd(const shape& indices, const any_cview& update
     p.span_lo -= bias;
     p.span_hi -= bias;
     p.reduction = d.reduction;
+    p.unique = d.unique_indices;
     if (device_table) { // offsets already resolved: an int64 "index" on an axis of any size, stride 1
         p.index = device_table;
         p.index_type = dtype::int64;
@@ -200,11 +202,12 @@ struct op_traits<scatter_nd_desc> : detail::update_operator<scatter_nd_desc, &de
     static constexpr op_form form = op_form::update;
     static constexpr std::tuple settings{setting{"reduction", &scatter_nd_desc::reduction, "R"},
                                          setting{"deterministic", &scatter_nd_desc::deterministic, ""},
+                                         setting{"unique-indices", &scatter_nd_desc::unique_indices, ""},
                                          setting{"out-of-range", &scatter_nd_desc::policy, "error|clamp"}};
     static constexpr std::string_view about =
         "ONNX ScatterND: output = X, then each tuple of k indices in the last dimension of I addresses\n"
         "the slice output[tuple] that receives the matching slice of U (U's shape is I.shape[:-1] +\n"
-        "X.shape[k:]). Reductions and deterministic as for scatter.\n";
+        "X.shape[k:]). Reductions, deterministic and unique-indices as for scatter.\n";
     template <scatter_nd_desc D, typed_view In, typed_view Idx, typed_view Upd, typed_view Out>
     static void typed_rules() {
         using namespace detail;

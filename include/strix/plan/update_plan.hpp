@@ -45,6 +45,9 @@ struct update_plan {
     std::int64_t axis_stride = 0;
     bool clamp = false;
     scatter_reduction reduction = scatter_reduction::none;
+    /// The caller promised that no two updates share a target (scatter_desc::unique_indices):
+    /// their order does not matter, and executors may apply them in any order and in parallel
+    bool unique = false;
 
     /// Number of updates.
     [[nodiscard]] std::int64_t count() const {

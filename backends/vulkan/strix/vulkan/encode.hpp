@@ -290,11 +290,12 @@ private:
     /// The ways record_updates applies a scatter's updates. Without a reduction the last
     /// update per target wins: claims (reduce.comp's PHASE 4 and 5, see claims_scatter), rows
     /// (one winner per row of elements, scatter.comp's PHASE 2 then 1, see winner_row), else
-    /// winners (scatter.comp's two passes, the second only where a target repeats). With a
+    /// winners (scatter.comp's two passes, the second only where a target repeats), or, where
+    /// the caller promised unique indices, direct (one pass that writes every update). With a
     /// reduction: atomics (one pass), or buckets (the updates sorted by target and folded in
     /// their C order: deterministic, and the only way for 8-byte elements on a device without
     /// 64-bit atomics).
-    enum class scatter_strategy : std::uint8_t { claims, rows, winners, atomics, buckets };
+    enum class scatter_strategy : std::uint8_t { claims, rows, winners, direct, atomics, buckets };
     struct scatter_route {
         scatter_strategy strategy;
         std::uint64_t row; ///< rows: elements per winner (winner_row); else 1
@@ -316,6 +317,7 @@ private:
     void scatter_by_claims(const update_job& j, update_start& u);
     void scatter_by_rows(const update_job& j, update_start& u, std::uint64_t row);
     void scatter_by_winners(update_start& u);
+    void scatter_direct(const update_job& j, update_start& u);
     /// The baseline path's scatter onto an output larger than one binding: the winners' two
     /// passes once per window of the output, each over every update, the shader skipping the
     /// targets outside its window (scatter.comp), each window with winner slots of its own.

@@ -34,6 +34,11 @@ struct recording_stats {
     int row_scatters = 0;
     /// of those, the ones whose row pass moved 16-byte pieces (encoder::row_pieces)
     int row_piece_scatters = 0;
+    /// scatters without a reduction whose indices the caller promised unique (one pass that
+    /// writes every update, scatter.comp's PHASE 3: encoder::scatter_direct)
+    int direct_scatters = 0;
+    /// of those, the ones that moved 16-byte pieces of rows
+    int direct_piece_scatters = 0;
     /// the baseline path: dispatches of a gather over one window of a source larger than one
     /// binding (encoder::record_source_windows)
     int source_windows = 0;

@@ -52,6 +52,9 @@ std::optional<plan::update_plan> encoder::row_pieces(const plan::update_plan& up
 encoder::scatter_route encoder::choose_scatter(const update_job& j, std::uint64_t n) const {
     const plan::update_plan& up = j.plan;
     if (up.reduction == scatter_reduction::none) {
+        // unique indices (the caller's promise): no winner to choose, every update is written
+        // once: n·elem read and written, nothing else (and the input's copy before it)
+        if (up.unique) return {scatter_strategy::direct, 1};
         const std::uint64_t row = winner_row(j);
         // Claims or rows, by the bytes each moves (an atomic counted as a read and a write of
         // its word), for S target slots of `elem` bytes, n updates, rows of `row` elements:
@@ -125,6 +128,7 @@ void encoder::record_updates(const update_job& j) {
     case scatter_strategy::claims: scatter_by_claims(j, u); return;
     case scatter_strategy::rows: scatter_by_rows(j, u, r.row); return;
     case scatter_strategy::winners: scatter_by_winners(u); return;
+    case scatter_strategy::direct: scatter_direct(j, u); return;
     case scatter_strategy::atomics:
     case scatter_strategy::buckets: break;
     }
@@ -261,6 +265,30 @@ void encoder::scatter_by_winners(update_start& u) {
     dispatch(key, p, 0, winners.handle, winners.offset);
     read_ = reads;
     set_written({out});
+}
+
+void encoder::scatter_direct(const update_job& j, update_start& u) {
+    // distinct targets promised: one pass writes every update (scatter.comp's PHASE 3), rows in
+    // 16-byte pieces where they allow (as the row path's pass 1). A false promise leaves a
+    // repeated target with one of its updates, and writes nowhere else.
+    push& p = u.p;
+    p.aux_addr = 0;
+    p.fill[0] = 0;
+    barrier_for(u.reads, u.out); // after the input's copy
+    const std::uint64_t row = winner_row(j);
+    const auto w = row > 1 ? row_pieces(j.plan, row, u.elem, u.out.first) : std::nullopt;
+    if (w) {
+        push wp = p;
+        wp.dims = upload_update_dims(*w);
+        wp.count = u.n * u.elem / 16;
+        dispatch({shader::scatter, 16, static_cast<std::uint32_t>(w->rank), u.index_type, u.policy, 3}, wp);
+        count_stat(&recording_stats::direct_piece_scatters);
+    } else {
+        dispatch({shader::scatter, u.elem, u.rank, u.index_type, u.policy, 3}, p);
+    }
+    read_ = u.reads;
+    set_written({u.out});
+    count_stat(&recording_stats::direct_scatters);
 }
 
 void encoder::scatter_by_windows(const update_job& j, update_start& u) {

@@ -104,7 +104,7 @@ void recording::record_checked(std::span<const device_view> v, std::span<const a
     // the claim path's last pass writes every element of a C-order output, so it also does
     // the copy of a C-order input with the same layout (16 bytes per element in all, where
     // a copy and then that pass would move 24)
-    const bool fused = !c.in_place && d.reduction == scatter_reduction::none && claims_scatter(output, n) && c_order(input) && c_order(output);
+    const bool fused = !c.in_place && d.reduction == scatter_reduction::none && !d.unique_indices && claims_scatter(output, n) && c_order(input) && c_order(output);
     if (n > 0 && d.policy == index_policy::error) { // every index checked before the copy or an update writes
         begin_guard();
         check_indices_only(indices, input.sizes[axis], axis, "scatter", c.context);
