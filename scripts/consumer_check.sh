@@ -19,6 +19,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# in the work folder: meson's CMake module runs `cmake --system-information` in the working
+# directory, whose scratch folder checks running beside this one would otherwise share
+cd "$work"
 cat > "$work/main.cpp" <<'CPP'
 #include <strix/strix.hpp>
 #include <cstdio>

@@ -8,6 +8,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/build-windows}
+case $out in /*) ;; *) out=$PWD/$out ;; esac # (the setup below runs in another directory)
 if ! command -v x86_64-w64-mingw32-g++-posix >/dev/null; then
   sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
@@ -42,7 +43,9 @@ INI
 rm -rf "$out"
 # a compile check at -O1: quicker than -O2 (install, cross build and subproject took 13 of CI's
 # minutes at release), and unlike -O0 it inlines enough that no object outgrows COFF's string table
-meson setup "$out" "$root" --cross-file "$cross" -Dvulkan=enabled -Doptimization=1 -Ddebug=false -Dbenchmarks=false -Dtests=true >/dev/null
+# (from the setup folder: meson's CMake module runs `cmake --system-information` in the working
+# directory, whose scratch folder a meson setup running beside this one would share)
+(cd "$setup" && meson setup "$out" "$root" --cross-file "$cross" -Dvulkan=enabled -Doptimization=1 -Ddebug=false -Dbenchmarks=false -Dtests=true >/dev/null)
 # every program but the Vulkan test program
 targets=$(ninja -C "$out" -t targets all | grep -oE '^[^: ]+\.exe' | grep -v 'strix-vulkan-')
 ninja -C "$out" $targets 2>&1 | tee "$setup/compile.log"

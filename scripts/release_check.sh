@@ -9,7 +9,11 @@ cd "$(dirname "$0")/.."
 dir=${1:-build-release}
 if [ ! -f "$dir/build.ninja" ]; then
   log=$(mktemp)
-  meson setup "$dir" --buildtype=release -Dtests=false -Dbenchmarks=false > "$log" 2>&1 ||
+  # (from a directory of its own: meson's CMake module runs `cmake --system-information` in the
+  # working directory, whose scratch folder another meson setup beside it would share)
+  root=$PWD
+  mkdir -p "$dir"
+  (cd "$dir" && meson setup . "$root" --buildtype=release -Dtests=false -Dbenchmarks=false) > "$log" 2>&1 ||
     { tail -n 20 "$log"; rm -f "$log"; exit 1; }
   rm -f "$log"
 fi
