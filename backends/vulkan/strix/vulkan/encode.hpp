@@ -318,6 +318,9 @@ private:
     void scatter_by_rows(const update_job& j, update_start& u, std::uint64_t row);
     void scatter_by_winners(update_start& u);
     void scatter_direct(const update_job& j, update_start& u);
+    /// The row path's pass 1 and the direct pass in 16-byte pieces (scatter.comp `phase`), where
+    /// row_pieces allows for rows of `row` elements; false, having recorded nothing, elsewhere.
+    bool dispatch_row_pieces(const update_job& j, const update_start& u, std::uint64_t row, std::uint32_t phase);
     /// The baseline path's scatter onto an output larger than one binding: the winners' two
     /// passes once per window of the output, each over every update, the shader skipping the
     /// targets outside its window (scatter.comp), each window with winner slots of its own.

@@ -188,7 +188,6 @@ void encoder::scatter_by_claims(const update_job& j, update_start& u) {
 }
 
 void encoder::scatter_by_rows(const update_job& j, update_start& u, std::uint64_t row) {
-    const plan::update_plan& up = j.plan;
     const std::uint64_t n = u.n;
     const std::uint32_t elem = u.elem;
     const range out = u.out;
@@ -218,19 +217,22 @@ void encoder::scatter_by_rows(const update_job& j, update_start& u, std::uint64_
     full_barrier();
     key.phase = 1;
     barrier_for(reads, out);
-    if (const auto w = row_pieces(up, row, elem, out.first)) { // pass 1 in 16-byte pieces
-        push wp = p;
-        wp.dims = upload_update_dims(*w);
-        wp.count = n * elem / 16;
-        wp.fill[0] = static_cast<std::uint32_t>(row * elem / 16);
-        dispatch({shader::scatter, 16, static_cast<std::uint32_t>(w->rank), index_type, policy, 1}, wp);
-        count_stat(&recording_stats::row_piece_scatters);
-    } else {
-        dispatch(key, p);
-    }
+    if (dispatch_row_pieces(j, u, row, 1)) count_stat(&recording_stats::row_piece_scatters); // pass 1 in 16-byte pieces
+    else dispatch(key, p);
     read_ = reads;
     set_written({out});
     count_stat(&recording_stats::row_scatters);
+}
+
+bool encoder::dispatch_row_pieces(const update_job& j, const update_start& u, std::uint64_t row, std::uint32_t phase) {
+    const auto w = row_pieces(j.plan, row, u.elem, u.out.first);
+    if (!w) return false;
+    push wp = u.p;
+    wp.dims = upload_update_dims(*w);
+    wp.count = u.n * u.elem / 16;
+    wp.fill[0] = static_cast<std::uint32_t>(row * u.elem / 16); // pieces per winner (pass 1; the direct pass reads none)
+    dispatch({shader::scatter, 16, static_cast<std::uint32_t>(w->rank), u.index_type, u.policy, phase}, wp);
+    return true;
 }
 
 void encoder::scatter_by_winners(update_start& u) {
@@ -276,16 +278,8 @@ void encoder::scatter_direct(const update_job& j, update_start& u) {
     p.fill[0] = 0;
     barrier_for(u.reads, u.out); // after the input's copy
     const std::uint64_t row = winner_row(j);
-    const auto w = row > 1 ? row_pieces(j.plan, row, u.elem, u.out.first) : std::nullopt;
-    if (w) {
-        push wp = p;
-        wp.dims = upload_update_dims(*w);
-        wp.count = u.n * u.elem / 16;
-        dispatch({shader::scatter, 16, static_cast<std::uint32_t>(w->rank), u.index_type, u.policy, 3}, wp);
-        count_stat(&recording_stats::direct_piece_scatters);
-    } else {
-        dispatch({shader::scatter, u.elem, u.rank, u.index_type, u.policy, 3}, p);
-    }
+    if (row > 1 && dispatch_row_pieces(j, u, row, 3)) count_stat(&recording_stats::direct_piece_scatters);
+    else dispatch({shader::scatter, u.elem, u.rank, u.index_type, u.policy, 3}, p);
     read_ = u.reads;
     set_written({u.out});
     count_stat(&recording_stats::direct_scatters);
