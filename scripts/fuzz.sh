@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds every fuzz target (fuzz/fuzz_<name>.cpp, one translation unit each) with libFuzzer,
 # AddressSanitizer and UndefinedBehaviorSanitizer into build-fuzz/, and runs each for the given
-# number of seconds (default 60) over a copy of its seed corpus (fuzz/corpus/<name>/; the
-# repository's corpus is never written). Prints one line per target,
+# number of seconds (default 60; as many at once as there are cores) over a copy of its seed
+# corpus (fuzz/corpus/<name>/; the repository's corpus is never written). Prints one line per
+# target,
 #   PASS fuzz-<name> (N execs)   or   FAIL fuzz-<name> (what went wrong),
 # and exits non-zero when any target failed to build or found something. A finding's input is
 # saved under fuzz/findings/<name>/ (not committed) and its log is build-fuzz/<name>.log.
@@ -95,32 +96,41 @@ echo "fuzz: built ${#targets[@]} targets in $((SECONDS - start)) s"
 
 export ASAN_OPTIONS=${FUZZ_ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-failed=0
-for name in "${targets[@]}"; do
-  label=fuzz-${name//_/-}
-  bin=$out/$label
+# each target in a process of its own (one core each), `jobs` at a time; the lines in order
+fuzz_one() { # name: its PASS/FAIL line into $out/<name>.result
+  local name=$1 label=fuzz-${1//_/-}
+  local bin=$out/$label corpus=$out/corpus/$1 log=$out/$1.log status execs what saved
   if [ ! -x "$bin" ]; then
-    echo "FAIL $label (build failed: $out/$name.build.log)"
-    failed=$((failed + 1))
-    continue
+    echo "FAIL $label (build failed: $out/$name.build.log)" > "$out/$name.result"
+    return
   fi
-  corpus=$out/corpus/$name
   rm -rf "$corpus"
   mkdir -p "$corpus" "fuzz/findings/$name"
   [ -d "fuzz/corpus/$name" ] && cp -R "fuzz/corpus/$name/." "$corpus/"
-  log=$out/$name.log
   # shellcheck disable=SC2086 # FUZZ_ARGS is a list of arguments
   "$bin" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
     -artifact_prefix="fuzz/findings/$name/" ${FUZZ_ARGS:-} "$corpus" > "$log" 2>&1
   status=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   if [ $status -eq 0 ]; then
-    echo "PASS $label (${execs:-0} execs)"
+    echo "PASS $label (${execs:-0} execs)" > "$out/$name.result"
   else
     what=$(grep -m 1 -E '^SUMMARY|^==[0-9]+==ERROR|runtime error|^fuzz_[a-z_]+: ' "$log" | cut -c 1-200)
     saved=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
-    echo "FAIL $label (${what:-exit status $status}; input ${saved:-not saved}; log $log)"
-    failed=$((failed + 1))
+    echo "FAIL $label (${what:-exit status $status}; input ${saved:-not saved}; log $log)" > "$out/$name.result"
   fi
+}
+running=0
+for name in "${targets[@]}"; do
+  rm -f "$out/$name.result"
+  fuzz_one "$name" &
+  running=$((running + 1))
+  if [ $running -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+done
+wait
+failed=0
+for name in "${targets[@]}"; do
+  if [ -s "$out/$name.result" ]; then cat "$out/$name.result"; else echo "FAIL fuzz-${name//_/-} (no result)"; fi
+  grep -q '^PASS ' "$out/$name.result" 2>/dev/null || failed=$((failed + 1))
 done
 [ $failed -eq 0 ]
