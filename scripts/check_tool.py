@@ -1269,7 +1269,7 @@ def main(argv=None):
                     help="Vulkan profile to pass to the tool (default: STRIX_VULKAN_PROFILE's, else the tool's)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="tool runs in parallel")
     ap.add_argument("--limit", type=int, default=0,
-                    help="run only this many combinations, drawn at random with the seed")
+                    help="run only this many combinations, drawn at random with the seed, each kind in turn")
     ap.add_argument("--filter", default="", help="run only combinations whose name contains this")
     ap.add_argument("--edge-cases", action="store_true",
                     help="also zero-size tensors, 0-d indices, empty split parts and "
@@ -1286,7 +1286,19 @@ def main(argv=None):
         return 2
     combos = [c for c in plan(args) if args.filter in c[0]]
     if args.limit and args.limit < len(combos):
-        pick = np.random.default_rng(args.seed).choice(len(combos), args.limit, replace=False)
+        # a random subset that takes every kind of case (the name's first part: an operator with
+        # its mode, reduction or policy) in turn, so that a few hundred reach them all
+        rng = np.random.default_rng(args.seed)
+        kinds = {}
+        for i, c in enumerate(combos):
+            kinds.setdefault(c[0].split("/")[0], []).append(i)
+        queues = [list(rng.permutation(v)) for v in kinds.values()]
+        queues = [queues[k] for k in rng.permutation(len(queues))]
+        pick = []
+        while len(pick) < args.limit:
+            for q in queues:
+                if q and len(pick) < args.limit:
+                    pick.append(int(q.pop()))
         combos = [combos[i] for i in sorted(pick)]
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
