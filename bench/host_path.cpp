@@ -13,7 +13,8 @@
 // Rows:
 //   floor       one reused command buffer and fence: vkCmdFillBuffer of 4 KiB, submit, wait;
 //               and the same with one dispatch of strix's copy shader moving 4 KiB
-//   round trip  `vk::stream s(ctx); s.copy(a, b); s.run();` on 4 KiB: made, run, destroyed
+//   round trip  `vk::stream s(ctx); s.copy(a, b); s.run();` on 4 KiB: made, run, destroyed;
+//               and the same timed in its phases (made, recorded, submitted, waited, destroyed)
 //   sync pad    one constant pad (+3 on the two inner axes) per stream, each waited for, back to
 //               back with no warm-up (16x64x256x256 float32 by default: 256 MiB in)
 //   pad kernel  the pad's device time (timestamps), in 20 more calls right after
@@ -74,7 +75,10 @@ row summarize(const std::string& name, std::vector<double> t) {
 /// the command buffer holds a 4 KiB fill of `target`, or (with `source`) one dispatch of the
 /// copy shader moving 4 KiB from `source` to `target`.
 /// `poll`: wait as strix does (context::wait: poll the fence, then block), else block at once.
-std::vector<double> floor_times(vk::context& ctx, const vk::buffer& target, int calls, const vk::buffer* source = nullptr, bool poll = false) {
+/// `host_barrier`: a barrier from the dispatch to host reads after it (as a stream ends with);
+/// `rerecord`: the command buffer recorded again before every submission (as a stream does).
+std::vector<double> floor_times(vk::context& ctx, const vk::buffer& target, int calls, const vk::buffer* source = nullptr, bool poll = false,
+                                bool host_barrier = false, bool rerecord = false) {
     const auto& v = ctx.vk();
     VkCommandPool pool = VK_NULL_HANDLE;
     auto pci = vk::make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
@@ -90,23 +94,38 @@ std::vector<double> floor_times(vk::context& ctx, const vk::buffer& target, int 
     VkFence fence = VK_NULL_HANDLE;
     auto fci = vk::make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
     vk::require_success(v.vkCreateFence(ctx.handle(), &fci, nullptr, &fence), "vkCreateFence");
-    auto bi = vk::make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
-    bi.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
-    vk::require_success(v.vkBeginCommandBuffer(cmd, &bi), "vkBeginCommandBuffer");
+    VkPipeline copy_pipeline = VK_NULL_HANDLE;
     if (source) {
         vk::pipeline_key key{vk::shader::copy, 16, 1, 0, 0, 0};
         key.unroll = 4;
-        v.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx.pipeline(key));
-        std::uint64_t push[16] = {source->address(), target.address(), 0, 0, 4096 / 16}; // src, dst, dims, indices, count
-        v.vkCmdPushConstants(cmd, ctx.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
-        v.vkCmdDispatch(cmd, 1, 1, 1);
-    } else {
-        v.vkCmdFillBuffer(cmd, target.handle(), 0, 4096, 0x01020304u);
+        copy_pipeline = ctx.pipeline(key);
     }
-    vk::require_success(v.vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+    const auto record = [&] {
+        auto bi = vk::make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+        bi.flags = rerecord ? VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT : VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
+        vk::require_success(v.vkBeginCommandBuffer(cmd, &bi), "vkBeginCommandBuffer");
+        if (source) {
+            v.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, copy_pipeline);
+            std::uint64_t push[16] = {source->address(), target.address(), 0, 0, 4096 / 16}; // src, dst, dims, indices, count
+            v.vkCmdPushConstants(cmd, ctx.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
+            v.vkCmdDispatch(cmd, 1, 1, 1);
+        } else {
+            v.vkCmdFillBuffer(cmd, target.handle(), 0, 4096, 0x01020304u);
+        }
+        if (host_barrier) {
+            auto mb = vk::make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+            mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+            mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+            v.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr,
+                                   0, nullptr);
+        }
+        vk::require_success(v.vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+    };
+    if (!rerecord) record();
     std::vector<double> t;
     for (int i = 0; i < calls; ++i) {
         const auto t0 = clock_type::now();
+        if (rerecord) record();
         ctx.submit(cmd, fence);
         if (poll) ctx.wait(fence);
         else vk::require_success(v.vkWaitForFences(ctx.handle(), 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
@@ -236,6 +255,11 @@ int main(int argc, char** argv) {
     for (std::int64_t i = 0; i < 64; ++i) reinterpret_cast<std::int64_t*>(rows64.data())[i] = (i * 977) % 4096;
     const vk::device_tensor row_idx = vk::upload(ctx, rows64.view());
     std::vector<double> trip, floor, dispatch_floor, poll_floor, gather_checked, gather_clamped;
+    // the copy's round trip in its phases: the stream made, the copy recorded, submitted,
+    // waited for, the stream destroyed
+    std::vector<double> phase[5];
+    std::vector<double> poll_steps[3];
+    const auto between = [](clock_type::time_point t0, clock_type::time_point t1) { return std::chrono::duration<double>(t1 - t0).count(); };
     for (int block = 0; block < 10; ++block) {
         for (int i = 0; i < calls / 10; ++i) {
             const auto t0 = clock_type::now();
@@ -243,6 +267,22 @@ int main(int argc, char** argv) {
             s.copy(a.view(), b.view());
             s.run();
             trip.push_back(seconds_since(t0));
+        }
+        for (int i = 0; i < calls / 10; ++i) {
+            clock_type::time_point t[6];
+            t[0] = clock_type::now();
+            {
+                vk::stream s(ctx);
+                t[1] = clock_type::now();
+                s.copy(a.view(), b.view());
+                t[2] = clock_type::now();
+                s.submit();
+                t[3] = clock_type::now();
+                s.wait();
+                t[4] = clock_type::now();
+            }
+            t[5] = clock_type::now();
+            for (int k = 0; k < 5; ++k) phase[k].push_back(between(t[k], t[k + 1]));
         }
         for (int i = 0; i < calls / 10; ++i) {
             for (const bool checked : {true, false}) {
@@ -259,6 +299,12 @@ int main(int argc, char** argv) {
         dispatch_floor.insert(dispatch_floor.end(), fd.begin(), fd.end());
         const auto fp = floor_times(ctx, fill_target, calls / 10, nullptr, true);
         poll_floor.insert(poll_floor.end(), fp.begin(), fp.end());
+        // the driver's part of a stream's round trip, step by step: a dispatch, waited for as
+        // strix waits; with the barrier to the host a stream ends with; recorded anew each time
+        for (int k = 0; k < 3; ++k) {
+            const auto f3 = floor_times(ctx, fill_target, calls / 10, &copy_source, true, k >= 1, k >= 2);
+            poll_steps[k].insert(poll_steps[k].end(), f3.begin(), f3.end());
+        }
     }
     rows.push_back(summarize("floor: reused command buffer, 4 KiB fill, submit, wait", floor));
     rows.push_back(summarize("floor: reused command buffer, 4 KiB copy dispatch, submit, wait", dispatch_floor));
@@ -266,6 +312,11 @@ int main(int argc, char** argv) {
     rows.push_back(summarize("floor: reused command buffer, 4 KiB fill, submit, strix's polling wait", poll_floor));
     rows.push_back(summarize("round trip: stream made, gather 64 rows of 16 KiB (indices checked), run", gather_checked));
     rows.push_back(summarize("round trip: stream made, gather 64 rows of 16 KiB (clamped), run", gather_clamped));
+    const char* phase_names[5] = {"stream made", "4 KiB copy recorded", "submitted", "waited for", "stream destroyed"};
+    for (int k = 0; k < 5; ++k) rows.push_back(summarize(std::string("round trip in phases: ") + phase_names[k], phase[k]));
+    const char* step_names[3] = {"4 KiB copy dispatch, submit, strix's polling wait", "the same with a barrier to the host",
+                                 "the same recorded anew for each submission"};
+    for (int k = 0; k < 3; ++k) rows.push_back(summarize(std::string("floor: ") + step_names[k], poll_steps[k]));
 
     // the synchronous pad loop: no warm-up, each call waited for
     {
