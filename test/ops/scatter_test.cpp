@@ -273,6 +273,34 @@ TEST_CASE("scatter checks every index before the caller sees a write, each of it
                     }
 }
 
+TEST_CASE("scatter reductions on bool read any byte but 0 as true and write 0 or 1", "[scatter]") {
+    // A bool tensor should hold 0 or 1, but its memory may hold other bytes (a fuzzer's input
+    // did: 38): the reductions read the byte, true where it is not 0, without loading it as a
+    // C++ bool (undefined, and caught by UBSan), and write 0 or 1; without a reduction the
+    // update's byte moves as it is
+    using R = strix::scatter_reduction;
+    const std::uint8_t in[6] = {0, 38, 1, 0, 200, 7};
+    const std::uint8_t upd[4] = {38, 0, 2, 0};
+    const std::int64_t idx[4] = {0, 1, 3, 5};
+    const std::uint8_t want_or[6] = {1, 1, 1, 1, 200, 1}, want_and[6] = {0, 0, 1, 0, 200, 0}, want_none[6] = {38, 0, 1, 2, 200, 0};
+    for (const R red : {R::none, R::add, R::mul, R::min, R::max}) {
+        INFO("reduction " << static_cast<int>(red));
+        std::uint8_t out[6] = {};
+        strix::scatter(strix::any_cview(in, dtype::boolean, {6}), strix::any_cview(idx, dtype::int64, {4}), strix::any_cview(upd, dtype::boolean, {4}),
+                       strix::any_view(out, dtype::boolean, {6}), strix::scatter_desc{0, index_policy::error, red});
+        const std::uint8_t* want = red == R::none ? want_none : red == R::add || red == R::max ? want_or : want_and;
+        CHECK(std::memcmp(out, want, 6) == 0);
+        // scatter-nd's rows take the same combine
+        std::uint8_t out_nd[6] = {};
+        const std::int64_t tuples[2] = {0, 2};
+        strix::scatter_nd(strix::any_cview(in, dtype::boolean, {3, 2}), strix::any_cview(tuples, dtype::int64, {2, 1}),
+                          strix::any_cview(upd, dtype::boolean, {2, 2}), strix::any_view(out_nd, dtype::boolean, {3, 2}),
+                          strix::scatter_nd_desc{index_policy::error, red});
+        const std::uint8_t row_or[6] = {1, 1, 1, 0, 1, 1}, row_and[6] = {0, 0, 1, 0, 1, 0}, row_none[6] = {38, 0, 1, 0, 2, 0};
+        CHECK(std::memcmp(out_nd, red == R::none ? row_none : red == R::add || red == R::max ? row_or : row_and, 6) == 0);
+    }
+}
+
 #else // the Vulkan program
 
 #include <algorithm>
@@ -746,6 +774,30 @@ TEST_CASE("vulkan: plain scatter claims its targets in one atomic per update, fu
         s.run();
         CHECK(same_bytes(read_back(ctx, dout), want));
     }
+    CHECK(ctx.validation_messages() == 0);
+}
+
+TEST_CASE("vulkan: bool reductions read any byte but 0 as true, as the CPU does", "[vulkan][scatter]") {
+    // bool tensors holding bytes other than 0 and 1 (see the CPU's test): the device's result,
+    // atomics and the deterministic path, bit for bit the CPU's
+    using R = strix::scatter_reduction;
+    vk::context ctx;
+    rng_t g(0xb001ull);
+    host_tensor in(dtype::boolean, {64}), upd(dtype::boolean, {256}), idx(dtype::int64, {256});
+    for (std::int64_t i = 0; i < 64; ++i) reinterpret_cast<std::uint8_t*>(in.data())[i] = static_cast<std::uint8_t>(uni(g, 0, 3) == 0 ? 0 : uni(g, 1, 255));
+    for (std::int64_t i = 0; i < 256; ++i) {
+        reinterpret_cast<std::uint8_t*>(upd.data())[i] = static_cast<std::uint8_t>(uni(g, 0, 1) == 0 ? 0 : uni(g, 1, 255));
+        reinterpret_cast<std::int64_t*>(idx.data())[i] = uni(g, 0, 63);
+    }
+    for (const bool deterministic : {false, true})
+        for (const R red : {R::add, R::mul, R::min, R::max}) {
+            INFO("reduction " << static_cast<int>(red) << (deterministic ? ", deterministic" : ""));
+            const strix::scatter_desc d{0, index_policy::error, red, deterministic};
+            const host_tensor want = strix::scatter(in.view(), idx.view(), upd.view(), d);
+            host_tensor got(dtype::boolean, {64});
+            vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), d);
+            CHECK(same_bytes(got, want));
+        }
     CHECK(ctx.validation_messages() == 0);
 }
 

@@ -24,6 +24,13 @@ bool takes_update(F a, F u, scatter_reduction r) {
     return u > a || (u == a && !std::signbit(u));
 }
 
+/// A bool element as the reductions read it: its byte, any byte but 0 true (a tensor of
+/// dtype::boolean should hold 0 or 1, but its memory may hold anything, and loading another
+/// byte as a C++ bool is undefined). The result is 0 or 1, as the devices' shaders make it.
+struct bool_byte {
+    std::uint8_t v;
+};
+
 /// Combines an update `u` into the element `acc` under reduction `r` (the CPU's definition, which
 /// the devices follow bit for bit).
 template <class T>
@@ -46,6 +53,9 @@ T combine(T acc, T u, scatter_reduction r) {
     } else if constexpr (std::is_same_v<T, bool>) {
         // PyTorch's scatter_reduce on bool: add and max are a logical or, mul and min an and
         return r == scatter_reduction::add || r == scatter_reduction::max ? (acc || u) : (acc && u);
+    } else if constexpr (std::is_same_v<T, bool_byte>) {
+        const bool a = acc.v != 0, b = u.v != 0;
+        return {static_cast<std::uint8_t>(r == scatter_reduction::add || r == scatter_reduction::max ? (a || b) : (a && b))};
     } else if constexpr (std::is_floating_point_v<T>) {
         if (r == scatter_reduction::min || r == scatter_reduction::max) return takes_update(acc, u, r) ? u : acc;
         // a NaN result is the default quiet NaN: which operand's payload an addition passes on
@@ -403,8 +413,10 @@ void execute_updates(const plan::update_plan& p, int t, int dim, bool stream) {
         with_reduction([&](auto r) {
             constexpr scatter_reduction red = decltype(r)::value;
             // without a reduction only the element's size matters: one kernel per size
-            // serves every type of it (float32, int32 and uint32 alike)
-            using E = std::conditional_t<red == scatter_reduction::none, same_size_unsigned<T>, T>;
+            // serves every type of it (float32, int32 and uint32 alike); bool reduces its
+            // bytes (bool_byte)
+            using E = std::conditional_t<red == scatter_reduction::none, same_size_unsigned<T>,
+                                         std::conditional_t<std::is_same_v<T, bool>, bool_byte, T>>;
             if (t == 1) return apply_updates<E, I, red>(p, {}, stream);
             parallel_tasks(t, [&](int k) { apply_updates<E, I, red>(p, share_of(p, dim, k, t), stream); });
         });
