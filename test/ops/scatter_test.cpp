@@ -336,6 +336,15 @@ struct slot_map_context {
     vk::context ctx;
 };
 
+/// Whether the device's scatter of (in, idx, upd) under `d`, into a fresh host tensor, is the
+/// CPU's bit for bit.
+bool scatter_as_cpu(vk::context& ctx, const host_tensor& in, const host_tensor& idx, const host_tensor& upd, const strix::scatter_desc& d) {
+    const host_tensor want = strix::scatter(in.view(), idx.view(), upd.view(), d);
+    host_tensor got(want.type(), want.sizes());
+    vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), d);
+    return same_bytes(got, want);
+}
+
 /// A scatter: indices as large as the input off the axis (DirectML) or smaller (ONNX), index
 /// values from a small range so that targets repeat, in place or out of place.
 void scatter_case(vk::context& ctx, rng_t& g, dtype type, dtype itype, int rank, index_mode m, bool in_place, tally& t,
@@ -605,11 +614,7 @@ TEST_CASE("vulkan: deterministic reductions onto distinct targets, and with one 
                     for (std::int64_t r = 0; r < rows; ++r) ix[r * cols + c] = perm[static_cast<std::size_t>(r)];
                 }
                 if (repeat) ix[(rows - 1) * cols + 5] = ix[5]; // the last row's update in column 5 onto the first row's target
-                const strix::scatter_desc d{0, index_policy::error, red, true};
-                const host_tensor want = strix::scatter(in.view(), idx.view(), upd.view(), d);
-                host_tensor got(type, {rows, cols});
-                vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), d);
-                CHECK(same_bytes(got, want));
+                CHECK(scatter_as_cpu(ctx, in, idx, upd, strix::scatter_desc{0, index_policy::error, red, true}));
             }
     CHECK(ctx.validation_messages() == 0);
 }
@@ -677,11 +682,7 @@ TEST_CASE("vulkan: float32 reductions keep subnormal operands and results, as th
     for (const R red : {R::add, R::mul})
         for (const bool det : {false, true}) {
             INFO((red == R::add ? "add" : "mul") << (det ? ", deterministic" : ", atomics"));
-            const strix::scatter_desc d{0, index_policy::error, red, det};
-            const host_tensor want = strix::scatter(in.view(), idx.view(), upd.view(), d);
-            host_tensor got(dtype::float32, {8});
-            vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), d);
-            CHECK(same_bytes(got, want));
+            CHECK(scatter_as_cpu(ctx, in, idx, upd, strix::scatter_desc{0, index_policy::error, red, det}));
         }
     CHECK(ctx.validation_messages() == 0);
 }
@@ -792,11 +793,7 @@ TEST_CASE("vulkan: bool reductions read any byte but 0 as true, as the CPU does"
     for (const bool deterministic : {false, true})
         for (const R red : {R::add, R::mul, R::min, R::max}) {
             INFO("reduction " << static_cast<int>(red) << (deterministic ? ", deterministic" : ""));
-            const strix::scatter_desc d{0, index_policy::error, red, deterministic};
-            const host_tensor want = strix::scatter(in.view(), idx.view(), upd.view(), d);
-            host_tensor got(dtype::boolean, {64});
-            vk::scatter(ctx, in.view(), idx.view(), upd.view(), got.view(), d);
-            CHECK(same_bytes(got, want));
+            CHECK(scatter_as_cpu(ctx, in, idx, upd, strix::scatter_desc{0, index_policy::error, red, deterministic}));
         }
     CHECK(ctx.validation_messages() == 0);
 }
