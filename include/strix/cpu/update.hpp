@@ -50,10 +50,8 @@ T combine(T acc, T u, scatter_reduction r) {
         if (r == scatter_reduction::min || r == scatter_reduction::max) return takes_update(a, b, r) ? u : acc;
         const T x(r == scatter_reduction::add ? a + b : a * b);
         return std::isnan(static_cast<float>(x)) ? T::nan() : x;
-    } else if constexpr (std::is_same_v<T, bool>) {
-        // PyTorch's scatter_reduce on bool: add and max are a logical or, mul and min an and
-        return r == scatter_reduction::add || r == scatter_reduction::max ? (acc || u) : (acc && u);
     } else if constexpr (std::is_same_v<T, bool_byte>) {
+        // PyTorch's scatter_reduce on bool: add and max are a logical or, mul and min an and
         const bool a = acc.v != 0, b = u.v != 0;
         return {static_cast<std::uint8_t>(r == scatter_reduction::add || r == scatter_reduction::max ? (a || b) : (a && b))};
     } else if constexpr (std::is_floating_point_v<T>) {
