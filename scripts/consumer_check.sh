@@ -101,9 +101,9 @@ install)
   # shellcheck disable=SC2086
   c++ -std=c++20 -DWITH_IMPLEMENTATION "$work/vk.cpp" $vkflags -o "$work/vk"
   "$work/vk"
-  # the deprecated name of the header forwards to the new one: the program it makes is the
-  # one above, token for token (preprocessed, blank lines and spaces aside; compiling it again took a
-  # minute of CI for nothing more)
+  # the deprecated name of the header forwards to the new one: the program it makes is the one
+  # above, token for token (preprocessed, blank lines and spaces aside; compiling it again took
+  # a minute of CI for nothing more)
   # shellcheck disable=SC2086
   c++ -std=c++20 -E -P -DWITH_OLD_NAME "$work/vk.cpp" $vkflags -o "$work/vk-old.ii"
   # shellcheck disable=SC2086

@@ -3,7 +3,7 @@
 # AddressSanitizer and UndefinedBehaviorSanitizer into build-fuzz/, and runs each for the given
 # number of seconds (default 60; as many at once as there are cores) over a copy of its seed
 # corpus (fuzz/corpus/<name>/; the repository's corpus is never written). Prints one line per
-# target,
+# target, in order:
 #   PASS fuzz-<name> (N execs)   or   FAIL fuzz-<name> (what went wrong),
 # and exits non-zero when any target failed to build or found something. A finding's input is
 # saved under fuzz/findings/<name>/ (not committed) and its log is build-fuzz/<name>.log.

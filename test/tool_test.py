@@ -1971,7 +1971,7 @@ class RandomizedTests(unittest.TestCase):
     def test_check_tool_edge_cases_cpu(self):
         # zero-size tensors, 0-d indices, empty split parts, pads that crop an axis away; every
         # one of them, but in a sanitized build (STRIX_TEST_REDUCED), whose tool starts in about
-        # 0.4 s: there a random 300 (the plain build's run of this suite has them all)
+        # 0.25 s: there 300 drawn at random (the plain build's run of this suite has them all)
         reduced = ["--limit", "300"] if os.environ.get("STRIX_TEST_REDUCED") else []
         self.run_checker("--edge-cases", "--filter", "edge-", "--seed", "9", "--backend", "cpu", *reduced)
 

@@ -8,8 +8,9 @@ case's ``// expect: <text>`` line (the sentence of the rule's static_assert).
 Usage:
     run.py --cxx g++ --include include test/compile_fail/*.cpp
 
-Cases are only parsed (-fsyntax-only), two at a time by default, strix/strix.hpp precompiled once. Prints one line per case,
-PASS or FAIL, and exits with status 1 when any case failed (2 on a usage error).
+Cases are only parsed (-fsyntax-only), two at a time by default, with strix/strix.hpp
+precompiled once. Prints one line per case, PASS or FAIL, and exits with status 1 when any case
+failed (2 on a usage error).
 """
 
 import argparse
