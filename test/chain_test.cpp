@@ -1,0 +1,192 @@
+// Chains of moves (strix/ops/chain.hpp) on the CPU: random chains of 1 to 5 steps over random
+// layouts against the same steps run eagerly, bit for bit, into outputs of random layouts whose
+// other bytes must stay as they were; joins and splits of chains against the eager join; hostile
+// indices under both policies; the plan layer's composition (which chains run as one pass).
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "support/chains.hpp"
+
+namespace {
+
+using namespace strix_test;
+
+/// Whether output view `out` (in its buffer) holds `want` (C order) and every other byte of
+/// the buffer is still `canary`.
+void check_written(const strided& out, const bytes& before, const host_tensor& want, const std::string& text) {
+    const auto es = static_cast<std::size_t>(out.es());
+    std::vector<bool> mine(out.buf.size());
+    const auto* w = static_cast<const std::byte*>(want.view().data());
+    for_each_coord(out.sizes, [&](const coords& c, std::int64_t lin) {
+        const std::byte* got = out.at(c);
+        INFO(text << " at " << str(c, out.sizes.rank));
+        REQUIRE(std::memcmp(got, w + static_cast<std::size_t>(lin) * es, es) == 0);
+        for (std::size_t b = 0; b < es; ++b) mine[static_cast<std::size_t>(got - out.buf.data()) + b] = true;
+    });
+    for (std::size_t b = 0; b < out.buf.size(); ++b)
+        if (!mine[b]) {
+            INFO(text << ": byte " << b << " outside the output");
+            REQUIRE(out.buf[b] == before[b]);
+        }
+}
+
+} // namespace
+
+TEST_CASE("chain: random chains of 1 to 5 moves equal their eager steps bit for bit", "[chain]") {
+    rng_t g(0xC4A1);
+    int composed = 0, split = 0;
+    for (int n = 0; n < 3000; ++n) {
+        random_chain c = make_random_chain(g, static_cast<int>(uni(g, 1, 5)));
+        const std::string text = c.text + " (case " + std::to_string(n) + ")";
+        strided out = make_strided(g, c.chain.type(), c.chain.sizes(), true);
+        fill_random(g, out.buf);
+        const bytes before = out.buf;
+        if (c.bad_index) {
+            INFO(text);
+            REQUIRE_THROWS_AS(strix::evaluate(c.chain, out.view()), strix::error);
+            REQUIRE(out.buf == before); // nothing written
+            continue;
+        }
+        const std::string plan = strix::describe_chain(c.chain);
+        (plan.find("temporary") == std::string::npos ? composed : split) += 1;
+        strix::evaluate(c.chain, out.view());
+        check_written(out, before, c.eager, text + "; " + plan);
+        // and allocating
+        const host_tensor fresh = strix::evaluate(c.chain);
+        REQUIRE(fresh.view().sizes() == c.eager.view().sizes());
+        REQUIRE(std::memcmp(fresh.view().data(), c.eager.view().data(), static_cast<std::size_t>(c.eager.view().count()) * strix::size_of(c.chain.type())) == 0);
+    }
+    // the draw reaches both: chains that compose whole and chains that split
+    CHECK(composed > 500);
+    CHECK(split > 100);
+}
+
+TEST_CASE("chain: joins of chains and of splits of chains equal the eager join", "[chain]") {
+    rng_t g(0x501E);
+    for (int n = 0; n < 1500; ++n) {
+        random_chain a = make_random_chain(g, static_cast<int>(uni(g, 1, 4)), 1000);
+        const shape s = a.chain.sizes();
+        if (s.rank == 0) continue;
+        const int axis = static_cast<int>(uni(g, 0, s.rank - 1));
+        std::vector<strix::chain> parts;
+        std::vector<any_cview> eager;
+        std::deque<host_tensor> held;
+        std::string text = a.text + " joined on axis " + std::to_string(axis);
+        if (chance(g, 1, 2)) {
+            // split along the axis, each piece padded there (or not), joined again
+            std::vector<std::int64_t> sizes;
+            std::int64_t left = s[axis];
+            while (left > 0) {
+                const std::int64_t k = uni(g, 0, left);
+                sizes.push_back(k);
+                left -= k;
+            }
+            sizes.push_back(0);
+            const auto pieces = strix::split(a.chain, sizes, {.axis = axis});
+            std::int64_t at = 0;
+            for (std::size_t k = 0; k < pieces.size(); ++k) {
+                strix::pad_desc d = random_pad(g, s.rank);
+                for (int i = 0; i < s.rank; ++i)
+                    if (i != axis) d.start[i] = d.end[i] = 0;
+                strix::chain piece = pieces[k];
+                strix::slice_desc window{.starts = {at}, .ends = {at + sizes[k]}, .axes = {axis}};
+                host_tensor e = strix::slice(a.eager.view(), window);
+                try {
+                    piece = piece.pad(d);
+                    e = strix::pad(e.view(), d);
+                    text += " | piece " + str(piece.sizes()) + " " + mode_name(d.mode);
+                } catch (const strix::error&) { // a fold of an empty piece: no pad
+                }
+                at += sizes[k];
+                parts.push_back(piece);
+                eager.push_back(held.emplace_back(std::move(e)).view());
+            }
+        } else {
+            parts.push_back(a.chain);
+            eager.push_back(a.eager.view());
+            // another chain of the same shape off the axis: a gather of a padded tensor's rows
+            shape t = s;
+            t[axis] = uni(g, 0, 3);
+            random_chain b;
+            strided& src = b.operands.emplace_back(make_strided(g, a.chain.type(), t, false));
+            fill_random(g, src.buf, a.chain.type());
+            parts.push_back(strix::lazy(src.cview()));
+            eager.push_back(src.cview());
+            text += " with " + str(t);
+            static std::deque<random_chain> keep; // (its operand outlives the chain)
+            keep.push_back(std::move(b));
+            if (keep.size() > 4) keep.pop_front();
+        }
+        const host_tensor want = strix::join(eager, {.axis = axis});
+        strided out = make_strided(g, a.chain.type(), want.view().sizes(), true);
+        fill_random(g, out.buf);
+        const bytes before = out.buf;
+        strix::join(std::span<const strix::chain>(parts), out.view(), {.axis = axis});
+        check_written(out, before, want, text);
+    }
+}
+
+TEST_CASE("chain: the benchmarks' chains compose into one pass; others say where they split", "[chain]") {
+    host_tensor x(dtype::float32, {2, 6, 5, 5}), other(dtype::float32, {2, 2, 11, 11}), p(dtype::int64, {4});
+    auto* pi = static_cast<std::int64_t*>(p.view().data());
+    for (int i = 0; i < 4; ++i) pi[i] = (i * 5) % 6;
+    const strix::pad_desc reflect{.mode = pad_mode::reflect, .start = {0, 0, 3, 3}, .end = {0, 0, 3, 3}};
+    // gather -> pad -> join
+    const strix::chain e = strix::lazy(x.view()).gather(p.view(), {.axis = 1}).pad(reflect);
+    CHECK(strix::describe_chain(e) == "steps 1-2 (gather, pad) in one pass");
+    // crop -> pad; slice -> tile
+    const strix::pad_desc crop{.start = {0, 0, -1, -1}, .end = {0, 0, -1, -1}};
+    CHECK(strix::describe_chain(strix::lazy(x.view()).pad(crop).pad(reflect)) == "steps 1-2 (pad, pad) in one pass");
+    CHECK(strix::describe_chain(strix::lazy(x.view()).slice({.starts = {1}, .ends = {5}, .axes = {1}, .steps = {2}}).tile({.repeats = {1, 3, 1, 2}})) ==
+          "steps 1-2 (slice, tile) in one pass");
+    // a crop of a pad that leaves only pad and source: one pass; a reflect pad of a reflect pad: two
+    CHECK(strix::describe_chain(strix::lazy(x.view()).pad(reflect).pad({.start = {0, 0, -2, -2}, .end = {0, 0, -2, -2}})) ==
+          "steps 1-2 (pad, pad) in one pass");
+    CHECK(strix::describe_chain(strix::lazy(x.view()).pad(reflect).pad(reflect)) ==
+          "steps 1-1 (pad) into a temporary [2,6,11,11], as step 2 is a fold of an axis already folded another way; steps 2-2 (pad) in one pass");
+    CHECK(strix::describe_chain(strix::lazy(x.view()).gather(p.view(), {.axis = 1}).pad({.start = {0, 1, 0, 0}, .end = {0, 1, 0, 0}})).find("temporary") !=
+          std::string::npos);
+    // and they give the eager result
+    const host_tensor gathered = strix::gather(x.view(), p.view(), {.axis = 1});
+    const host_tensor padded = strix::pad(gathered.view(), reflect);
+    const any_cview eager_parts[] = {padded.view(), other.view()};
+    const host_tensor want = strix::join(eager_parts, {.axis = 1});
+    const strix::chain parts[] = {e, other.view()};
+    const host_tensor got = strix::join(parts, {.axis = 1});
+    REQUIRE(std::memcmp(got.view().data(), want.view().data(), static_cast<std::size_t>(want.view().count()) * 4) == 0);
+}
+
+TEST_CASE("chain: a step's rules are the eager operator's, and its errors name the step", "[chain]") {
+    host_tensor x(dtype::float32, {2, 3}), idx(dtype::int64, {2});
+    const strix::chain e = strix::lazy(x.view()).pad({.start = {1, 1}, .end = {1, 1}});
+    try {
+        (void)e.gather(idx.view(), {.axis = 2});
+        FAIL("a gather on axis 2 of a rank-2 tensor was accepted");
+    } catch (const strix::error& err) {
+        const std::string m = err.what();
+        CHECK(m.find("strix::gather (chain step 2): ") == 0);
+        CHECK(m.find("[4,5]") != std::string::npos);
+        CHECK(err.code() == error_code::rule_violation);
+    }
+    CHECK_THROWS_WITH(e.pad({.start = {-5, 0}, .end = {0, 0}}), Catch::Contains("strix::pad (chain step 2): "));
+    CHECK_THROWS_WITH(e.slice({.starts = {0}, .ends = {1}, .steps = {0}}), Catch::Contains("strix::slice (chain step 2): "));
+    CHECK_THROWS_WITH(e.tile({.repeats = {1}}), Catch::Contains("strix::tile (chain step 2): "));
+    // an index out of range: the gather's message, the step named, nothing written
+    auto* pi = static_cast<std::int64_t*>(idx.view().data());
+    pi[0] = 1;
+    pi[1] = 4;
+    const strix::chain bad = e.gather(idx.view(), {.axis = 0});
+    host_tensor out(dtype::float32, bad.sizes());
+    std::memset(out.view().data(), 0x5A, static_cast<std::size_t>(out.view().count()) * 4);
+    CHECK_THROWS_WITH(strix::evaluate(bad, out.view()), Catch::StartsWith("strix::gather (chain step 2): ") && Catch::Contains("4"));
+    for (std::int64_t i = 0; i < out.view().count() * 4; ++i) REQUIRE(static_cast<const unsigned char*>(out.view().data())[i] == 0x5A);
+    // the output: its shape, its type, no overlap with what the chain reads
+    host_tensor wrong(dtype::float32, {4, 4});
+    CHECK_THROWS_WITH(strix::evaluate(e, wrong.view()), Catch::Contains("strix::chain: the output [4,4]") && Catch::Contains("[4,5]"));
+    const any_view into_source(x.view().data(), dtype::float32, {2, 3});
+    CHECK_THROWS_WITH(strix::evaluate(strix::lazy(x.view()).slice({}), into_source), Catch::Contains("overlaps the input"));
+}
