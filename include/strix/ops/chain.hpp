@@ -15,7 +15,9 @@
 /// dimension), the chain writes what it has composed into a temporary tensor and goes on from
 /// there: `describe_chain` says where.
 
+#include <concepts>
 #include <deque>
+#include <ranges>
 #include <string>
 #include <vector>
 
@@ -112,6 +114,33 @@ public:
     /// tile (as strix::tile).
     [[nodiscard]] basic_chain tile(const tile_desc& d) const { return unary(chain_op::tile, d, &chain_step<View>::tile); }
 
+    /// The views the chain reads: its source, then each gather's indices.
+    [[nodiscard]] std::vector<View> views() const {
+        std::vector<View> v{source_};
+        for (const auto& s : steps_)
+            if (s.op == chain_op::gather) v.push_back(s.indices);
+        return v;
+    }
+    /// The same steps over other views (as views() orders them, from `v`'s front, which moves
+    /// past them), checked again: to record a chain again on other tensors, or a chain of host
+    /// views on device views.
+    template <class V>
+    [[nodiscard]] basic_chain<V> rebound(std::span<const V>& v) const {
+        basic_chain<V> r(v.front());
+        v = v.subspan(1);
+        for (const auto& s : steps_) {
+            switch (s.op) {
+            case chain_op::gather:
+                r = r.gather(v.front(), s.gather);
+                v = v.subspan(1);
+                break;
+            case chain_op::pad: r = r.pad(s.pad); break;
+            case chain_op::slice: r = r.slice(s.slice); break;
+            case chain_op::tile: r = r.tile(s.tile); break;
+            }
+        }
+        return r;
+    }
     [[nodiscard]] const View& source() const { return source_; }
     [[nodiscard]] const std::vector<chain_step<View>>& steps() const { return steps_; }
     /// The shape of the chain's result.
@@ -284,6 +313,17 @@ void check_chain_output(const basic_chain<View>& c, const any_view& out, std::st
     check_disjoint(op, out, "input", src, number);
 }
 
+/// Every check of evaluating chain `c` into `output`: the output's view, its type and shape
+/// (the chain's), no overlap with what the chain reads.
+template <class View>
+void check_chain_evaluate(const basic_chain<View>& c, const any_view& output) {
+    check_view("chain", "output", output, true);
+    if (output.type() != c.type() || output.sizes() != c.sizes())
+        throw error(error_code::rule_violation, "strix::chain: the output " + to_string(output.sizes()) + " of " + std::string(name(output.type())) +
+                                                    " is not the chain's result " + to_string(c.sizes()) + " of " + std::string(name(c.type())));
+    check_chain_output(c, output, "chain");
+}
+
 /// Checks every index of the gathers of chain `c` under index_policy::error (throwing the
 /// eager gather's message, naming the step); `nonnegative[i]`: whether step i's indices all lie
 /// in [0, n), which the passes may then read unsigned.
@@ -338,11 +378,7 @@ inline void unsigned_where_checked(std::vector<chain_pass>& passes, const std::v
 /// index_policy::error) an index of one of its gathers is out of range.
 template <class = void>
 void evaluate(const chain& c, const any_view& output, const cpu::options& opt = {}) {
-    detail::check_view("chain", "output", output, true);
-    if (output.type() != c.type() || output.sizes() != c.sizes())
-        throw error(error_code::rule_violation, "strix::chain: the output " + to_string(output.sizes()) + " of " + std::string(name(output.type())) +
-                                                    " is not the chain's result " + to_string(c.sizes()) + " of " + std::string(name(c.type())));
-    detail::check_chain_output(c, output, "chain");
+    detail::check_chain_evaluate(c, output);
     const auto nonnegative = detail::check_chain_indices(c, opt);
     detail::run_chains(1, [&](std::size_t, auto&& make) {
         auto passes = detail::lower_chain(c, output, make);
@@ -388,8 +424,11 @@ inline any_view join_part(const any_view& out, const shape& sizes, int axis, std
 /// Joins the results of chains `inputs` along `d.axis` into `output` (as strix::join), each
 /// chain composed into its part of the output: a gather, pad and join read each input once and
 /// write the output once.
-template <class = void>
-void join(std::span<const chain> inputs, const any_view& output, const join_desc& d = {}, const cpu::options& opt = {}) {
+/// (`inputs`: an array, vector or span of chains; a tensor converts to a chain of no steps.)
+template <std::ranges::contiguous_range R>
+    requires std::same_as<std::ranges::range_value_t<R>, chain>
+void join(const R& chains, const any_view& output, const join_desc& d = {}, const cpu::options& opt = {}) {
+    const std::span<const chain> inputs(std::ranges::data(chains), std::ranges::size(chains));
     const detail::checked_call c = detail::check_chain_join(inputs, &output, d);
     std::vector<std::vector<bool>> nonnegative;
     for (const auto& in : inputs) nonnegative.push_back(detail::check_chain_indices(in, opt));
@@ -403,8 +442,10 @@ void join(std::span<const chain> inputs, const any_view& output, const join_desc
 }
 
 /// The join of chains `inputs` as a new C-order host tensor.
-template <class = void>
-host_tensor join(std::span<const chain> inputs, const join_desc& d = {}, const cpu::options& opt = {}) {
+template <std::ranges::contiguous_range R>
+    requires std::same_as<std::ranges::range_value_t<R>, chain>
+host_tensor join(const R& chains, const join_desc& d = {}, const cpu::options& opt = {}) {
+    const std::span<const chain> inputs(std::ranges::data(chains), std::ranges::size(chains));
     const detail::checked_call c = detail::check_chain_join(inputs, nullptr, d);
     host_tensor out(inputs[0].type(), c.out);
     join(inputs, out.view(), d, opt);

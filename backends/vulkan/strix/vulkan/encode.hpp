@@ -223,7 +223,7 @@ protected:
     /// Under the `error` policy, the indices of an operator that moves nothing (its output is
     /// empty, its indices are not) are still checked against the axis's size `n`, as on the CPU:
     /// the tuple pass over each index as a 1-tuple, writing nothing but the flag.
-    void check_indices_only(const device_view& indices, std::int64_t n, int axis, const char* op, const operand_list& context);
+    void check_indices_only(const device_view& indices, std::int64_t n, int axis, std::string_view op, const operand_list& context);
 
     /// Dispatches tuples.comp over `tuple_rank` tuple dimensions of k components (the Dim
     /// records `dims`); into a new table of int64 offsets when `table`.

@@ -43,6 +43,14 @@
 
 namespace strix::vulkan {
 
+/// A chain of moves over device views (strix/ops/chain.hpp), recorded by a stream's evaluate
+/// and join.
+using device_chain = basic_chain<device_view>;
+/// The view a device chain's rules and plans take (its data pointer the device address).
+inline any_cview chain_view_of(const device_view& v) { return v.as_any(); }
+/// The chain of no steps over device view `x`, to add steps to.
+inline device_chain lazy(const device_view& x) { return device_chain(x); }
+
 /// What stream and command_recorder share: recording operators. Not made directly.
 class recording : public detail::encoder {
 public:
@@ -75,6 +83,19 @@ public:
         record_checked(views, in, out, d, c);
     }
 
+    /// Records chain `c` (strix/ops/chain.hpp, over device views) into `output`, composed into
+    /// as few passes as its steps allow (a temporary in the stream's scratch where one does not
+    /// compose), with the rules and messages of the CPU's strix::evaluate.
+    void evaluate(const basic_chain<device_view>& c, const device_view& output) { record_chains({&c, 1}, output, nullptr); }
+    /// Records the join of chains `inputs` along `d.axis` into `output` (each chain composed into
+    /// its part of the output), as the CPU's strix::join of chains.
+    /// (`inputs`: an array, vector or span of chains.)
+    template <std::ranges::contiguous_range R>
+        requires std::same_as<std::ranges::range_value_t<R>, basic_chain<device_view>>
+    void join(const R& inputs, const device_view& output, const join_desc& d = {}) {
+        record_chains({std::ranges::data(inputs), std::ranges::size(inputs)}, output, &d);
+    }
+
     /// Records a copy of `input` into `output`: the same type and shape, any strides, no
     /// overlap. Views that are contiguous and 16-byte aligned run as the plain 16-byte copy
     /// shader; others as a move plan.
@@ -101,6 +122,8 @@ protected:
                         const strix::detail::checked_call& c);
     void record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
                         const scatter_nd_desc& d, const strix::detail::checked_call& c);
+    /// evaluate (no `join`) or join of chains.
+    void record_chains(std::span<const basic_chain<device_view>> chains, const device_view& output, const join_desc* join);
     /// Records move plans over `v`'s first `inputs` views (read) into the rest (written): one
     /// output each, in order, or (one output) every plan into it.
     void record_moves(const std::vector<plan::move_plan>& plans, std::span<const device_view> v, std::size_t inputs);

@@ -181,9 +181,12 @@ void encoder::copy_unless_in_place(bool in_place, const device_view& input, cons
     record_move(p, {input.range()}, output.range());
 }
 
-void encoder::check_indices_only(const device_view& indices, std::int64_t n, int axis, const char* op, const operand_list& context) {
+void encoder::check_indices_only(const device_view& indices, std::int64_t n, int axis, std::string_view op, const operand_list& context) {
     if (indices.sizes.count() == 0) return;
-    const auto report = [n, axis, op, context](const any_cview& h) { strix::detail::resolve_indices(h, n, 1, index_policy::error, op, axis, context); };
+    // (the report runs after the submission: it keeps its own copy of the operator's name)
+    const auto report = [n, axis, op = std::string(op), context](const any_cview& h) {
+        strix::detail::resolve_indices(h, n, 1, index_policy::error, op, axis, context);
+    };
     // the same indices checked against the same size earlier in the stream, behind a barrier,
     // and not written since: this operator's writes wait on that check's guard word
     const bool guarded = guard_.address != 0 && keep_commands_;

@@ -139,4 +139,85 @@ void recording::record_checked(std::span<const device_view> v, std::span<const a
                     d.deterministic, {updates.range(), table}, c.context, 0, unit});
 }
 
+
+void recording::record_chains(std::span<const device_chain> chains, const device_view& output, const join_desc* join) {
+    // the operands: each chain's source and indices, then the output
+    std::vector<device_view> views;
+    std::vector<std::string> roles;
+    std::vector<std::size_t> counts;
+    for (std::size_t k = 0; k < chains.size(); ++k) {
+        const auto v = chains[k].views();
+        const std::string of = join ? " " + std::to_string(k) : "";
+        for (std::size_t i = 0; i < v.size(); ++i) roles.push_back(i == 0 ? "input" + of : "indices" + of);
+        views.insert(views.end(), v.begin(), v.end());
+        counts.push_back(v.size());
+    }
+    views.push_back(output);
+    roles.emplace_back("output");
+    const auto noted = note_call(
+        join ? "join" : "evaluate", views, [&roles](std::size_t i) { return roles[i]; },
+        [steps = std::vector<device_chain>(chains.begin(), chains.end()), d = join ? std::optional<join_desc>(*join) : std::nullopt](
+            recording& r, std::span<const device_view> v) {
+            std::vector<device_chain> again;
+            for (const auto& c : steps) again.push_back(c.rebound(v));
+            r.record_chains(again, v.front(), d ? &*d : nullptr);
+        });
+    const any_view out = output.as_any();
+    int axis = 0;
+    if (join) axis = strix::detail::check_chain_join(chains, &out, *join).axis;
+    else strix::detail::check_chain_evaluate(chains[0], out);
+
+    // every index of every gather under the `error` policy checked before anything is written
+    bool guarded = false;
+    for (const auto& c : chains)
+        for (std::size_t i = 0; i < c.steps().size(); ++i) {
+            const auto& s = c.steps()[i];
+            if (s.op != chain_op::gather || s.gather.policy != index_policy::error) continue;
+            if (!guarded) begin_guard();
+            guarded = true;
+            device_view idx = s.indices;
+            const any_cview part = strix::detail::gather_index_view(idx.as_any(), s.gather);
+            idx.sizes = part.sizes();
+            idx.strides = part.strides();
+            check_indices_only(idx, s.in[s.axis], s.axis, "gather (chain step " + std::to_string(i + 1) + ")", s.context);
+        }
+
+    // each chain's passes into temporaries (scratch) in turn, then the last passes of all
+    // together, behind one hazard check (their parts of the output are disjoint)
+    std::vector<range> reads_all;
+    std::vector<plan::move_plan> last;
+    std::int64_t at = 0;
+    std::size_t first_view = 0;
+    for (std::size_t k = 0; k < chains.size(); ++k) {
+        const device_chain& c = chains[k];
+        const std::vector<range> sources = [&] {
+            std::vector<range> r;
+            for (std::size_t i = 0; i < counts[k]; ++i) r.push_back(views[first_view + i].range());
+            return r;
+        }();
+        first_view += counts[k];
+        std::vector<range> temps;
+        auto make = [&](dtype t, const shape& sz) {
+            const auto bytes = static_cast<std::uint64_t>(sz.count()) * size_of(t);
+            const scratch_block b = scratch(std::max<std::uint64_t>(bytes, 16));
+            temps.push_back({b.address, b.address + bytes});
+            return any_view(reinterpret_cast<void*>(static_cast<std::uintptr_t>(b.address)), t, sz);
+        };
+        const any_view part = join ? strix::detail::join_part(out, c.sizes(), axis, at) : out;
+        at += join ? c.sizes()[axis] : 0;
+        auto passes = strix::detail::lower_chain(c, part, make);
+        for (auto& pass : passes) {
+            std::vector<range> reads = sources; // (the indices; the source only where the pass reads it)
+            if (pass.reads >= 0) reads.push_back(temps[static_cast<std::size_t>(pass.reads)]);
+            if (pass.writes >= 0) record_move(pass.plan, reads, temps[static_cast<std::size_t>(pass.writes)]);
+            else {
+                reads_all.insert(reads_all.end(), reads.begin(), reads.end());
+                last.push_back(std::move(pass.plan));
+            }
+        }
+    }
+    barrier_for(reads_all, output.range());
+    for (const auto& p : last) record_move(p, {}, {}, false);
+}
+
 } // namespace strix::vulkan

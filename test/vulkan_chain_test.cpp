@@ -1,0 +1,99 @@
+// Chains of moves on the Vulkan backend (a stream's evaluate and join): random chains of 1 to 5
+// steps over random layouts, on each move path, against the same steps run eagerly on the CPU,
+// bit for bit; hostile indices under both policies (under `error` nothing is written).
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "support/chains.hpp"
+#include "support/vulkan.hpp"
+
+namespace {
+
+using namespace strix_test;
+
+/// Operand `o` (a strided host operand) on the device: its whole buffer uploaded, the view
+/// placed in it as on the host.
+vk::device_view on_device(vk::context& ctx, std::deque<vk::device_tensor>& keep, const strided& o) {
+    const any_cview whole(o.buf.data(), dtype::uint8, shape{static_cast<std::int64_t>(o.buf.size())});
+    vk::device_view v = keep.emplace_back(vk::upload(ctx, whole)).view();
+    v.address += static_cast<std::uint64_t>(o.base * o.es());
+    v.type = o.type;
+    v.sizes = o.sizes;
+    v.strides = o.strides;
+    return v;
+}
+
+/// Chain `c` (over host operands) over the same operands on the device.
+vk::device_chain device_chain_of(vk::context& ctx, std::deque<vk::device_tensor>& keep, const random_chain& c) {
+    std::vector<vk::device_view> views;
+    for (const auto& o : c.operands) views.push_back(on_device(ctx, keep, o));
+    std::span<const vk::device_view> v(views);
+    return c.chain.rebound(v);
+}
+
+} // namespace
+
+TEST_CASE("vulkan: random chains of 1 to 5 moves equal their eager steps bit for bit, on each path", "[vulkan]") {
+    for (const int path : test_paths()) {
+        vk::context ctx(path_options(path));
+        rng_t g(case_seed(0xC4A1D, static_cast<std::uint64_t>(path)));
+        const int cases = at_least(160);
+        for (int n = 0; n < cases; ++n) {
+            const random_chain c = make_random_chain(g, static_cast<int>(uni(g, 1, 5)));
+            const std::string text = c.text + " (path " + std::to_string(path) + ", case " + std::to_string(n) + ")";
+            INFO(text << "; " << strix::describe_chain(c.chain));
+            std::deque<vk::device_tensor> keep;
+            const vk::device_chain dc = device_chain_of(ctx, keep, c);
+            // the output starts as a pattern, which a refused chain must leave
+            host_tensor pattern(c.chain.type(), c.chain.sizes());
+            std::memset(pattern.view().data(), 0x5A, static_cast<std::size_t>(pattern.view().count()) * strix::size_of(c.chain.type()));
+            const vk::device_tensor out = vk::upload(ctx, pattern.view());
+            vk::stream s(ctx);
+            s.evaluate(dc, out.view());
+            if (c.bad_index) {
+                CHECK_THROWS_WITH(s.run(), Catch::StartsWith("strix::gather (chain step "));
+                CHECK(same_bytes(read_back(ctx, out), pattern));
+                continue;
+            }
+            s.run();
+            const host_tensor got = read_back(ctx, out);
+            REQUIRE(same_bytes(got, c.eager));
+        }
+    }
+}
+
+TEST_CASE("vulkan: a join of chains (gather, pad; crop, pad; a tensor) equals the eager join, with any temporaries", "[vulkan]") {
+    vk::context ctx;
+    rng_t g(0x701A);
+    const host_tensor x = random_tensor(g, dtype::float32, {2, 6, 5, 5}), other = random_tensor(g, dtype::float32, {2, 3, 11, 11});
+    host_tensor p(dtype::int64, {4});
+    auto* pi = static_cast<std::int64_t*>(p.view().data());
+    for (int i = 0; i < 4; ++i) pi[i] = (i * 5) % 6 - (i == 3 ? 6 : 0); // a negative one too
+    const strix::pad_desc reflect{.mode = pad_mode::reflect, .start = {0, 0, 3, 3}, .end = {0, 0, 3, 3}};
+    const strix::pad_desc crop{.start = {0, 0, -1, -1}, .end = {0, 0, -1, -1}};
+    const strix::pad_desc edge4{.mode = pad_mode::edge, .start = {0, 0, 4, 4}, .end = {0, 0, 4, 4}};
+    const strix::chain a = strix::lazy(x.view()).gather(p.view(), {.axis = 1}).pad(reflect);
+    const strix::chain b = strix::lazy(x.view()).pad(crop).pad(edge4).slice({.starts = {1}, .ends = {4}, .axes = {1}});
+    const strix::pad_desc symmetric{.mode = pad_mode::symmetric, .start = {0, 0, 0, 1}, .end = {0, 0, 0, -1}};
+    const strix::chain c = strix::lazy(x.view()).slice({.starts = {4}, .ends = {5}, .axes = {1}}).pad(reflect).pad(symmetric); // (a temporary)
+    const strix::chain cpu[] = {a, b, other.view(), c};
+    const host_tensor want = strix::join(cpu, {.axis = 1});
+    const vk::device_tensor dx = vk::upload(ctx, x.view()), dp = vk::upload(ctx, p.view()), dother = vk::upload(ctx, other.view());
+    const vk::device_chain da = vk::lazy(dx.view()).gather(dp.view(), {.axis = 1}).pad(reflect);
+    const vk::device_chain db = vk::lazy(dx.view()).pad(crop).pad(edge4).slice({.starts = {1}, .ends = {4}, .axes = {1}});
+    const vk::device_chain dc = vk::lazy(dx.view()).slice({.starts = {4}, .ends = {5}, .axes = {1}}).pad(reflect).pad(symmetric);
+    CHECK(strix::describe_chain(dc).find("temporary") != std::string::npos);
+    const vk::device_chain parts[] = {da, db, dother.view(), dc};
+    const vk::device_tensor out(ctx, dtype::float32, want.view().sizes());
+    vk::stream s(ctx, {.stats = true});
+    s.join(parts, out.view(), {.axis = 1});
+    // the gather's index check, one pass each for a, b and the tensor, two for c
+    CHECK(s.stats().dispatches == 6);
+    s.run();
+    REQUIRE(same_bytes(read_back(ctx, out), want));
+}
