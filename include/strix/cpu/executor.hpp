@@ -32,8 +32,14 @@ namespace strix::cpu {
 /// "Figures behind the CPU executor's choices"). A plan of one long row (a join along the outer
 /// axis) keeps plan after plan. Threads take contiguous runs of blocks; there are at least as
 /// many blocks as threads, so a single long row is split too.
+///
+/// `blocks_hint` > 0 sets the number of blocks instead (at least one per thread): a join of
+/// chains gives the count of the output's coordinates before the join axis, so that every block
+/// holds whole parts of the output in its order, whatever rows the plans collapsed to. (A padded
+/// part has rows of one output row each, and another part collapsed to a few long rows would
+/// be cut into as many pieces, each a row's bytes: streamed partial lines, half a copy's rate.)
 template <bool Compact = false>
-void execute_together(std::span<const plan::move_plan> plans, const options& opt = {}) {
+void execute_together(std::span<const plan::move_plan> plans, const options& opt = {}, std::int64_t blocks_hint = 0) {
     strix::detail::small_vector<detail::run_state, 4> states;
     std::int64_t bytes = 0, most = 0, rows = 0;
     for (const auto& p : plans) {
@@ -48,7 +54,9 @@ void execute_together(std::span<const plan::move_plan> plans, const options& opt
         if (p.rank != 0 && p.count() != 0) detail::prepare<Compact>(states.emplace_back(), p, stream, stage);
     const int t = detail::threads_for(opt, bytes, most);
     // at most 2^24 blocks, so that part() cannot overflow
-    const std::int64_t blocks = states.size() == 1 ? t : std::max<std::int64_t>(std::min({rows, bytes / 4096, std::int64_t{1} << 24}), t);
+    const std::int64_t blocks = blocks_hint > 0     ? std::max<std::int64_t>(std::min(blocks_hint, std::int64_t{1} << 24), t)
+                                : states.size() == 1 ? t
+                                                     : std::max<std::int64_t>(std::min({rows, bytes / 4096, std::int64_t{1} << 24}), t);
     // the first element of block k of a plan of n
     auto part = [blocks](std::int64_t n, std::int64_t k) { return detail::part_start(n, k, blocks); };
     detail::parallel_ranges(t, blocks, [&](std::int64_t a, std::int64_t b) {

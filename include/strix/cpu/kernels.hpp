@@ -14,8 +14,8 @@
 #include "strix/cpu/executor.hpp"
 #include "strix/cpu/update.hpp"
 
-extern template void strix::cpu::execute_together<false>(std::span<const strix::plan::move_plan>, const strix::cpu::options&);
-extern template void strix::cpu::execute_together<true>(std::span<const strix::plan::move_plan>, const strix::cpu::options&);
+extern template void strix::cpu::execute_together<false>(std::span<const strix::plan::move_plan>, const strix::cpu::options&, std::int64_t);
+extern template void strix::cpu::execute_together<true>(std::span<const strix::plan::move_plan>, const strix::cpu::options&, std::int64_t);
 extern template void strix::cpu::execute<false>(const strix::plan::move_plan&, const strix::cpu::options&);
 extern template void strix::cpu::execute<true>(const strix::plan::move_plan&, const strix::cpu::options&);
 extern template void strix::cpu::execute<void>(const strix::plan::update_plan&, const strix::cpu::options&);

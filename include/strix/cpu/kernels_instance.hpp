@@ -13,8 +13,8 @@
 #include "strix/cpu/kernels.hpp"
 
 #if !defined(STRIX_KERNELS_PART) || STRIX_KERNELS_PART == 1
-template void strix::cpu::execute_together<false>(std::span<const strix::plan::move_plan>, const strix::cpu::options&);
-template void strix::cpu::execute_together<true>(std::span<const strix::plan::move_plan>, const strix::cpu::options&);
+template void strix::cpu::execute_together<false>(std::span<const strix::plan::move_plan>, const strix::cpu::options&, std::int64_t);
+template void strix::cpu::execute_together<true>(std::span<const strix::plan::move_plan>, const strix::cpu::options&, std::int64_t);
 template void strix::cpu::execute<false>(const strix::plan::move_plan&, const strix::cpu::options&);
 template void strix::cpu::execute<true>(const strix::plan::move_plan&, const strix::cpu::options&);
 template void strix::cpu::execute<void>(const strix::plan::update_plan&, const strix::cpu::options&);

@@ -350,7 +350,7 @@ std::vector<bool> check_chain_indices(const basic_chain<View>& c, const cpu::opt
 /// Runs the passes of the chains of a join (or of one chain) on the CPU: each chain's passes into
 /// temporaries in turn, then the last passes of all together (disjoint outputs).
 template <class Make>
-void run_chains(std::size_t n, Make&& lower_one, const cpu::options& opt) {
+void run_chains(std::size_t n, Make&& lower_one, const cpu::options& opt, std::int64_t blocks_hint = 0) {
     std::deque<host_tensor> temps;
     std::vector<plan::move_plan> last;
     for (std::size_t k = 0; k < n; ++k) {
@@ -360,7 +360,7 @@ void run_chains(std::size_t n, Make&& lower_one, const cpu::options& opt) {
             else last.push_back(std::move(pass.plan));
         }
     }
-    cpu::execute_together(last, opt);
+    cpu::execute_together(last, opt, blocks_hint);
 }
 
 /// The passes' index types made unsigned where their gather's indices were all found in [0, n).
@@ -434,11 +434,14 @@ void join(const R& chains, const any_view& output, const join_desc& d = {}, cons
     for (const auto& in : inputs) nonnegative.push_back(detail::check_chain_indices(in, opt));
     std::vector<std::int64_t> at(inputs.size() + 1);
     for (std::size_t k = 0; k < inputs.size(); ++k) at[k + 1] = at[k] + inputs[k].sizes()[c.axis];
+    // the parts run together in blocks of whole output coordinates before the axis
+    std::int64_t outer = c.out.count() > 0 ? 1 : 0; // (an empty output's sizes may multiply past 64 bits)
+    for (int i = 0; outer > 0 && i < c.axis; ++i) outer *= c.out[i];
     detail::run_chains(inputs.size(), [&](std::size_t k, auto&& make) {
         auto passes = detail::lower_chain(inputs[k], detail::join_part(output, inputs[k].sizes(), c.axis, at[k]), make);
         detail::unsigned_where_checked(passes, nonnegative[k]);
         return passes;
-    }, opt);
+    }, opt, outer);
 }
 
 /// The join of chains `inputs` as a new C-order host tensor.
