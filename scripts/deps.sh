@@ -10,8 +10,9 @@ packages=(g++ meson ninja-build pkg-config catch2 python3 python3-numpy python3-
 # `deps.sh bench`: also what bench/make_results.sh draws its plots with
 [ "${1:-}" = bench ] && packages+=(python3-matplotlib)
 # `deps.sh peers`: also PyTorch for bench/torch_peer.py --device cpu (Debian's 1.13; NumPy, the
-# other CPU peer, is in the list above). About 780 MB, so CI, which runs neither peer, never asks.
-[ "${1:-}" = peers ] && packages+=(python3-torch)
+# other CPU peer, is in the list above) and Eigen, whose Tensor expressions bench/eigen_chains
+# runs beside strix's chains. About 780 MB, so CI, which runs no peer, never asks.
+[ "${1:-}" = peers ] && packages+=(python3-torch libeigen3-dev)
 # `deps.sh fuzz`: only what scripts/fuzz.sh needs (clang with libFuzzer and the sanitizers' runtime)
 [ "${1:-}" = fuzz ] && packages=(clang libclang-rt-14-dev)
 # `deps.sh consumers`: only what CI's checks of consumers and of Windows need (CMake, the MinGW

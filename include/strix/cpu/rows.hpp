@@ -77,11 +77,11 @@ segment_list segments_of(const plan::move_dim& d, std::int64_t elem, term_list& 
             } else {
                 for (prev = m; j < to; ++j) {
                     const std::int64_t next = d.source(j);
-                    if (next == plan::no_source || next != prev + elem) break;
+                    if (next == plan::no_source || next != prev + d.src) break;
                     prev = next;
                 }
-                if (j - i > 1) {
-                    s.push_back({segment::run, i, j - i, m, elem});
+                if (j - i > 1) { // (forward at the source's own stride: a wrap of a strided source too)
+                    s.push_back({segment::run, i, j - i, m, d.src});
                 } else {
                     if (!(!s.empty() && s.back().kind == segment::each && s.back().begin + s.back().len == i))
                         s.push_back({segment::each, i, 0, static_cast<std::int64_t>(terms.size()), 0});

@@ -196,12 +196,20 @@ void walk(const run_state& st, cursor& w, std::int64_t n) {
                     __builtin_prefetch(reinterpret_cast<const void*>(at), 1);
                     __builtin_prefetch(reinterpret_cast<const void*>(at + static_cast<std::uintptr_t>(inner * ds - 1)), 1);
                 }
+                // A wrap pad of a strided source (a tile of a slice) into a contiguous row that
+                // this call writes whole: its pads read the row's own copy of the period, written
+                // first (the source's range is the first segment) and still in cache, where the
+                // elements lie next to each other, instead of the source again, element by element
+                const bool again = ds == static_cast<std::int64_t>(E) && in.fold == pad_mode::wrap && in.src != ds && in.src != 0 && a == 0 && b == inner;
                 for (const auto& seg : st.segs) {
                     const std::int64_t lo = std::max(a, seg.begin), hi = std::min(b, seg.begin + seg.len);
                     if (lo >= hi) continue;
                     std::byte* o = out + lo * ds;
                     if (seg.kind == segment::fill) fill_elems<E>(o, ds, p.fill.data(), hi - lo);
-                    else if (seg.kind == segment::run) {
+                    else if (again && seg.kind == segment::run && seg.begin != in.lo) {
+                        const std::byte* from = out + (in.lo + seg.src / in.src + (lo - seg.begin)) * ds;
+                        copy_run(o, from, static_cast<std::size_t>(hi - lo) * E, stream);
+                    } else if (seg.kind == segment::run) {
                         const std::byte* from = p.src + s + seg.src + (lo - seg.begin) * seg.step;
                         // short runs (the pads of wrap mode) inline: a library call costs more than the copy
                         if (ds == static_cast<std::int64_t>(E) && seg.step == ds && (hi - lo) * static_cast<std::int64_t>(E) >= 64)
