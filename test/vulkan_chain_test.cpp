@@ -97,3 +97,27 @@ TEST_CASE("vulkan: a join of chains (gather, pad; crop, pad; a tensor) equals th
     s.run();
     REQUIRE(same_bytes(read_back(ctx, out), want));
 }
+
+TEST_CASE("vulkan: a join's parts of 1 MiB and more per outer coordinate run as dense pieces, with the eager result", "[vulkan]") {
+    // [2, 64, 66, 66] parts: each batch item's block of a part holds over 1 MiB, so the encoder
+    // writes it as 16-byte chunks, a dispatch per item, where the part as a whole is no dense output
+    vk::context ctx;
+    rng_t g(0xD3E5);
+    const host_tensor x = random_tensor(g, dtype::float32, {2, 64, 64, 64}), other = random_tensor(g, dtype::float32, {2, 16, 70, 70});
+    host_tensor p(dtype::int64, {60});
+    auto* pi = static_cast<std::int64_t*>(p.view().data());
+    for (int i = 0; i < 60; ++i) pi[i] = (i * 7) % 64;
+    const strix::pad_desc reflect{.mode = pad_mode::reflect, .start = {0, 0, 3, 3}, .end = {0, 0, 3, 3}};
+    const strix::chain cpu[] = {strix::lazy(x.view()).gather(p.view(), {.axis = 1}).pad(reflect), other.view()};
+    const host_tensor want = strix::join(cpu, {.axis = 1});
+    const vk::device_tensor dx = vk::upload(ctx, x.view()), dp = vk::upload(ctx, p.view()), dother = vk::upload(ctx, other.view());
+    const vk::device_chain parts[] = {vk::lazy(dx.view()).gather(dp.view(), {.axis = 1}).pad(reflect), dother.view()};
+    const vk::device_tensor out(ctx, dtype::float32, want.view().sizes());
+    vk::stream s(ctx, {.stats = true});
+    s.join(parts, out.view(), {.axis = 1});
+    // the index check, two pieces of the gathered part (1.2 MB each), the other part whole (its
+    // 313 KB per item stay one dispatch)
+    CHECK(s.stats().dispatches == 1 + 2 + 1);
+    s.run();
+    REQUIRE(same_bytes(read_back(ctx, out), want));
+}
