@@ -64,7 +64,7 @@ using term_list = strix::detail::small_vector<std::int64_t, 8>;  ///< the source
 /// elements (whose source offsets go to `terms`: the fold is computed once per plan, not per
 /// row), and the input's own range as one run, listed first.
 template <class = void>
-segment_list segments_of(const plan::move_dim& d, std::int64_t elem, term_list& terms) {
+segment_list segments_of(const plan::move_dim& d, std::int64_t /*elem*/, term_list& terms) {
     segment_list s;
     auto add_padded = [&](std::int64_t from, std::int64_t to) {
         std::int64_t prev = 0;
