@@ -481,6 +481,20 @@ bool expect_only_strix_errors(const char* what, F&& f) {
     }
 }
 
+// The same single step as a chain (strix/ops/chain.hpp) into the same output: it must refuse
+// what the eager call refuses and otherwise write the same bytes of the output's buffer.
+template <class Eager, class Chain>
+void check_chain_step(operand& out, Eager&& eager, Chain&& chain) {
+    if (!out.buf) return; // (an output placed in another operand's buffer)
+    const std::vector<std::byte> before(out.buf.get(), out.buf.get() + out.len);
+    const bool eager_ok = expect_only_strix_errors("the eager step again", eager);
+    const std::vector<std::byte> after(out.buf.get(), out.buf.get() + out.len);
+    std::copy(before.begin(), before.end(), out.buf.get());
+    const bool chain_ok = expect_only_strix_errors("the step as a chain", chain);
+    if (eager_ok != chain_ok) finding(eager_ok ? "chain: refused a step the eager call takes" : "chain: took a step the eager call refuses");
+    if (!std::equal(after.begin(), after.end(), out.buf.get())) finding("chain: the output's buffer differs from the eager call's");
+}
+
 // Whether an index of `x` (a view over a real buffer) lies outside its axis: [-n, n) for signed
 // types, [0, n) for unsigned ones, where n = axis_size(coordinate in the last dimension).
 template <class AxisSize>
@@ -787,6 +801,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const int ax = strix::detail::normalize_axis(axis, I.rank());
             if (ok && ax >= 0)
                 check_indices_were_checked(ok, policy, has_bad_index(o[1], [&](std::int64_t) { return I.size(ax); }), O.sizes().checked_count() == 0);
+            check_chain_step(o[2], [&] { strix::gather(I, X, O, gd, opt); }, [&] { strix::evaluate(strix::lazy(I).gather(X, gd), O, opt); });
         }
         expect_only_strix_errors("checks + lowering + plan walk", [&] {
             const auto ctx = strix::detail::check_gather(I, X, &O, gd);
@@ -871,7 +886,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         // the plan walk visits every output element: its cost follows the output's extent, which
         // the harness cannot allocate beyond this either
         if (total_pad(I.sizes(), pd) > (1 << 24)) return 0;
-        if (all_fit) expect_only_strix_errors("operator on views", [&] { strix::pad(I, O, pd, opt); });
+        if (all_fit) {
+            expect_only_strix_errors("operator on views", [&] { strix::pad(I, O, pd, opt); });
+            check_chain_step(o[1], [&] { strix::pad(I, O, pd, opt); }, [&] { strix::evaluate(strix::lazy(I).pad(pd), O, opt); });
+        }
         expect_only_strix_errors("checks + lowering + plan walk", [&] {
             strix::detail::check_pad(I, &O, pd);
             const auto p = strix::detail::lower_pad(I, O, pd);
@@ -894,7 +912,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             using T = strix::op_traits<std::decay_t<decltype(d)>>;
             const strix::any_cview ins[] = {I};
             const strix::any_view outs[] = {O};
-            if (all_fit) expect_only_strix_errors("operator on views", [&] { strix::detail::call_into(ins, outs, d, opt); });
+            if (all_fit) {
+                expect_only_strix_errors("operator on views", [&] { strix::detail::call_into(ins, outs, d, opt); });
+                check_chain_step(o[1], [&] { strix::detail::call_into(ins, outs, d, opt); }, [&] {
+                    if constexpr (std::is_same_v<std::decay_t<decltype(d)>, strix::slice_desc>) strix::evaluate(strix::lazy(I).slice(d), O, opt);
+                    else strix::evaluate(strix::lazy(I).tile(d), O, opt);
+                });
+            }
             expect_only_strix_errors("checks + lowering + plan walk", [&] {
                 const auto c = T::check(ins, outs, d);
                 if (O.sizes().checked_count() > (1 << 24)) return;

@@ -72,11 +72,13 @@ namespace detail {
     throw error(e.code(), tag + m);
 }
 
-/// A view of `type` and `sizes` in C order at a placeholder address, for the rules of a step,
-/// which look at shapes and types only.
+/// A view of `type` and `sizes` at a placeholder address, for the rules of a step, which look
+/// at shapes and types only. Its strides are 0: a C-order layout could reach past 64-bit
+/// offsets where the chain's real tensor (a broadcast input of zero strides) does not, and the
+/// view checks would refuse a step that the eager call takes.
 inline any_cview shape_only(dtype type, const shape& sizes) {
     static const std::byte placeholder[16]{};
-    return any_cview(placeholder, type, sizes, c_strides(sizes));
+    return any_cview(placeholder, type, sizes, std::array<std::int64_t, max_rank>{});
 }
 } // namespace detail
 
