@@ -190,3 +190,24 @@ TEST_CASE("chain: a step's rules are the eager operator's, and its errors name t
     const any_view into_source(x.view().data(), dtype::float32, {2, 3});
     CHECK_THROWS_WITH(strix::evaluate(strix::lazy(x.view()).slice({}), into_source), Catch::Contains("overlaps the input"));
 }
+
+TEST_CASE("chain: typed chains compute their extents at compile time (static) or run time (dynamic) and equal the eager steps", "[chain]") {
+    float x[2 * 3] = {1, 2, 3, 4, 5, 6};
+    const std::int64_t idx[3] = {1, 0, -1};
+    const strix::tensor_view<const float, strix::extents<2, 3>> X(x);
+    const strix::tensor_view<const std::int64_t, strix::extents<3>> I(idx);
+    constexpr strix::pad_desc wrap{.mode = pad_mode::wrap, .start = {0, 1}, .end = {0, 2}};
+    const auto c = strix::lazy(X).gather<strix::gather_desc{.axis = 0}>(I).pad<wrap>().tile<strix::tile_desc{{2, 1}}>();
+    static_assert(std::is_same_v<std::remove_cvref_t<decltype(c.extents())>, strix::extents<6, 6>>);
+    float out[6 * 6];
+    strix::evaluate(c, strix::tensor_view<float, strix::extents<6, 6>>(out));
+    const host_tensor g = strix::gather(X.erased(), I.erased(), {.axis = 0});
+    const host_tensor p = strix::pad(g.view(), wrap);
+    const host_tensor want = strix::tile(p.view(), {{2, 1}});
+    REQUIRE(std::memcmp(out, want.view().data(), sizeof out) == 0);
+    // dynamic extents: the same steps, checked as they are added
+    const strix::tensor_view<const float, strix::dextents<2>> D(x, strix::dextents<2>(shape{2, 3}));
+    const auto d = strix::lazy(D).pad<wrap>();
+    CHECK(d.extents().to_shape() == shape{2, 6});
+    CHECK_THROWS_WITH((strix::lazy(D).pad<strix::pad_desc{.start = {-3, 0}, .end = {0, 0}}>()), Catch::Contains("negative pads must not remove more"));
+}
