@@ -48,6 +48,15 @@ if [ ! -f /usr/include/dlpack/dlpack.h ]; then
   done
   files=("${keep[@]}")
 fi
+# bench/eigen_chains.cpp runs Eigen beside strix where Eigen is installed (scripts/deps.sh peers);
+# its headers are taken as system headers (their own C++20 deprecations are Eigen's)
+if [ ! -f /usr/include/eigen3/unsupported/Eigen/CXX11/Tensor ]; then
+  keep=()
+  for f in "${files[@]}"; do
+    if [ "$f" = bench/eigen_chains.cpp ]; then echo "clang check: $f left out (no Eigen: scripts/deps.sh peers)"; else keep+=("$f"); fi
+  done
+  files=("${keep[@]}")
+fi
 # (the backend's files compile with STRIX_SEPARATE_KERNELS in every build; it changes only what
 # the others declare, so all take it here)
 flags=(-std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -DSTRIX_HAVE_VULKAN=1 -DSTRIX_SEPARATE_KERNELS -Iinclude -Ibackends/vulkan -Iexamples "-I$build/test" -DSTRIX_TEST_VECTORS=\"test/vectors\")
@@ -57,6 +66,7 @@ export flags_line="${flags[*]}"
 printf '%s\n' "${files[@]}" |
   xargs -P "$(nproc)" -I{} bash -c 'f=${1#vulkan:}; x=""; [ "$f" != "$1" ] && x=-DSTRIX_TEST_VULKAN=1 # as the Vulkan test program builds it
     [ "$f" = test/dlpack1_test.cpp ] && x=-Itest/dlpack1 # its DLPack 1.1-shaped header
+    [ "$f" = bench/eigen_chains.cpp ] && x="-isystem /usr/include/eigen3"
     $cxx $flags_line $x "$f" >"$work/$(echo "$1" | tr / @).log" 2>&1 || touch "$work/$(echo "$1" | tr / @).failed"' _ {}
 status=0
 n=0
