@@ -58,8 +58,8 @@ TEST_CASE("chain: random chains of 1 to 5 moves equal their eager steps bit for 
         // and allocating
         const host_tensor fresh = strix::evaluate(c.chain);
         REQUIRE(fresh.view().sizes() == c.eager.view().sizes());
-        const auto n = static_cast<std::size_t>(c.eager.view().count()) * strix::size_of(c.chain.type());
-        if (n > 0) REQUIRE(std::memcmp(fresh.view().data(), c.eager.view().data(), n) == 0); // (an empty tensor has no data)
+        const auto bytes = static_cast<std::size_t>(c.eager.view().count()) * strix::size_of(c.chain.type());
+        if (bytes > 0) REQUIRE(std::memcmp(fresh.view().data(), c.eager.view().data(), bytes) == 0); // (an empty tensor has no data)
     }
     // the draw reaches both: chains that compose whole and chains that split
     CHECK(composed > 500);
