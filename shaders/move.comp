@@ -5,9 +5,11 @@
 // the address that the plan's per-dimension terms add up to, or is the fill value.
 //
 // VEC == 1: each invocation writes one element, wherever the output strides put it.
-// VEC > 1 (16 / ELEM): the output is contiguous in plan order and 16-byte aligned; a chunk of
-// VEC consecutive elements is assembled and written as one 16-byte store. The coordinates are
-// decomposed once per chunk and then stepped, so the division cost is shared by VEC elements.
+// VEC > 1 (16 / ELEM): the output is made of contiguous blocks, each a whole number of 16-byte
+// chunks and 16-byte aligned (a dense output: one block; a part of a join or a padded part: a
+// block per outer coordinate); a chunk of VEC consecutive elements in plan order is assembled and
+// written as one 16-byte store where its first element goes. The coordinates are decomposed once
+// per chunk and then stepped, so the division cost is shared by VEC elements.
 // ADDR32: the same in 32-bit arithmetic, where the plan's offsets fit (most calls): 64-bit
 // multiplies and divisions are several instructions each, and they, not the memory, limit the
 // chunk path (bench/NOTES.md, "Figures behind the encoder's choices").
@@ -254,8 +256,8 @@ void put_element(inout uvec4 chunk, uint j, addr_t a, bool fill) {
 }
 
 #if !BASELINE
-// Chunk i of a contiguous output (VEC elements, 16 bytes).
-uvec4 load_chunk(addr_t i) {
+// Chunk i (VEC elements, 16 bytes), and its output offset.
+uvec4 load_chunk(addr_t i, out offs_t dst) {
     PLAN_DIMS(dims);
     const int R = int(RANK) - 1; // the innermost dimension
     Dim dim[8];
@@ -265,6 +267,8 @@ uvec4 load_chunk(addr_t i) {
         dim[k] = PLAN_DIM(dims, k);
         c[k] = next_coordinate(rem, dim[k].size, k == 0);
     }
+    dst = 0;
+    [[unroll]] for (int k = 0; k <= R; ++k) dst += c[k] * dim[k].dst;
     offs_t osrc, okey;
     bool ofill;
     outer_terms(dim, c, osrc, okey, ofill);
@@ -305,8 +309,9 @@ void row_terms32(const Dim32 dim[8], const int c[8], out int src, out int key, o
 
 // load_chunk in 32-bit arithmetic: one multiply and shift per dimension, and the row's terms computed
 // once (twice for a chunk that crosses into the next row, which happens at most once as rows
-// hold VEC elements or more).
-uvec4 load_chunk32(uint i) {
+// hold VEC elements or more). Where the innermost dimension reads no index (a gathered outer
+// axis), the index is read once per row, not once per element.
+uvec4 load_chunk32(uint i, out int dst) {
     const int R = int(RANK) - 1;
     Dim32 dim[8];
     int c[8];
@@ -315,18 +320,27 @@ uvec4 load_chunk32(uint i) {
     uint rem = i * VEC;
     const int col = next_coordinate32(rem, dim[R], R == 0);
     [[unroll]] for (int k = R - 1; k >= 0; --k) c[k] = next_coordinate32(rem, dim[k], k == 0);
+    dst = col * dim[R].dst;
+    [[unroll]] for (int k = 0; k < R; ++k) dst += c[k] * dim[k].dst;
     int osrc, okey, nsrc, nkey;
     bool ofill, nfill;
     row_terms32(dim, c, osrc, okey, ofill);
     nsrc = osrc;
     nkey = okey;
     nfill = ofill;
-    if (col + int(VEC) > W) {
+    const bool crosses = col + int(VEC) > W;
+    if (crosses) {
         for (int k = R - 1; k >= 0; --k) {
             if (++c[k] < dim[k].size) break;
             c[k] = 0;
         }
         row_terms32(dim, c, nsrc, nkey, nfill);
+    }
+    const bool row_index = INDEX_TYPE != 0 && dim[R].key == 0;
+    offs_t ogather = 0, ngather = 0;
+    if (row_index) {
+        ogather = resolve_deferred(pc.indices + addr_t(offs_t(okey)), pc.axis_size) * pc.axis_stride;
+        ngather = crosses ? resolve_deferred(pc.indices + addr_t(offs_t(nkey)), pc.axis_size) * pc.axis_stride : ogather;
     }
     uvec4 chunk = uvec4(0);
     [[unroll]] for (uint j = 0; j < VEC; ++j) {
@@ -336,7 +350,9 @@ uvec4 load_chunk32(uint i) {
         const int t = term32(dim[R], cj);
         const bool fill = (next ? nfill : ofill) || t == NO_SOURCE32;
         offs_t src = offs_t((next ? nsrc : osrc) + (t == NO_SOURCE32 ? 0 : t));
-        if (INDEX_TYPE != 0) {
+        if (row_index) {
+            src += next ? ngather : ogather;
+        } else if (INDEX_TYPE != 0) {
             const int key = (next ? nkey : okey) + cj * dim[R].key;
             src += resolve_deferred(pc.indices + addr_t(offs_t(key)), pc.axis_size) * pc.axis_stride;
         }
@@ -345,12 +361,20 @@ uvec4 load_chunk32(uint i) {
     return chunk;
 }
 
-uvec4 chunk_at(addr_t i) {
-#if BASELINE
-    return load_chunk32(uint(i));
-#else
-    return ADDR32 != 0 ? load_chunk32(uint(i)) : load_chunk(i);
+// Chunk i and the address it goes to.
+uvec4 chunk_at(addr_t i, out addr_t d) {
+#if !BASELINE
+    if (ADDR32 == 0) {
+        offs_t dst;
+        const uvec4 v = load_chunk(i, dst);
+        d = pc.dst + addr_t(dst);
+        return v;
+    }
 #endif
+    int dst;
+    const uvec4 v = load_chunk32(uint(i), dst);
+    d = pc.dst + addr_t(offs_t(dst));
+    return v;
 }
 
 void main() {
@@ -363,7 +387,11 @@ void main() {
     }
     if (VEC > 1 && UNROLL == 1) { // one chunk: kept free of the arrays below, which measured slower
         const addr_t i = invocation();
-        if (i < pc.count) STORE_CHUNK(DST, pc.dst + i * AU(16), chunk_at(i));
+        if (i < pc.count) {
+            addr_t d;
+            const uvec4 v = chunk_at(i, d);
+            STORE_CHUNK(DST, d, v);
+        }
         if (INDEX_TYPE != 0 && POLICY == 0 && out_of_range) raise_flag();
         return;
     }
@@ -378,8 +406,7 @@ void main() {
         if (VEC == 1) {
             v[k] = load_element16(i, d[k], mine[k]);
         } else {
-            v[k] = chunk_at(i);
-            d[k] = pc.dst + i * AU(16);
+            v[k] = chunk_at(i, d[k]);
         }
     }
     [[unroll]] for (uint k = 0; k < UNROLL; ++k) {

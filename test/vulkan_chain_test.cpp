@@ -28,6 +28,20 @@ vk::device_view on_device(vk::context& ctx, std::deque<vk::device_tensor>& keep,
     return v;
 }
 
+/// The operands of a gather, reflect-pad (3 on the last two axes) and join: x, the other input
+/// of the join and n channel indices of x (index i: (i * step) % channels, the last one made
+/// negative where `negative`).
+struct gather_pad_join {
+    host_tensor x, other, p{dtype::int64, {1}};
+    strix::pad_desc reflect{.mode = pad_mode::reflect, .start = {0, 0, 3, 3}, .end = {0, 0, 3, 3}};
+
+    gather_pad_join(rng_t& g, shape x_sizes, shape other_sizes, std::int64_t n, std::int64_t step, bool negative)
+        : x(random_tensor(g, dtype::float32, x_sizes)), other(random_tensor(g, dtype::float32, other_sizes)), p(dtype::int64, {n}) {
+        auto* pi = static_cast<std::int64_t*>(p.view().data());
+        for (std::int64_t i = 0; i < n; ++i) pi[i] = (i * step) % x_sizes[1] - (negative && i == n - 1 ? x_sizes[1] : 0);
+    }
+};
+
 /// Chain `c` (over host operands) over the same operands on the device.
 vk::device_chain device_chain_of(vk::context& ctx, std::deque<vk::device_tensor>& keep, const random_chain& c) {
     std::vector<vk::device_view> views;
@@ -71,11 +85,8 @@ TEST_CASE("vulkan: random chains of 1 to 5 moves equal their eager steps bit for
 TEST_CASE("vulkan: a join of chains (gather, pad; crop, pad; a tensor) equals the eager join, with any temporaries", "[vulkan]") {
     vk::context ctx;
     rng_t g(0x701A);
-    const host_tensor x = random_tensor(g, dtype::float32, {2, 6, 5, 5}), other = random_tensor(g, dtype::float32, {2, 3, 11, 11});
-    host_tensor p(dtype::int64, {4});
-    auto* pi = static_cast<std::int64_t*>(p.view().data());
-    for (int i = 0; i < 4; ++i) pi[i] = (i * 5) % 6 - (i == 3 ? 6 : 0); // a negative one too
-    const strix::pad_desc reflect{.mode = pad_mode::reflect, .start = {0, 0, 3, 3}, .end = {0, 0, 3, 3}};
+    const gather_pad_join op(g, {2, 6, 5, 5}, {2, 3, 11, 11}, 4, 5, true); // a negative index too
+    const auto& [x, other, p, reflect] = op;
     const strix::pad_desc crop{.start = {0, 0, -1, -1}, .end = {0, 0, -1, -1}};
     const strix::pad_desc edge4{.mode = pad_mode::edge, .start = {0, 0, 4, 4}, .end = {0, 0, 4, 4}};
     const strix::chain a = strix::lazy(x.view()).gather(p.view(), {.axis = 1}).pad(reflect);
@@ -99,16 +110,13 @@ TEST_CASE("vulkan: a join of chains (gather, pad; crop, pad; a tensor) equals th
     REQUIRE(same_bytes(read_back(ctx, out), want));
 }
 
-TEST_CASE("vulkan: a join's parts of 1 MiB and more per outer coordinate run as dense pieces, with the eager result", "[vulkan]") {
-    // [2, 64, 66, 66] parts: each batch item's block of a part holds over 1 MiB, so the encoder
-    // writes it as 16-byte chunks, a dispatch per item, where the part as a whole is no dense output
+TEST_CASE("vulkan: a join's parts, dense blocks per outer coordinate, run as 16-byte chunks, one dispatch each, with the eager result", "[vulkan]") {
+    // [2, 64, 70, 70] output: each batch item's block of a part is dense, so move.comp writes the
+    // part as 16-byte chunks, each where its first element goes, though the part is no dense output
     vk::context ctx;
     rng_t g(0xD3E5);
-    const host_tensor x = random_tensor(g, dtype::float32, {2, 64, 64, 64}), other = random_tensor(g, dtype::float32, {2, 16, 70, 70});
-    host_tensor p(dtype::int64, {60});
-    auto* pi = static_cast<std::int64_t*>(p.view().data());
-    for (int i = 0; i < 60; ++i) pi[i] = (i * 7) % 64;
-    const strix::pad_desc reflect{.mode = pad_mode::reflect, .start = {0, 0, 3, 3}, .end = {0, 0, 3, 3}};
+    const gather_pad_join op(g, {2, 64, 64, 64}, {2, 16, 70, 70}, 60, 7, false);
+    const auto& [x, other, p, reflect] = op;
     const strix::chain cpu[] = {strix::lazy(x.view()).gather(p.view(), {.axis = 1}).pad(reflect), other.view()};
     const host_tensor want = strix::join(cpu, {.axis = 1});
     const vk::device_tensor dx = vk::upload(ctx, x.view()), dp = vk::upload(ctx, p.view()), dother = vk::upload(ctx, other.view());
@@ -116,9 +124,10 @@ TEST_CASE("vulkan: a join's parts of 1 MiB and more per outer coordinate run as 
     const vk::device_tensor out(ctx, dtype::float32, want.view().sizes());
     vk::stream s(ctx, {.stats = true});
     s.join(parts, out.view(), {.axis = 1});
-    // the index check, two pieces of the gathered part (1.2 MB each), the other part whole (its
-    // 313 KB per item stay one dispatch)
-    CHECK(s.stats().dispatches == 1 + 2 + 1);
+    // the index check, then one dispatch per part: the gathered one in 16-byte chunks (the other,
+    // a copy of whole rows, in 16-byte elements)
+    CHECK(s.stats().dispatches == 1 + 1 + 1);
+    CHECK(s.stats().chunked == 1);
     s.run();
     REQUIRE(same_bytes(read_back(ctx, out), want));
 }

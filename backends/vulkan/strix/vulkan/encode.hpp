@@ -240,7 +240,8 @@ protected:
 
     /// Records one move plan; `hazards` false when the caller has already placed the barrier.
     /// Contiguous rows move in 16-byte (or 8-, 4-byte) elements where the plan's alignment
-    /// allows (regrouped), and a contiguous output is written 16 bytes per invocation (chunk_elements).
+    /// allows (regrouped), and an output of dense 16-byte blocks (a dense one, a part of a join) is
+    /// written 16 bytes per invocation (chunk_elements).
     void record_move(const plan::move_plan& original, const std::vector<range>& reads, range write, bool hazards = true);
     /// How move.comp runs a plan (off the tile path): `vec` elements per invocation
     /// (chunk_elements), located in 32-bit arithmetic or not (fits_addr32), and the fold the

@@ -29,14 +29,17 @@ std::optional<plan::move_plan> regrouped(const plan::move_plan& p) {
 }
 
 std::uint32_t chunk_elements(const plan::move_plan& p) {
+    // the output in blocks: the inner dimensions dense (a block), each block a whole number of
+    // 16-byte chunks and every outer dimension's stride a multiple of 16, so that a chunk lies in
+    // one block and starts where its first element goes (move.comp)
     const auto e = static_cast<std::int64_t>(p.elem);
-    if (e >= 16 || reinterpret_cast<std::uintptr_t>(p.dst) % 16 != 0 || p.count() * e % 16 != 0) return 1;
-    std::int64_t expect = e;
-    for (int k = p.rank - 1; k >= 0; --k) {
-        const auto& d = p.dims[static_cast<std::size_t>(k)];
-        if (d.dst != expect) return 1;
-        expect *= d.size;
-    }
+    if (e >= 16 || reinterpret_cast<std::uintptr_t>(p.dst) % 16 != 0) return 1;
+    std::int64_t block = e;
+    int k = p.rank - 1;
+    for (; k >= 0 && p.dims[static_cast<std::size_t>(k)].dst == block; --k) block *= p.dims[static_cast<std::size_t>(k)].size;
+    if (block % 16 != 0) return 1;
+    for (; k >= 0; --k)
+        if (p.dims[static_cast<std::size_t>(k)].dst % 16 != 0) return 1;
     return static_cast<std::uint32_t>(16 / e);
 }
 

@@ -217,30 +217,7 @@ void recording::record_chains(std::span<const device_chain> chains, const device
         }
     }
     barrier_for(reads_all, output.range());
-    for (const auto& p : last) {
-        // A part of a join is no dense output, so move.comp would write it an element per
-        // invocation; each coordinate of its outermost dimension, where that is affine and
-        // the rest is dense, is: written as 16-byte chunks, one dispatch each (a few: the
-        // dispatches need no barrier between them)
-        const auto& d0 = p.dims[0];
-        if (join && p.rank > 1 && d0.is_affine() && d0.size <= 64 && detail::chunk_elements(p) == 1) {
-            plan::move_plan q = p;
-            for (int i = 1; i < p.rank; ++i) q.dims[static_cast<std::size_t>(i - 1)] = p.dims[static_cast<std::size_t>(i)];
-            q.dims[static_cast<std::size_t>(p.rank - 1)] = plan::move_dim{};
-            q.rank = p.rank - 1;
-            if (detail::chunk_elements(q) > 1 && q.count() * static_cast<std::int64_t>(q.elem) >= (std::int64_t{1} << 20)) {
-                for (std::int64_t c = 0; c < d0.size; ++c) {
-                    plan::move_plan r = q;
-                    r.dst = plan::moved(p.dst, c * d0.dst);
-                    r.src = plan::moved(p.src, c * d0.src);
-                    if (p.index) r.index = plan::moved(p.index, c * d0.key);
-                    record_move(r, {}, {}, false);
-                }
-                continue;
-            }
-        }
-        record_move(p, {}, {}, false);
-    }
+    for (const auto& p : last) record_move(p, {}, {}, false);
 }
 
 } // namespace strix::vulkan
