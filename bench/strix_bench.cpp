@@ -672,117 +672,113 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
         const shape& x = z.image; // [N, 64, H, W]
         const std::int64_t n = x[0], ch = x[1], h = x[2], w = x[3];
         const strix::pad_desc reflect3{.mode = strix::pad_mode::reflect, .start = {0, 0, 3, 3}, .end = {0, 0, 3, 3}};
-        struct chain_case {
-            std::string name;
-            shape out;
+        // each chain run as one and as its eager steps: body(eager) measures one of the two
+        const auto both = [&](const std::string& name, const auto& body) {
+            for (const bool eager : {false, true})
+                R.run(eager ? "chain (eager steps)" : "chain", name + " " + shape_name(x), false, [&body, eager] { return body(eager); });
         };
         // gather 48 of 64 channels, reflect pad 3, join with a [N,16,H+6,W+6] tensor
         const shape gpj{n, ch, h + 6, w + 6};
-        for (const bool eager : {false, true})
-            R.run(eager ? "chain (eager steps)" : "chain", "gather, pad, join " + shape_name(x), false, [&, eager] {
-                auto in = ins(f32, x);
-                tensor other = be.make(f32, {n, ch / 4, h + 6, w + 6});
-                tensor idx = be.upload(random_indices({ch * 3 / 4}, ch, 71));
-                tensor out = be.make(f32, gpj), g = be.make(f32, {n, ch * 3 / 4, h, w}), p = be.make(f32, {n, ch * 3 / 4, h + 6, w + 6});
-                const double bytes = 2.0 * static_cast<double>(bytes_of(f32, gpj));
-                return be.measure(bytes, reps, 1, [&](auto& r, int k) {
-                    if (eager) {
-                        r.gather(at(in, k), idx, g, {1});
-                        r.pad(g, p, reflect3);
-                        r.join({&p, &other}, out, {1});
-                    } else {
-                        r.join_chains({r.lazy(at(in, k)).gather(idx.view(), {.axis = 1}).pad(reflect3), r.lazy(other)}, out, {1});
-                    }
-                });
+        both("gather, pad, join", [&](bool eager) {
+            auto in = ins(f32, x);
+            tensor other = be.make(f32, {n, ch / 4, h + 6, w + 6});
+            tensor idx = be.upload(random_indices({ch * 3 / 4}, ch, 71));
+            tensor out = be.make(f32, gpj), g = be.make(f32, {n, ch * 3 / 4, h, w}), p = be.make(f32, {n, ch * 3 / 4, h + 6, w + 6});
+            const double bytes = 2.0 * static_cast<double>(bytes_of(f32, gpj));
+            return be.measure(bytes, reps, 1, [&](auto& r, int k) {
+                if (eager) {
+                    r.gather(at(in, k), idx, g, {1});
+                    r.pad(g, p, reflect3);
+                    r.join({&p, &other}, out, {1});
+                } else {
+                    r.join_chains({r.lazy(at(in, k)).gather(idx.view(), {.axis = 1}).pad(reflect3), r.lazy(other)}, out, {1});
+                }
             });
+        });
         // crop 1, reflect pad 4, join with a [N,16,H+6,W+6] tensor
         const strix::pad_desc crop1{.start = {0, 0, -1, -1}, .end = {0, 0, -1, -1}};
         const strix::pad_desc reflect4{.mode = strix::pad_mode::reflect, .start = {0, 0, 4, 4}, .end = {0, 0, 4, 4}};
         const shape cpj{n, ch + ch / 4, h + 6, w + 6};
-        for (const bool eager : {false, true})
-            R.run(eager ? "chain (eager steps)" : "chain", "crop, pad, join " + shape_name(x), false, [&, eager] {
-                auto in = ins(f32, x);
-                tensor other = be.make(f32, {n, ch / 4, h + 6, w + 6});
-                tensor out = be.make(f32, cpj), c = be.make(f32, {n, ch, h - 2, w - 2}), p = be.make(f32, {n, ch, h + 6, w + 6});
-                const double bytes = 2.0 * static_cast<double>(bytes_of(f32, cpj));
-                return be.measure(bytes, reps, 1, [&](auto& r, int k) {
-                    if (eager) {
-                        r.pad(at(in, k), c, crop1);
-                        r.pad(c, p, reflect4);
-                        r.join({&p, &other}, out, {1});
-                    } else {
-                        r.join_chains({r.lazy(at(in, k)).pad(crop1).pad(reflect4), r.lazy(other)}, out, {1});
-                    }
-                });
+        both("crop, pad, join", [&](bool eager) {
+            auto in = ins(f32, x);
+            tensor other = be.make(f32, {n, ch / 4, h + 6, w + 6});
+            tensor out = be.make(f32, cpj), c = be.make(f32, {n, ch, h - 2, w - 2}), p = be.make(f32, {n, ch, h + 6, w + 6});
+            const double bytes = 2.0 * static_cast<double>(bytes_of(f32, cpj));
+            return be.measure(bytes, reps, 1, [&](auto& r, int k) {
+                if (eager) {
+                    r.pad(at(in, k), c, crop1);
+                    r.pad(c, p, reflect4);
+                    r.join({&p, &other}, out, {1});
+                } else {
+                    r.join_chains({r.lazy(at(in, k)).pad(crop1).pad(reflect4), r.lazy(other)}, out, {1});
+                }
             });
+        });
         // split into three along the channels, each padded its own way, joined again (5 moves)
         const strix::pad_desc wrap3{.mode = strix::pad_mode::wrap, .start = {0, 0, 3, 3}, .end = {0, 0, 3, 3}};
         const strix::pad_desc zero3{.mode = strix::pad_mode::constant, .start = {0, 0, 3, 3}, .end = {0, 0, 3, 3}};
         const strix::pad_desc folds[] = {reflect3, wrap3, zero3};
         const shape sj{n, ch, h + 6, w + 6};
-        for (const bool eager : {false, true})
-            R.run(eager ? "chain (eager steps)" : "chain", "split, pad each, join " + shape_name(x), false, [&, eager] {
-                auto in = ins(f32, x);
-                const std::int64_t third = ch / 3, sizes3[] = {third, third, ch - 2 * third};
-                tensor out = be.make(f32, sj);
-                std::vector<tensor> parts, padded;
-                for (const auto c3 : sizes3) {
-                    parts.push_back(be.make(f32, {n, c3, h, w}));
-                    padded.push_back(be.make(f32, {n, c3, h + 6, w + 6}));
+        both("split, pad each, join", [&](bool eager) {
+            auto in = ins(f32, x);
+            const std::int64_t third = ch / 3, sizes3[] = {third, third, ch - 2 * third};
+            tensor out = be.make(f32, sj);
+            std::vector<tensor> parts, padded;
+            for (const auto c3 : sizes3) {
+                parts.push_back(be.make(f32, {n, c3, h, w}));
+                padded.push_back(be.make(f32, {n, c3, h + 6, w + 6}));
+            }
+            const double bytes = 2.0 * static_cast<double>(bytes_of(f32, sj));
+            return be.measure(bytes, reps, 1, [&](auto& r, int k) {
+                if (eager) {
+                    r.split(at(in, k), {&parts[0], &parts[1], &parts[2]}, {1});
+                    for (int i = 0; i < 3; ++i) r.pad(parts[static_cast<std::size_t>(i)], padded[static_cast<std::size_t>(i)], folds[i]);
+                    r.join({&padded[0], &padded[1], &padded[2]}, out, {1});
+                } else {
+                    auto pieces = strix::split(r.lazy(at(in, k)), sizes3, {.axis = 1});
+                    for (int i = 0; i < 3; ++i) pieces[static_cast<std::size_t>(i)] = pieces[static_cast<std::size_t>(i)].pad(folds[i]);
+                    r.join_chains(pieces, out, {1});
                 }
-                const double bytes = 2.0 * static_cast<double>(bytes_of(f32, sj));
-                return be.measure(bytes, reps, 1, [&](auto& r, int k) {
-                    if (eager) {
-                        r.split(at(in, k), {&parts[0], &parts[1], &parts[2]}, {1});
-                        for (int i = 0; i < 3; ++i) r.pad(parts[static_cast<std::size_t>(i)], padded[static_cast<std::size_t>(i)], folds[i]);
-                        r.join({&padded[0], &padded[1], &padded[2]}, out, {1});
-                    } else {
-                        auto pieces = strix::split(r.lazy(at(in, k)), sizes3, {.axis = 1});
-                        for (int i = 0; i < 3; ++i) pieces[static_cast<std::size_t>(i)] = pieces[static_cast<std::size_t>(i)].pad(folds[i]);
-                        r.join_chains(pieces, out, {1});
-                    }
-                });
             });
+        });
         // every other column, tiled twice along the columns (2 moves)
-        for (const bool eager : {false, true})
-            R.run(eager ? "chain (eager steps)" : "chain", "slice ::2, tile 2 " + shape_name(x), false, [&, eager] {
-                auto in = ins(f32, x);
-                tensor out = be.make(f32, x), sl = be.make(f32, {n, ch, h, w / 2});
-                const strix::slice_desc every2{.starts = {0}, .ends = {w}, .axes = {3}, .steps = {2}};
-                const double bytes = 2.0 * static_cast<double>(bytes_of(f32, x));
-                return be.measure(bytes, reps, 1, [&](auto& r, int k) {
-                    if (eager) {
-                        r.slice(at(in, k), sl, every2);
-                        r.tile(sl, out, {{1, 1, 1, 2}});
-                    } else {
-                        r.evaluate(r.lazy(at(in, k)).slice(every2).tile({{1, 1, 1, 2}}), out);
-                    }
-                });
+        both("slice ::2, tile 2", [&](bool eager) {
+            auto in = ins(f32, x);
+            tensor out = be.make(f32, x), sl = be.make(f32, {n, ch, h, w / 2});
+            const strix::slice_desc every2{.starts = {0}, .ends = {w}, .axes = {3}, .steps = {2}};
+            const double bytes = 2.0 * static_cast<double>(bytes_of(f32, x));
+            return be.measure(bytes, reps, 1, [&](auto& r, int k) {
+                if (eager) {
+                    r.slice(at(in, k), sl, every2);
+                    r.tile(sl, out, {{1, 1, 1, 2}});
+                } else {
+                    r.evaluate(r.lazy(at(in, k)).slice(every2).tile({{1, 1, 1, 2}}), out);
+                }
             });
+        });
         // 5 moves: rows 2.. cropped, 48 channels gathered, reflect pad 4, crop 1, join
         const shape five{n, ch, h + 4, w + 6};
-        for (const bool eager : {false, true})
-            R.run(eager ? "chain (eager steps)" : "chain", "crop, gather, pad, crop, join " + shape_name(x), false, [&, eager] {
-                auto in = ins(f32, x);
-                tensor other = be.make(f32, {n, ch / 4, h + 4, w + 6});
-                tensor idx = be.upload(random_indices({ch * 3 / 4}, ch, 73));
-                const strix::pad_desc rows{.start = {0, 0, -2, 0}, .end = {0, 0, 0, 0}};
-                const strix::pad_desc less{.start = {0, 0, -1, -1}, .end = {0, 0, -1, -1}};
-                tensor out = be.make(f32, five), a = be.make(f32, {n, ch, h - 2, w}), g = be.make(f32, {n, ch * 3 / 4, h - 2, w}),
-                       p = be.make(f32, {n, ch * 3 / 4, h + 6, w + 8}), c = be.make(f32, {n, ch * 3 / 4, h + 4, w + 6});
-                const double bytes = 2.0 * static_cast<double>(bytes_of(f32, five));
-                return be.measure(bytes, reps, 1, [&](auto& r, int k) {
-                    if (eager) {
-                        r.pad(at(in, k), a, rows);
-                        r.gather(a, idx, g, {1});
-                        r.pad(g, p, reflect4);
-                        r.pad(p, c, less);
-                        r.join({&c, &other}, out, {1});
-                    } else {
-                        r.join_chains({r.lazy(at(in, k)).pad(rows).gather(idx.view(), {.axis = 1}).pad(reflect4).pad(less), r.lazy(other)}, out, {1});
-                    }
-                });
+        both("crop, gather, pad, crop, join", [&](bool eager) {
+            auto in = ins(f32, x);
+            tensor other = be.make(f32, {n, ch / 4, h + 4, w + 6});
+            tensor idx = be.upload(random_indices({ch * 3 / 4}, ch, 73));
+            const strix::pad_desc rows{.start = {0, 0, -2, 0}, .end = {0, 0, 0, 0}};
+            const strix::pad_desc less{.start = {0, 0, -1, -1}, .end = {0, 0, -1, -1}};
+            tensor out = be.make(f32, five), a = be.make(f32, {n, ch, h - 2, w}), g = be.make(f32, {n, ch * 3 / 4, h - 2, w}),
+                   p = be.make(f32, {n, ch * 3 / 4, h + 6, w + 8}), c = be.make(f32, {n, ch * 3 / 4, h + 4, w + 6});
+            const double bytes = 2.0 * static_cast<double>(bytes_of(f32, five));
+            return be.measure(bytes, reps, 1, [&](auto& r, int k) {
+                if (eager) {
+                    r.pad(at(in, k), a, rows);
+                    r.gather(a, idx, g, {1});
+                    r.pad(g, p, reflect4);
+                    r.pad(p, c, less);
+                    r.join({&c, &other}, out, {1});
+                } else {
+                    r.join_chains({r.lazy(at(in, k)).pad(rows).gather(idx.view(), {.axis = 1}).pad(reflect4).pad(less), r.lazy(other)}, out, {1});
+                }
             });
+        });
     }
 
     // Scatter of 1M float32 updates: unique targets (a permutation), and onto 64K targets with add

@@ -6,6 +6,7 @@
 #include "strix/dtype.hpp"
 #include "strix/error.hpp"
 #include "strix/ops/chain.hpp"
+#include "strix/ops/chain_typed.hpp"
 #include "strix/ops/list.hpp"
 #include "strix/rules.hpp"
 #include "strix/scalar.hpp"
