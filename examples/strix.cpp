@@ -2,10 +2,12 @@
 //
 //   strix OP --input X.npy ... --output Y.npy    runs operator OP (strix --help lists them)
 //   strix OP ... --as bfloat16                    the element files hold bfloat16's bits as <u2
-//   strix devices | demo | --help | OP --help
+//   strix chain --input X.npy STEP ... --output Y.npy    runs steps as one chain of moves
+//   strix devices | demo | --help | OP --help | chain --help
 //
-// The operators, their options and help are the table in strix_args.hpp; this file reads the
-// operands, runs the entry's call on the CPU or a Vulkan device, and writes the results.
+// The operators, their options and help are the table in strix_args.hpp, the chain command's
+// parsing strix_chain.hpp; this file reads the operands, runs the entry's call (or the chain) on
+// the CPU or a Vulkan device, and writes the results.
 //
 // Exit status: 0 on success, 2 on any bad input (one line on stderr, which names the operator
 // when there is one; the output files are then neither created nor changed).
@@ -14,6 +16,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -25,6 +28,7 @@
 #include "strix/io/npy.hpp"
 #include "strix/strix.hpp"
 #include "strix_args.hpp"
+#include "strix_chain.hpp"
 
 // Everything that differs between a build with the Vulkan backend and one without.
 #ifdef STRIX_HAVE_VULKAN
@@ -56,6 +60,44 @@ std::unique_ptr<device> open_device(const std::string& op, const std::string& re
     } catch (const strix::error& e) {
         throw strix::error(e.code(), "strix " + op + " --backend vulkan: " + std::string(e.what()));
     }
+}
+
+/// The shape of the join of chain `c`'s result and `others` along `axis` where the join's rules
+/// hold (the stream's join checks them, with the CPU's messages, before it looks at the output);
+/// else the chain's own shape, which is then never written.
+strix::shape joined_shape(const strix::chain& c, std::span<const strix::any_cview> others, std::int64_t axis) {
+    strix::shape s = c.sizes();
+    const std::int64_t a = axis < 0 ? axis + s.rank : axis;
+    if (a < 0 || a >= s.rank) return s;
+    for (const auto& v : others)
+        if (v.rank() == s.rank) s[static_cast<int>(a)] += v.size(static_cast<int>(a));
+    return s;
+}
+
+/// The result of `strix chain` on device `ctx`: chain `c`'s views and `others` uploaded, the
+/// chain recorded again on them, evaluated (or joined with `others` along `join->axis`) by a
+/// stream, downloaded. An index out of range under the error policy throws from the stream's run,
+/// which writes nothing.
+strix::host_tensor evaluate_chain(device& ctx, const strix::chain& c, std::span<const strix::any_cview> others,
+                                  const strix::join_desc* join) {
+    namespace vk = strix::vulkan;
+    std::deque<vk::device_tensor> keep;
+    std::vector<vk::device_view> views;
+    for (const auto& v : c.views()) views.push_back(keep.emplace_back(vk::upload(ctx, v)).view());
+    std::span<const vk::device_view> rest(views);
+    std::vector<vk::device_chain> parts{c.rebound(rest)};
+    for (const auto& v : others) parts.emplace_back(keep.emplace_back(vk::upload(ctx, v)).view());
+    const strix::shape sizes = join ? joined_shape(c, others, join->axis) : c.sizes();
+    const vk::device_tensor out(ctx, c.type(), sizes);
+    {
+        vk::stream s(ctx);
+        if (join) s.join(parts, out.view(), *join);
+        else s.evaluate(parts[0], out.view());
+        s.run();
+    } // its frame back before the download takes two for staging
+    strix::host_tensor r(c.type(), sizes);
+    vk::download(ctx, out, r.view());
+    return r;
 }
 
 /// Lists the Vulkan devices for `strix devices`.
@@ -198,31 +240,81 @@ auto make_result(const std::string& op, bool several, F&& f) {
     }
 }
 
-/// Runs the operator of command `c`, entry `e` of the table, and writes its outputs.
-template <class Entry>
-void run(const strix::tool::command& c, const Entry& e) {
-    const std::string& op = c.op;
-    backend on{cpu_options(), open_device(op, c.backend, c.profile)};
-    std::vector<strix::io::npy_array> arrays;
+/// Reads the files of command `c` into `arrays`; their views, in the order of `c.files`.
+std::vector<strix::any_cview> read_operands(const strix::tool::command& c, std::vector<strix::io::npy_array>& arrays) {
     std::vector<strix::any_cview> x;
     for (const auto& [operand, path] : c.files) {
-        arrays.push_back(read_operand(op, "--" + operand, path));
+        arrays.push_back(read_operand(c.op, "--" + operand, path));
         // under --as, an element file of the type's bits is the type (strix_args.hpp: operand_type)
         const auto v = arrays.back().view();
         x.emplace_back(v.data(), strix::tool::operand_type(c, operand, path, v.type()), v.sizes(), v.strides());
     }
-    const bool several = e.repeats == "output";
-    const auto results = make_result(op, several, [&] { return e.run(on, c, strix::tool::operands(x)); });
-    on.check_clean(op);
-    // every output or none: see strix::io::write_npy_files (whose errors name the file only)
+    return x;
+}
+
+/// Writes `results` into the output files of command `c`: every output or none (see
+/// strix::io::write_npy_files, whose errors name the file only).
+void write_results(const strix::tool::command& c, const strix::tool::results& results) {
     const std::vector<std::filesystem::path> paths(c.outputs.begin(), c.outputs.end());
     std::vector<strix::any_cview> views;
     for (const auto& r : results) views.push_back(r.view());
     try {
         strix::io::write_npy_files(paths, views);
     } catch (const error& e) {
-        file_error(op, e);
+        file_error(c.op, e);
     }
+}
+
+/// Runs the operator of command `c`, entry `e` of the table, and writes its outputs.
+template <class Entry>
+void run(const strix::tool::command& c, const Entry& e) {
+    const std::string& op = c.op;
+    backend on{cpu_options(), open_device(op, c.backend, c.profile)};
+    std::vector<strix::io::npy_array> arrays;
+    const auto x = read_operands(c, arrays);
+    const bool several = e.repeats == "output";
+    const auto results = make_result(op, several, [&] { return e.run(on, c, strix::tool::operands(x)); });
+    on.check_clean(op);
+    write_results(c, results);
+}
+
+/// The result of `strix chain` on the CPU: chain `c` evaluated, or joined with `others` along
+/// `join->axis`.
+strix::host_tensor evaluate_chain(const strix::chain& c, std::span<const strix::any_cview> others, const strix::join_desc* join,
+                                  const strix::cpu::options& opt) {
+    if (!join) return strix::evaluate(c, opt);
+    std::vector<strix::chain> parts{c};
+    parts.insert(parts.end(), others.begin(), others.end());
+    return strix::join(parts, *join, opt);
+}
+
+/// Runs `strix chain` (strix_chain.hpp): its steps added to a chain over --input in order, each
+/// checked as it is added (a rule it breaks names the step), then the chain evaluated or joined
+/// with the --join tensors on the backend, and the output written.
+void run_chain(const strix::tool::chain_command& cc) {
+    const strix::tool::command& c = cc.base;
+    const std::string& op = c.op;
+    backend on{cpu_options(), open_device(op, c.backend, c.profile)};
+    std::vector<strix::io::npy_array> arrays;
+    const auto x = read_operands(c, arrays);
+    std::size_t next = 1; // the next file after --input: the gathers' indices in step order, then the joins
+    strix::chain chain = strix::lazy(x[0]);
+    for (const auto& step : cc.steps) {
+        std::visit(
+            [&](const auto& d) {
+                using D = std::decay_t<decltype(d)>;
+                if constexpr (std::is_same_v<D, strix::gather_desc>) chain = chain.gather(x[next++], d);
+                else if constexpr (std::is_same_v<D, strix::pad_desc>) chain = chain.pad(d);
+                else if constexpr (std::is_same_v<D, strix::slice_desc>) chain = chain.slice(d);
+                else chain = chain.tile(d);
+            },
+            step);
+    }
+    const std::span<const strix::any_cview> others = std::span(x).subspan(next);
+    const strix::join_desc* join = cc.joined ? &cc.join : nullptr;
+    const auto results = make_result(op, false, [&] { return on([](auto&&... a) { return evaluate_chain(a...); }, chain, others, join); });
+    on.check_clean(op);
+    write_results(c, results);
 }
 
 int devices() {
@@ -249,6 +341,13 @@ int main(int argc, char** argv) {
     std::string op;
     try {
         const std::vector<std::string> args(argv + 1, argv + argc);
+        if (!args.empty() && args[0] == "chain") { // (not an operator of the table: parsed apart)
+            op = "chain";
+            const auto cc = strix::tool::parse_chain({args.begin() + 1, args.end()});
+            if (cc.base.what == strix::tool::action::op_usage) std::cout << strix::tool::chain_help_text();
+            else run_chain(cc);
+            return 0;
+        }
         const auto c = strix::tool::parse_command(args);
         op = c.op;
         switch (c.what) {

@@ -146,33 +146,34 @@ inline strix::scatter_reduction parse_reduction(const std::string& op, const opt
 
 /// An integer literal is kept exact (int64, or uint64 beyond); anything else is a double, and
 /// a finite number beyond a double (1e400) is kept as such, so that the pad refuses it for every
-/// element type rather than writing infinity (strix::parse_scalar).
-inline strix::scalar parse_value(const std::string& s) {
+/// element type rather than writing infinity (strix::parse_scalar). `op`, `what`: how messages
+/// name the command and the setting.
+inline strix::scalar parse_value(const std::string& s, const std::string& op = "pad", const std::string& what = "--value") {
     try {
         return strix::parse_scalar(s);
     } catch (const strix::error& e) {
         if (std::string_view(e.what()).find("beyond 64-bit integers") != std::string_view::npos)
-            bad("strix pad: --value " + s + " is beyond 64-bit integers");
-        bad("strix pad: --value must be a number, got '" + s + "'");
+            bad("strix " + op + ": " + what + " " + s + " is beyond 64-bit integers");
+        bad("strix " + op + ": " + what + " must be a number, got '" + s + "'");
     }
 }
 
-/// The --out-of-range option (error when absent).
-inline strix::index_policy parse_policy(const std::string& op, const options& o) {
+/// The --out-of-range option (error when absent); `what`: how messages name it.
+inline strix::index_policy parse_policy(const std::string& op, const options& o, const std::string& what = "--out-of-range") {
     const auto v = o.get("out-of-range").value_or("error");
     if (v == "error") return strix::index_policy::error;
     if (v == "clamp") return strix::index_policy::clamp;
-    bad("strix " + op + ": --out-of-range must be error or clamp, got '" + v + "'");
+    bad("strix " + op + ": " + what + " must be error or clamp, got '" + v + "'");
 }
 
-/// The --mode option of pad.
-inline strix::pad_mode parse_mode(const std::string& mode) {
+/// The --mode option of pad; `op`, `what`: how messages name the command and the setting.
+inline strix::pad_mode parse_mode(const std::string& mode, const std::string& op = "pad", const std::string& what = "--mode") {
     if (mode == "constant") return strix::pad_mode::constant;
     if (mode == "edge") return strix::pad_mode::edge;
     if (mode == "reflect") return strix::pad_mode::reflect;
     if (mode == "symmetric") return strix::pad_mode::symmetric;
     if (mode == "wrap") return strix::pad_mode::wrap;
-    bad("strix pad: --mode must be constant, edge, reflect, symmetric or wrap, got '" + mode + "'");
+    bad("strix " + op + ": " + what + " must be constant, edge, reflect, symmetric or wrap, got '" + mode + "'");
 }
 
 /// The element types --as names: those NumPy has no type of its own for. A program that has them
@@ -191,9 +192,9 @@ inline dtype parse_as(const std::string& op, const std::string& v) {
     bad("strix " + op + ": --as must be bfloat16, float8_e4m3fn or float8_e5m2, got '" + v + "'");
 }
 
-/// Whether the operand `option` ("input", "indices", "updates") holds elements, which --as
-/// reinterprets; index files are read as they are.
-constexpr bool holds_elements(std::string_view option) { return option != "indices"; }
+/// Whether the operand `option` ("input", "indices", "updates"; the chain's "join" and "gather")
+/// holds elements, which --as reinterprets; index files are read as they are.
+constexpr bool holds_elements(std::string_view option) { return option != "indices" && option != "gather"; }
 
 /// What a command line asks the tool to do.
 enum class action {
@@ -265,10 +266,9 @@ inline constexpr std::string_view common_options[] = {"backend", "vulkan-profile
 inline constexpr std::string_view operand_files[] = {"input", "indices", "updates"};
 
 /// A setting's value, read by its type (the descriptors' members: axes, counts of dimensions,
-/// lists, modes, fill values, reductions, policies, flags).
+/// lists, modes, fill values, reductions, policies, flags); `what`: how messages name it.
 template <class T>
-T parse_setting(const std::string& op, const std::string& key, const options& o) {
-    const std::string what = "--" + key;
+T parse_setting(const std::string& op, const std::string& key, const options& o, const std::string& what) {
     if constexpr (std::is_same_v<T, bool>) {
         return o.get(key).has_value();
     } else {
@@ -276,12 +276,44 @@ T parse_setting(const std::string& op, const std::string& key, const options& o)
         if constexpr (std::is_same_v<T, std::int64_t>) return parse_int(op, what, v);
         else if constexpr (std::is_same_v<T, int>) return parse_rank_count(op, what, v);
         else if constexpr (std::is_same_v<T, strix::shape>) return parse_list(op, what, v);
-        else if constexpr (std::is_same_v<T, strix::pad_mode>) return parse_mode(v);
-        else if constexpr (std::is_same_v<T, strix::scalar>) return parse_value(v);
+        else if constexpr (std::is_same_v<T, strix::pad_mode>) return parse_mode(v, op, what);
+        else if constexpr (std::is_same_v<T, strix::scalar>) return parse_value(v, op, what);
         else if constexpr (std::is_same_v<T, strix::scatter_reduction>) return parse_reduction(op, o);
-        else if constexpr (std::is_same_v<T, strix::index_policy>) return parse_policy(op, o);
+        else if constexpr (std::is_same_v<T, strix::index_policy>) return parse_policy(op, o, what);
         else static_assert(sizeof(T) == 0, "the tool cannot read a setting of this type");
     }
+}
+
+/// Reads the settings of operator `Desc` (its op_traits' `settings`, in their order) from `o`
+/// into `d`, each by its type: an operator's options, and the fields of a step of `strix chain`
+/// (strix_chain.hpp). `name(key)` is how messages name setting `key` ("--axis"); `missing(key)`
+/// throws for a required setting that `o` lacks.
+template <class Desc, class Name, class Missing>
+void parse_settings(const std::string& op, const options& o, Desc& d, Name&& name, Missing&& missing) {
+    std::apply(
+        [&](const auto&... s) {
+            const auto one = [&](const auto& st) {
+                using T = typename std::remove_cvref_t<decltype(st)>::type;
+                const std::string key(st.name);
+                if (st.required && !o.get(key)) missing(key);
+                if (st.required || o.get(key) || std::is_same_v<T, bool>) d.*st.member = parse_setting<T>(op, key, o, name(key));
+            };
+            (one(s), ...);
+        },
+        strix::op_traits<Desc>::settings);
+}
+
+/// Reads the options every command that runs takes (common_options less the policy and the
+/// output, which the command reads itself): --backend, --vulkan-profile and --as, checked.
+inline void parse_common(const options& o, command& c) {
+    const std::string& op = c.op;
+    c.backend = o.get("backend").value_or("");
+    if (c.backend != "" && c.backend != "cpu" && c.backend != "vulkan")
+        bad("strix " + op + ": --backend must be cpu or vulkan, got '" + c.backend + "'");
+    c.profile = o.get("vulkan-profile").value_or("");
+    if (c.profile != "" && c.profile != "full" && c.profile != "baseline")
+        bad("strix " + op + ": --vulkan-profile must be full or baseline, got '" + c.profile + "'");
+    if (const auto as = o.get("as")) c.as = parse_as(op, *as);
 }
 
 /// One operator of the tool, made from its op_traits (strix/ops/traits.hpp): its command is the
@@ -363,18 +395,9 @@ struct op_entry {
     /// Reads its settings from `o` into `c` (whose `op` is set), checking each; runs after the
     /// options were split and before the files are looked up, so that each mistake keeps its message.
     static void parse(const options& o, command& c) {
-        Desc& d = c.desc<Desc>();
-        std::apply(
-            [&](const auto&... s) {
-                const auto one = [&](const auto& st) {
-                    using T = typename std::remove_cvref_t<decltype(st)>::type;
-                    const std::string key(st.name);
-                    if (st.required) (void)o.need(c.op, key);
-                    if (st.required || o.get(key) || std::is_same_v<T, bool>) d.*st.member = parse_setting<T>(c.op, key, o);
-                };
-                (one(s), ...);
-            },
-            traits::settings);
+        parse_settings(
+            c.op, o, c.desc<Desc>(), [](const std::string& key) { return "--" + key; },
+            [&](const std::string& key) { (void)o.need(c.op, key); });
         if (form == op_form::splitting) c.sizes = parse_int_list(c.op, "--sizes", o.need(c.op, "sizes"));
         if (form != op_form::splitting) (void)o.need(c.op, "output");
         if (!has_policy) parse_policy(c.op, o); // taken by every operator, checked by every one
@@ -441,6 +464,10 @@ inline std::string usage_text() {
            "\n"
            "usage:\n" +
            lines +
+           "  strix chain           --input X.npy STEP ... [--join B.npy ...] [--join-axis A] --output Y.npy\n"
+           "                    runs the steps in the order given as one chain of moves; a STEP is\n"
+           "                    --gather I.npy:axis=A[:..], --pad mode=M:start=..:end=..[:..],\n"
+           "                    --slice starts=..:ends=..[:..] or --tile repeats=.. (strix chain --help)\n"
            "  strix devices     lists the backends and devices that can run operators\n"
            "  strix demo [--backend cpu|vulkan] [--vulkan-profile full|baseline]\n"
            "                    runs each operator on the examples of the specification, on the CPU and\n"
@@ -490,13 +517,7 @@ command parse_operator(const Op& e, const std::vector<std::string>& args) {
     const options o = parse_options(op, args, allowed, e.repeats);
     e.parse(o, c);
     c.outputs = e.repeats == "output" ? o.many : std::vector<std::string>{o.need(op, "output")};
-    c.backend = o.get("backend").value_or("");
-    if (c.backend != "" && c.backend != "cpu" && c.backend != "vulkan")
-        bad("strix " + op + ": --backend must be cpu or vulkan, got '" + c.backend + "'");
-    c.profile = o.get("vulkan-profile").value_or("");
-    if (c.profile != "" && c.profile != "full" && c.profile != "baseline")
-        bad("strix " + op + ": --vulkan-profile must be full or baseline, got '" + c.profile + "'");
-    if (const auto as = o.get("as")) c.as = parse_as(op, *as);
+    parse_common(o, c);
     for (const auto file : e.files()) {
         const std::string key(file);
         if (file == e.repeats)

@@ -16,6 +16,13 @@ with an out-of-range index under the default `error` policy, which must exit
 with status 2 and write nothing; split with sizes that do not add up and pads
 that crop more than an axis has must fail the same way.
 
+`strix chain` gets random chains of 1 to 4 steps (gather with int32 and int64
+indices, pad in every mode and with crops, slice with steps of either sign,
+tile), some joined with other tensors, against the per-step references above
+applied in turn; chains with a crop larger than its axis or an out-of-range
+index at one step must exit with status 2, name that step, and leave an
+existing output file as it was. `--filter chain/` runs only those.
+
 Without `--backend cpu` the scatters may run on a device where float add/mul
 reductions are applied in any order unless `--deterministic` is given; their
 cases without that flag then use data whose sums and products are exact, and
@@ -399,6 +406,8 @@ class Case:
         self.outputs = outputs        # output file names already in args (split); None: out.npy
         self.error_kind = error_kind  # what makes an expect_error case bad, for the message
         self.any_nan = None           # mask of output elements where any NaN matches a NaN
+        self.error_text = None        # what the error line must hold (the chain's step)
+        self.keep_output = False      # the output exists before the run; a failing run leaves it
 
 
 def reduced_case(args, inputs, x, targets, upd, reduction):
@@ -800,6 +809,23 @@ def make_split(rng, dt, rank, error=False):
     return Case(None, args, inputs, np.split(x, bounds, axis=axis), outputs=outs)
 
 
+def onnx_slice(s, e, step, n):
+    """The Python slice of an ONNX Slice of start s, end e and step on an
+    axis of n: a negative bound counts from the end; a forward end below 0 or
+    a backward end below -1 after that is clamped, which a Python slice reads
+    as "from the end" again."""
+    ps = s + n if s < 0 else s
+    pe = e + n if e < 0 else e
+    if step > 0:
+        ps, pe = min(max(ps, 0), n), min(max(pe, 0), n)
+    else:
+        ps = min(max(ps, 0), n - 1) if n > 0 else 0
+        pe = min(max(pe, -1), n - 1) if n > 0 else -1
+        if pe < 0:
+            pe = None
+    return slice(ps, pe, step)
+
+
 def make_slice(rng, dt, rank, error=False):
     """ONNX Slice: random axes (some negative, in any order, or none: the
     first ones), bounds inside, past and at the int64 limits, steps of either
@@ -822,18 +848,7 @@ def make_slice(rng, dt, rank, error=False):
         starts.append(s)
         ends.append(e)
         steps.append(step)
-        # ONNX: a negative bound counts from the end; a forward end below 0 or a backward end
-        # below -1 after that is clamped, which a Python slice reads as "from the end" again
-        ps = s + n if s < 0 else s
-        pe = e + n if e < 0 else e
-        if step > 0:
-            ps, pe = min(max(ps, 0), n), min(max(pe, 0), n)
-        else:
-            ps = min(max(ps, 0), n - 1) if n > 0 else 0
-            pe = min(max(pe, -1), n - 1) if n > 0 else -1
-            if pe < 0:
-                pe = None
-        index[a] = slice(ps, pe, step)
+        index[a] = onnx_slice(s, e, step, n)
     x = random_values(rng, dt, x_shape)
     args = ["slice", "--input", "x.npy", "--starts", ",".join(map(str, starts)), "--ends", ",".join(map(str, ends))]
     axes = [normalize_axis_arg(rng, a, rank) for a in order]
@@ -876,6 +891,186 @@ def make_tile(rng, dt, rank, error=False):
     if error:
         return Case(None, args, inputs, expect_error=True, error_kind="repeats that break the rules")
     return Case(None, args, inputs, np.tile(x, reps))
+
+
+CHAIN_INDEX_DTYPES = ["int32", "int64"]
+CHAIN_KINDS = ["gather", "pad", "slice", "tile"]
+
+
+def fields(rng, items):
+    """A step's NAME=VALUE fields joined by ':', in a random order (the tool
+    takes them in any)."""
+    return ":".join(items[int(k)] for k in rng.permutation(len(items)))
+
+
+def chain_gather(rng, cur, name, bad=False):
+    """A gather step on cur: (its option value, its indices, the result).
+    Indices of either sign, now and then clamped or in the DirectML form
+    (index-dimensions=1: indices of cur's rank, all but the last size 1);
+    with bad, at least one is out of range under the error policy (the result
+    is then that of clamped indices, to go on with the shapes)."""
+    axes = [a for a in range(cur.ndim) if cur.shape[a] > 0]
+    if not axes:
+        raise Skip()
+    axis = axes[int(rng.integers(0, len(axes)))]
+    n = cur.shape[axis]
+    idt = CHAIN_INDEX_DTYPES[int(rng.integers(0, len(CHAIN_INDEX_DTYPES)))]
+    dml = not bad and rng.random() < 0.25
+    q = 1 if dml or cur.ndim >= 5 else int(rng.integers(1, 3))
+    rest = cur.size // n
+    idx_shape = random_shape(rng, q, max(1, min(40, ELEMENT_BUDGET // max(1, rest))), max_dim=6)
+    clamp = not bad and rng.random() < 0.25
+    idx = random_indices(rng, idt, idx_shape, n, rng.random() < 0.6, out_of_range=clamp or bad)
+    out = np.take(cur, resolve_indices(idx, n, clamp or bad), axis=axis)
+    items = [f"axis={normalize_axis_arg(rng, axis, cur.ndim)}"]
+    if clamp:
+        items.append("out-of-range=clamp")
+    elif rng.random() < 0.2:
+        items.append("out-of-range=error")
+    if dml:
+        idx = idx.reshape([1] * (cur.ndim - 1) + idx_shape)
+        items.append("index-dimensions=1")
+    return f"{name}:{fields(rng, items)}", maybe_fortran(rng, idx), out
+
+
+def chain_pad(rng, dt, cur, bad=False):
+    """A pad step on cur in a random mode (constant only on an empty tensor,
+    which has nothing to fold), some sides cropped; with bad, one axis is
+    cropped by more than it has. (option value, result or None)."""
+    modes = PAD_MODES if cur.size > 0 else ["constant"]
+    mode = modes[int(rng.integers(0, len(modes)))]
+    start, end = [], []
+    for n in cur.shape:
+        hi = 3 if mode == "constant" else min(3 * n, 6)
+        start.append(0 if rng.random() < 0.4 else int(rng.integers(0, hi + 1)))
+        end.append(0 if rng.random() < 0.4 else int(rng.integers(0, hi + 1)))
+    if rng.random() < 0.5:
+        # a mirror or wrap keeps an element to fold; a constant pad now and then crops all
+        keep = 0 if mode == "constant" and rng.random() < 0.15 else 1
+        for i, n in enumerate(cur.shape):
+            if n - keep < 1 or rng.random() < 0.5:
+                continue
+            total = int(rng.integers(1, n - keep + 1))
+            cut = int(rng.integers(0, total + 1))
+            start[i] = -cut if cut else start[i]
+            end[i] = -(total - cut) if total - cut else end[i]
+    while math.prod(n + s + e for n, s, e in zip(cur.shape, start, end)) > ELEMENT_BUDGET:
+        i = max(range(cur.ndim), key=lambda j: max(start[j], end[j]))
+        start[i], end[i] = min(start[i], start[i] // 2), min(end[i], end[i] // 2)
+    if bad:
+        i = int(rng.integers(0, cur.ndim))
+        total = cur.shape[i] + int(rng.integers(1, 4))
+        cut = int(rng.integers(0, total + 1))
+        start[i], end[i] = -cut, -(total - cut)
+    items = [f"mode={mode}", "start=" + ",".join(map(str, start)), "end=" + ",".join(map(str, end))]
+    value = None
+    if mode == "constant":
+        choices = constant_values(cur.dtype)
+        text = choices[int(rng.integers(0, len(choices)))]
+        value = constant_as(cur.dtype, text)
+        items.append(f"value={text}")
+    spec = fields(rng, items)
+    return spec, None if bad else crop_pad_reference(cur, start, end, mode, value)
+
+
+def chain_slice(rng, cur):
+    """A slice step on cur: some axes (named or the first ones), bounds
+    inside and past the axis, steps of either sign; mostly a slice that keeps
+    something. (option value, result)."""
+    rank = cur.ndim
+    count = int(rng.integers(1, rank + 1))
+    order = [int(a) for a in rng.permutation(rank)[:count]]
+    named = rng.random() < 0.75
+    if not named:
+        order = list(range(count))
+    starts, ends, steps, index = [], [], [], [slice(None)] * rank
+    keep = rng.random() < 0.85
+    for a in order:
+        n = cur.shape[a]
+        step = int(rng.choice([1, 1, 2, 3, -1, -2, -3]))
+        bounds = [0, n, -1, -n - 2, n + 2] + [int(rng.integers(-n, n + 1)) for _ in range(3)]
+        for _ in range(8):
+            s, e = (int(rng.choice(bounds)) for _ in range(2))
+            if not keep or len(range(n)[onnx_slice(s, e, step, n)]) > 0:
+                break
+        starts.append(s)
+        ends.append(e)
+        steps.append(step)
+        index[a] = onnx_slice(s, e, step, n)
+    items = ["starts=" + ",".join(map(str, starts)), "ends=" + ",".join(map(str, ends))]
+    if named:
+        items.append("axes=" + ",".join(str(normalize_axis_arg(rng, a, rank)) for a in order))
+    if any(t != 1 for t in steps) or rng.random() < 0.3:
+        items.append("steps=" + ",".join(map(str, steps)))
+    return fields(rng, items), cur[tuple(index)]
+
+
+def chain_tile(rng, cur):
+    """A tile step on cur: 1 to 3 repeats per axis, now and then 0.
+    (option value, result)."""
+    reps = [0 if rng.random() < 0.03 else int(rng.integers(1, 4)) for _ in range(cur.ndim)]
+    while cur.size * math.prod(reps) > ELEMENT_BUDGET:
+        reps[int(np.argmax(reps))] -= 1
+    return "repeats=" + ",".join(map(str, reps)), np.tile(cur, reps)
+
+
+def make_chain(rng, dt, error=None):
+    """`strix chain`: 1 to 4 random steps over one input, perhaps joined with
+    one or two other tensors; the answer applies each step's reference in
+    turn (np.take, crop_pad_reference, basic slicing, np.tile, then
+    np.concatenate). With error "crop" or "index", the chain's last step
+    crops an axis by more than it has, or one of its gathers holds an index
+    out of range (and later steps follow): exit 2, naming that step."""
+    rank = int(rng.integers(1, 5))
+    x = random_values(rng, dt, random_shape(rng, rank, 300))
+    inputs = {"x.npy": maybe_fortran(rng, x)}
+    count = int(rng.integers(1, 5))
+    bad_at = int(rng.integers(0, count)) if error else -1
+    if error == "crop":
+        count = bad_at + 1                # (what follows a refused step has no shape)
+    cur, steps = x, []
+    for k in range(count):
+        bad = k == bad_at
+        if bad:
+            kind = "pad" if error == "crop" else "gather"
+        else:
+            kinds = CHAIN_KINDS if cur.size > 0 else ["pad", "slice", "tile"]
+            kind = kinds[int(rng.integers(0, len(kinds)))]
+        if kind == "gather":
+            name = f"i{k}.npy"
+            spec, inputs[name], cur = chain_gather(rng, cur, name, bad)
+        elif kind == "pad":
+            spec, cur = chain_pad(rng, dt, cur, bad)
+        elif kind == "slice":
+            spec, cur = chain_slice(rng, cur)
+        else:
+            spec, cur = chain_tile(rng, cur)
+        steps += [f"--{kind}", spec]
+    args = ["chain"]
+    if rng.random() < 0.8:                # (--input may come anywhere)
+        args += ["--input", "x.npy"] + steps
+    else:
+        args += steps + ["--input", "x.npy"]
+    if error != "crop" and rng.random() < 0.5:
+        axis = int(rng.integers(0, cur.ndim))
+        parts = [cur]
+        for j in range(int(rng.integers(1, 3))):
+            shape = list(cur.shape)
+            shape[axis] = int(rng.integers(0, 5))
+            name = f"y{j}.npy"
+            parts.append(random_values(rng, dt, shape))
+            inputs[name] = maybe_fortran(rng, parts[-1])
+            args += ["--join", name]
+        if axis != 0 or rng.random() < 0.5:
+            args += ["--join-axis", str(normalize_axis_arg(rng, axis, cur.ndim))]
+        cur = np.concatenate(parts, axis=axis)
+    if error:
+        case = Case(None, args, inputs, expect_error=True,
+                    error_kind="a crop larger than its axis" if error == "crop" else "an out-of-range index")
+        case.error_text = f"strix::{'pad' if error == 'crop' else 'gather'} (chain step {bad_at + 1})"
+        case.keep_output = True
+        return case
+    return Case(None, args, inputs, cur)
 
 
 def make_edge(rng, dt, idt, rank, kind):
@@ -1110,6 +1305,14 @@ def plan(args):
         add(f"pad-crop-error/{dt}",
             lambda rng, dt=dt: make_pad(rng, dt, some_rank(rng),
                                         PAD_MODES[int(rng.integers(0, len(PAD_MODES)))], error=True))
+    # chains of moves: a new random chain per case and element type, and chains that break a
+    # rule at one step
+    for dt in DTYPES:
+        add(f"chain/{dt}", lambda rng, dt=dt: make_chain(rng, dt))
+    for dt in ["float32", "int8", "uint64"]:
+        add(f"chain/error-crop/{dt}", lambda rng, dt=dt: make_chain(rng, dt, error="crop"))
+    for dt in ["float64", "int32", "uint16"]:
+        add(f"chain/error-index/{dt}", lambda rng, dt=dt: make_chain(rng, dt, error="index"))
     if args.edge_cases:
         for kind in EDGE_KINDS:
             for dt in DTYPES:
@@ -1193,7 +1396,9 @@ def run_case(exe, backend, profile, root, number, name, factory, seed):
         np.save(os.path.join(d, fname), arr)
     names = case.outputs or ["out.npy"]
     outs = [os.path.join(d, o) for o in names]
-    argv = [exe] + [os.path.join(d, a) if a in case.inputs or a in names else a for a in case.args]
+    # (a chain's gather names its index file before its fields: "i0.npy:axis=1")
+    argv = [exe] + [os.path.join(d, a) if a in case.inputs or a in names or a.split(":")[0] in case.inputs
+                    else a for a in case.args]
     if case.outputs is None:
         argv += ["--output", outs[0]]
     if backend:
@@ -1201,6 +1406,11 @@ def run_case(exe, backend, profile, root, number, name, factory, seed):
     if profile:
         argv += ["--vulkan-profile", profile]
     cmd = shlex.join(argv)
+    before = None
+    if case.keep_output:
+        np.save(outs[0], np.arange(5, dtype=np.int16))
+        with open(outs[0], "rb") as f:
+            before = f.read()
     try:
         proc = subprocess.run(argv, capture_output=True, timeout=120)
     except subprocess.TimeoutExpired:
@@ -1217,12 +1427,18 @@ def run_case(exe, backend, profile, root, number, name, factory, seed):
         lines = [ln for ln in proc.stderr.decode(errors="replace").splitlines()]
         if proc.returncode != 2:
             return ("fail", case.name, f"expected exit 2 for {case.error_kind}, got {proc.returncode}", cmd)
-        if any(os.path.exists(o) for o in outs):
+        if before is not None:
+            with open(outs[0], "rb") as f:
+                if f.read() != before:
+                    return ("fail", case.name, "the output file was changed although the run failed", cmd)
+        elif any(os.path.exists(o) for o in outs):
             return ("fail", case.name, "an output file was written although the run failed", cmd)
         if len(lines) != 1 or not lines[0].strip():
             return ("fail", case.name, f"expected one line on stderr, got {len(lines)}: {err[:200]!r}", cmd)
         if "unknown command" in err or "unknown option" in err:
             return ("fail", case.name, f"refused before {case.error_kind} was seen: {err[:200]}", cmd)
+        if case.error_text and case.error_text not in err:
+            return ("fail", case.name, f"expected the error to name {case.error_text!r}: {err[:200]}", cmd)
         shutil.rmtree(d, ignore_errors=True)
         return ("ok", case.name, None, None)
     if proc.returncode != 0:
