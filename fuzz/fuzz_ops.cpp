@@ -28,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -495,6 +496,30 @@ void check_chain_step(operand& out, Eager&& eager, Chain&& chain) {
     if (!std::equal(after.begin(), after.end(), out.buf.get())) finding("chain: the output's buffer differs from the eager call's");
 }
 
+// The fuzzed step and then two more, the output reversed along its first and its last axis
+// (slices of step -1 keep the shape), as one chain of three steps into the same output, against
+// the eager step into a temporary and the two eager slices: the same refusals and the same bytes.
+// `eager` returns the step's result (an allocating call); `lazy` the chain of the step.
+template <class Eager, class Lazy>
+void check_chain_steps(operand& out, const strix::any_view& O, const strix::cpu::options& opt, Eager&& eager, Lazy&& lazy) {
+    if (!out.buf || O.rank() == 0 || O.sizes().checked_count() > (1 << 20)) return;
+    constexpr auto end = std::numeric_limits<std::int64_t>::min();
+    const strix::slice_desc first{.starts = {-1}, .ends = {end}, .axes = {0}, .steps = {-1}};
+    const strix::slice_desc last{.starts = {-1}, .ends = {end}, .axes = {-1}, .steps = {-1}};
+    const std::vector<std::byte> before(out.buf.get(), out.buf.get() + out.len);
+    const bool eager_ok = expect_only_strix_errors("the step and two reversals, eagerly", [&] {
+        const strix::host_tensor t = eager();
+        const strix::host_tensor u = strix::slice(t.view(), first, opt);
+        strix::slice(u.view(), O, last, opt);
+    });
+    const std::vector<std::byte> after(out.buf.get(), out.buf.get() + out.len);
+    std::copy(before.begin(), before.end(), out.buf.get());
+    const bool chain_ok = expect_only_strix_errors("the same as a chain of three steps", [&] { strix::evaluate(lazy().slice(first).slice(last), O, opt); });
+    if (eager_ok != chain_ok) finding(eager_ok ? "chain of three: refused what the eager steps take" : "chain of three: took what the eager steps refuse");
+    if (eager_ok && !std::equal(after.begin(), after.end(), out.buf.get())) finding("chain of three: the output's buffer differs from the eager steps'");
+    if (!eager_ok && !std::equal(before.begin(), before.end(), out.buf.get())) finding("chain of three: a refused chain wrote to the output");
+}
+
 // Whether an index of `x` (a view over a real buffer) lies outside its axis: [-n, n) for signed
 // types, [0, n) for unsigned ones, where n = axis_size(coordinate in the last dimension).
 template <class AxisSize>
@@ -802,6 +827,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (ok && ax >= 0)
                 check_indices_were_checked(ok, policy, has_bad_index(o[1], [&](std::int64_t) { return I.size(ax); }), O.sizes().checked_count() == 0);
             check_chain_step(o[2], [&] { strix::gather(I, X, O, gd, opt); }, [&] { strix::evaluate(strix::lazy(I).gather(X, gd), O, opt); });
+            check_chain_steps(o[2], O, opt, [&] { return strix::gather(I, X, gd, opt); }, [&] { return strix::lazy(I).gather(X, gd); });
         }
         expect_only_strix_errors("checks + lowering + plan walk", [&] {
             const auto ctx = strix::detail::check_gather(I, X, &O, gd);
@@ -889,6 +915,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (all_fit) {
             expect_only_strix_errors("operator on views", [&] { strix::pad(I, O, pd, opt); });
             check_chain_step(o[1], [&] { strix::pad(I, O, pd, opt); }, [&] { strix::evaluate(strix::lazy(I).pad(pd), O, opt); });
+            check_chain_steps(o[1], O, opt, [&] { return strix::pad(I, pd, opt); }, [&] { return strix::lazy(I).pad(pd); });
         }
         expect_only_strix_errors("checks + lowering + plan walk", [&] {
             strix::detail::check_pad(I, &O, pd);
@@ -918,6 +945,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                     if constexpr (std::is_same_v<std::decay_t<decltype(d)>, strix::slice_desc>) strix::evaluate(strix::lazy(I).slice(d), O, opt);
                     else strix::evaluate(strix::lazy(I).tile(d), O, opt);
                 });
+                check_chain_steps(
+                    o[1], O, opt,
+                    [&] {
+                        if constexpr (std::is_same_v<std::decay_t<decltype(d)>, strix::slice_desc>) return strix::slice(I, d, opt);
+                        else return strix::tile(I, d, opt);
+                    },
+                    [&] {
+                        if constexpr (std::is_same_v<std::decay_t<decltype(d)>, strix::slice_desc>) return strix::lazy(I).slice(d);
+                        else return strix::lazy(I).tile(d);
+                    });
             }
             expect_only_strix_errors("checks + lowering + plan walk", [&] {
                 const auto c = T::check(ins, outs, d);
