@@ -677,24 +677,31 @@ std::vector<result> run_cases(B& be, const config& c, const sizes& z) {
             for (const bool eager : {false, true})
                 R.run(eager ? "chain (eager steps)" : "chain", name + " " + shape_name(x), false, [&body, eager] { return body(eager); });
         };
-        // gather 48 of 64 channels, reflect pad 3, join with a [N,16,H+6,W+6] tensor
+        // gather 48 of 64 channels (random, or channels 16..63 in order), reflect pad 3, join
+        // with a [N,16,H+6,W+6] tensor
         const shape gpj{n, ch, h + 6, w + 6};
-        both("gather, pad, join", [&](bool eager) {
-            auto in = ins(f32, x);
-            tensor other = be.make(f32, {n, ch / 4, h + 6, w + 6});
-            tensor idx = be.upload(random_indices({ch * 3 / 4}, ch, 71));
-            tensor out = be.make(f32, gpj), g = be.make(f32, {n, ch * 3 / 4, h, w}), p = be.make(f32, {n, ch * 3 / 4, h + 6, w + 6});
-            const double bytes = 2.0 * static_cast<double>(bytes_of(f32, gpj));
-            return be.measure(bytes, reps, 1, [&](auto& r, int k) {
-                if (eager) {
-                    r.gather(at(in, k), idx, g, {1});
-                    r.pad(g, p, reflect3);
-                    r.join({&p, &other}, out, {1});
-                } else {
-                    r.join_chains({r.lazy(at(in, k)).gather(idx.view(), {.axis = 1}).pad(reflect3), r.lazy(other)}, out, {1});
-                }
+        const auto in_order = [&] {
+            strix::host_tensor t(dtype::int64, {ch * 3 / 4});
+            std::iota(t.as<std::int64_t>(), t.as<std::int64_t>() + t.count(), ch / 4);
+            return t;
+        };
+        for (const bool ordered : {false, true})
+            both(ordered ? "gather in order, pad, join" : "gather, pad, join", [&](bool eager) {
+                auto in = ins(f32, x);
+                tensor other = be.make(f32, {n, ch / 4, h + 6, w + 6});
+                tensor idx = be.upload(ordered ? in_order() : random_indices({ch * 3 / 4}, ch, 71));
+                tensor out = be.make(f32, gpj), g = be.make(f32, {n, ch * 3 / 4, h, w}), p = be.make(f32, {n, ch * 3 / 4, h + 6, w + 6});
+                const double bytes = 2.0 * static_cast<double>(bytes_of(f32, gpj));
+                return be.measure(bytes, reps, 1, [&](auto& r, int k) {
+                    if (eager) {
+                        r.gather(at(in, k), idx, g, {1});
+                        r.pad(g, p, reflect3);
+                        r.join({&p, &other}, out, {1});
+                    } else {
+                        r.join_chains({r.lazy(at(in, k)).gather(idx.view(), {.axis = 1}).pad(reflect3), r.lazy(other)}, out, {1});
+                    }
+                });
             });
-        });
         // crop 1, reflect pad 4, join with a [N,16,H+6,W+6] tensor
         const strix::pad_desc crop1{.start = {0, 0, -1, -1}, .end = {0, 0, -1, -1}};
         const strix::pad_desc reflect4{.mode = strix::pad_mode::reflect, .start = {0, 0, 4, 4}, .end = {0, 0, 4, 4}};
