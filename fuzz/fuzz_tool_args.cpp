@@ -16,7 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "../examples/strix_args.hpp" // found from this file, with or without -Iexamples
+#include "../examples/strix_args.hpp"  // found from this file, with or without -Iexamples
+#include "../examples/strix_chain.hpp" // (strix chain's parser)
 
 namespace {
 
@@ -56,6 +57,29 @@ void check(const strix::tool::command& c) {
         fail("a pad list of a bad length");
 }
 
+// The checks a parsed `strix chain` must pass.
+void check_chain(const strix::tool::chain_command& r) {
+    const auto& c = r.base;
+    if (c.op != "chain") fail("a chain command of another name", c.op);
+    if (c.what == strix::tool::action::op_usage) return;
+    if (c.what != strix::tool::action::run) fail("a chain parsed to an action other than run or help");
+    if (c.backend != "" && c.backend != "cpu" && c.backend != "vulkan") fail("an unknown backend was accepted", c.backend);
+    std::size_t inputs = 0, gathers = 0, joins = 0, gather_steps = 0;
+    for (const auto& file : c.files) {
+        inputs += file.first == "input";
+        gathers += file.first == "gather";
+        joins += file.first == "join";
+    }
+    for (const auto& s : r.steps) gather_steps += std::holds_alternative<strix::gather_desc>(s);
+    if (inputs != 1) fail("a chain without exactly one input");
+    if (gathers != gather_steps) fail("a chain whose gathers and index files differ in number");
+    if ((joins > 0) != r.joined) fail("a chain's --join files and its joined flag disagree");
+    if (c.outputs.size() != 1) fail("a chain without exactly one output");
+    for (const auto& s : r.steps)
+        if (const auto* p = std::get_if<strix::pad_desc>(&s); p && (p->start.rank > strix::max_rank || p->end.rank > strix::max_rank))
+            fail("a chain's pad list of a bad length");
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -71,7 +95,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     if (size > 0 && data[size - 1] != 0) args.push_back(current); // a last argument without its NUL
     try {
-        check(strix::tool::parse_command(args));
+        // (the tool sends `chain` to its own parser: examples/strix.cpp)
+        if (!args.empty() && args[0] == "chain") check_chain(strix::tool::parse_chain({args.begin() + 1, args.end()}));
+        else check(strix::tool::parse_command(args));
     } catch (const strix::error& e) {
         const std::string m = e.what();
         if (e.code() != strix::error_code::invalid_argument) fail("a parse error of an unexpected code", m);
