@@ -9,7 +9,8 @@ chain into one kernel), and jax.jit (XLA) where JAX imports, beside torch's copy
 bytes. Torch: triton.testing.do_bench where triton imports (median, L2 cleared before each call),
 else CUDA events (bench/torch_peer.py's Timer). JAX: `inner` jitted calls in flight back to back,
 waited for once, the median of 15 repetitions of that divided by `inner` (host wall time with
-the launch cost spread over the calls; bench/jax_peer.py does the same).
+the launch cost spread over the calls; bench/jax_peer.py does the same), and beside it one call
+waited for at a time ("each waited": the median of 15, host wall time of the call and its wait).
 cpu: NumPy (np.take, np.pad, np.concatenate, slicing, np.tile; one thread, eager), beside
 np.copyto of the output's bytes, timed in turns (peer_common.measure_in_turns).
 
@@ -152,6 +153,13 @@ def main():
                 src = [torch.empty_like(tout) for _ in range(2)]
                 copy_s = timer(rotating(lambda k: tout.copy_(src[k]), 2))
                 report("jax.jit", name + " " + shape_name((n, ch, h, w)), nbytes, statistics.median(reps[1:]), copy_s, "torch copy_")
+                # what a program that waits for each call sees: one call, waited for (host wall)
+                single = []
+                for k in range(16):
+                    t0 = time.perf_counter()
+                    f(jxs[k % 2], jp, jo3, jo4).block_until_ready()
+                    single.append(time.perf_counter() - t0)
+                report("jax.jit, each waited", name + " " + shape_name((n, ch, h, w)), nbytes, statistics.median(single[1:]), copy_s, "torch copy_")
                 del tout, src
                 torch.cuda.empty_cache()
     if a.json:
