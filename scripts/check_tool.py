@@ -826,6 +826,17 @@ def onnx_slice(s, e, step, n):
     return slice(ps, pe, step)
 
 
+def random_slice_axes(rng, rank):
+    """The axes a random slice names: a few of them in any order (named,
+    75%), or the first few (not named: the slice gives no axes)."""
+    count = int(rng.integers(1, rank + 1))
+    order = [int(a) for a in rng.permutation(rank)[:count]]
+    named = rng.random() < 0.75
+    if not named:
+        order = list(range(count))
+    return order, named
+
+
 def make_slice(rng, dt, rank, error=False):
     """ONNX Slice: random axes (some negative, in any order, or none: the
     first ones), bounds inside, past and at the int64 limits, steps of either
@@ -834,11 +845,7 @@ def make_slice(rng, dt, rank, error=False):
     With error a step is 0 or an axis repeats."""
     x_shape = random_shape(rng, rank, 400)
     big = 2 ** 63 - 1
-    count = int(rng.integers(1, rank + 1))
-    order = [int(a) for a in rng.permutation(rank)[:count]]
-    named = rng.random() < 0.75
-    if not named:
-        order = list(range(count))
+    order, named = random_slice_axes(rng, rank)
     starts, ends, steps, index = [], [], [], [slice(None)] * rank
     for a in order:
         n = x_shape[a]
@@ -978,11 +985,7 @@ def chain_slice(rng, cur):
     inside and past the axis, steps of either sign; mostly a slice that keeps
     something. (option value, result)."""
     rank = cur.ndim
-    count = int(rng.integers(1, rank + 1))
-    order = [int(a) for a in rng.permutation(rank)[:count]]
-    named = rng.random() < 0.75
-    if not named:
-        order = list(range(count))
+    order, named = random_slice_axes(rng, rank)
     starts, ends, steps, index = [], [], [], [slice(None)] * rank
     keep = rng.random() < 0.85
     for a in order:
