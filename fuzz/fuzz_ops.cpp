@@ -482,45 +482,43 @@ bool expect_only_strix_errors(const char* what, F&& f) {
     }
 }
 
-// The same single step as a chain (strix/ops/chain.hpp) into the same output: it must refuse
-// what the eager call refuses and otherwise write the same bytes of the output's buffer. True
-// when the eager call took the step (its result then has the output's shape).
+// Runs `eager` and then `chain`, each from the output buffer's bytes as they were: they must
+// refuse alike and leave the same bytes (a refusal writes nothing, so after a refused eager call
+// those are the bytes from before). `what` names the chain in findings. True when `eager` ran.
 template <class Eager, class Chain>
-bool check_chain_step(operand& out, Eager&& eager, Chain&& chain) {
-    if (!out.buf) return false; // (an output placed in another operand's buffer)
+bool same_as_eager(operand& out, const char* what, Eager&& eager, Chain&& chain) {
     const std::vector<std::byte> before(out.buf.get(), out.buf.get() + out.len);
-    const bool eager_ok = expect_only_strix_errors("the eager step again", eager);
+    const bool eager_ok = expect_only_strix_errors("the eager step(s)", eager);
     const std::vector<std::byte> after(out.buf.get(), out.buf.get() + out.len);
     std::copy(before.begin(), before.end(), out.buf.get());
-    const bool chain_ok = expect_only_strix_errors("the step as a chain", chain);
-    if (eager_ok != chain_ok) finding(eager_ok ? "chain: refused a step the eager call takes" : "chain: took a step the eager call refuses");
-    if (!std::equal(after.begin(), after.end(), out.buf.get())) finding("chain: the output's buffer differs from the eager call's");
+    const bool chain_ok = expect_only_strix_errors(what, chain);
+    const std::string w(what);
+    if (eager_ok != chain_ok) finding((w + (eager_ok ? ": refused what the eager call takes" : ": took what the eager call refuses")).c_str());
+    if (!std::equal(after.begin(), after.end(), out.buf.get())) finding((w + ": the output's buffer differs from the eager call's").c_str());
     return eager_ok;
 }
 
-// The fuzzed step and then two more, the output reversed along its first and its last axis
-// (slices of step -1 keep the shape), as one chain of three steps into the same output, against
-// the eager step into a temporary and the two eager slices: the same refusals and the same bytes.
-// `eager` returns the step's result (an allocating call); `lazy` the chain of the step. Run only
-// where the step into the output was taken (check_chain_step), so that its result is no larger.
-template <class Eager, class Lazy>
-void check_chain_steps(operand& out, const strix::any_view& O, const strix::cpu::options& opt, Eager&& eager, Lazy&& lazy) {
-    if (!out.buf || O.rank() == 0 || O.sizes().checked_count() > (1 << 20)) return;
+// The fuzzed step as a chain (strix/ops/chain.hpp; `lazy` returns the chain of the step) into the
+// same output O as the eager call `into`; then, where the step was taken (its result then has
+// O's shape, at most 2^20 elements here), the step and two more, reversals of O's first and last
+// axes (slices of step -1 keep the shape), as one chain of three steps against the eager step
+// into a temporary (`alloc`, its allocating call) and the two eager slices.
+template <class Into, class Alloc, class Lazy>
+void check_chains(operand& out, const strix::any_view& O, const strix::cpu::options& opt, Into&& into, Alloc&& alloc, Lazy&& lazy) {
+    if (!out.buf) return; // (an output placed in another operand's buffer)
+    if (!same_as_eager(out, "the step as a chain", into, [&] { strix::evaluate(lazy(), O, opt); })) return;
+    if (O.rank() == 0 || O.sizes().checked_count() > (1 << 20)) return;
     constexpr auto end = std::numeric_limits<std::int64_t>::min();
     const strix::slice_desc first{.starts = {-1}, .ends = {end}, .axes = {0}, .steps = {-1}};
     const strix::slice_desc last{.starts = {-1}, .ends = {end}, .axes = {-1}, .steps = {-1}};
-    const std::vector<std::byte> before(out.buf.get(), out.buf.get() + out.len);
-    const bool eager_ok = expect_only_strix_errors("the step and two reversals, eagerly", [&] {
-        const strix::host_tensor t = eager();
-        const strix::host_tensor u = strix::slice(t.view(), first, opt);
-        strix::slice(u.view(), O, last, opt);
-    });
-    const std::vector<std::byte> after(out.buf.get(), out.buf.get() + out.len);
-    std::copy(before.begin(), before.end(), out.buf.get());
-    const bool chain_ok = expect_only_strix_errors("the same as a chain of three steps", [&] { strix::evaluate(lazy().slice(first).slice(last), O, opt); });
-    if (eager_ok != chain_ok) finding(eager_ok ? "chain of three: refused what the eager steps take" : "chain of three: took what the eager steps refuse");
-    if (eager_ok && !std::equal(after.begin(), after.end(), out.buf.get())) finding("chain of three: the output's buffer differs from the eager steps'");
-    if (!eager_ok && !std::equal(before.begin(), before.end(), out.buf.get())) finding("chain of three: a refused chain wrote to the output");
+    same_as_eager(
+        out, "the step and two reversals as a chain",
+        [&] {
+            const strix::host_tensor t = alloc();
+            const strix::host_tensor u = strix::slice(t.view(), first, opt);
+            strix::slice(u.view(), O, last, opt);
+        },
+        [&] { strix::evaluate(lazy().slice(first).slice(last), O, opt); });
 }
 
 // Whether an index of `x` (a view over a real buffer) lies outside its axis: [-n, n) for signed
@@ -829,8 +827,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const int ax = strix::detail::normalize_axis(axis, I.rank());
             if (ok && ax >= 0)
                 check_indices_were_checked(ok, policy, has_bad_index(o[1], [&](std::int64_t) { return I.size(ax); }), O.sizes().checked_count() == 0);
-            if (check_chain_step(o[2], [&] { strix::gather(I, X, O, gd, opt); }, [&] { strix::evaluate(strix::lazy(I).gather(X, gd), O, opt); }))
-                check_chain_steps(o[2], O, opt, [&] { return strix::gather(I, X, gd, opt); }, [&] { return strix::lazy(I).gather(X, gd); });
+            check_chains(
+                o[2], O, opt, [&] { strix::gather(I, X, O, gd, opt); }, [&] { return strix::gather(I, X, gd, opt); },
+                [&] { return strix::lazy(I).gather(X, gd); });
         }
         expect_only_strix_errors("checks + lowering + plan walk", [&] {
             const auto ctx = strix::detail::check_gather(I, X, &O, gd);
@@ -917,8 +916,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (total_pad(I.sizes(), pd) > (1 << 24)) return 0;
         if (all_fit) {
             expect_only_strix_errors("operator on views", [&] { strix::pad(I, O, pd, opt); });
-            if (check_chain_step(o[1], [&] { strix::pad(I, O, pd, opt); }, [&] { strix::evaluate(strix::lazy(I).pad(pd), O, opt); }))
-                check_chain_steps(o[1], O, opt, [&] { return strix::pad(I, pd, opt); }, [&] { return strix::lazy(I).pad(pd); });
+            check_chains(
+                o[1], O, opt, [&] { strix::pad(I, O, pd, opt); }, [&] { return strix::pad(I, pd, opt); }, [&] { return strix::lazy(I).pad(pd); });
         }
         expect_only_strix_errors("checks + lowering + plan walk", [&] {
             strix::detail::check_pad(I, &O, pd);
@@ -944,19 +943,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const strix::any_view outs[] = {O};
             if (all_fit) {
                 expect_only_strix_errors("operator on views", [&] { strix::detail::call_into(ins, outs, d, opt); });
-                const bool took = check_chain_step(o[1], [&] { strix::detail::call_into(ins, outs, d, opt); }, [&] {
-                    if constexpr (std::is_same_v<std::decay_t<decltype(d)>, strix::slice_desc>) strix::evaluate(strix::lazy(I).slice(d), O, opt);
-                    else strix::evaluate(strix::lazy(I).tile(d), O, opt);
-                });
-                if (took)
-                    check_chain_steps(
-                    o[1], O, opt,
+                constexpr bool is_slice = std::is_same_v<std::decay_t<decltype(d)>, strix::slice_desc>;
+                check_chains(
+                    o[1], O, opt, [&] { strix::detail::call_into(ins, outs, d, opt); },
                     [&] {
-                        if constexpr (std::is_same_v<std::decay_t<decltype(d)>, strix::slice_desc>) return strix::slice(I, d, opt);
+                        if constexpr (is_slice) return strix::slice(I, d, opt);
                         else return strix::tile(I, d, opt);
                     },
                     [&] {
-                        if constexpr (std::is_same_v<std::decay_t<decltype(d)>, strix::slice_desc>) return strix::lazy(I).slice(d);
+                        if constexpr (is_slice) return strix::lazy(I).slice(d);
                         else return strix::lazy(I).tile(d);
                     });
             }
