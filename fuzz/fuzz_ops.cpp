@@ -1036,7 +1036,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (ok && ax >= 0)
                 check_indices_were_checked(ok, policy, has_bad_index(o[1], [&](std::int64_t) { return I.size(ax); }), U.sizes().checked_count() == 0);
         }
-        else expect_only_strix_errors("checks only", [&] { (void)strix::detail::check_scatter(I, X, U, O, scd); });
+        else expect_only_strix_errors("checks only", [&] { (void)strix::detail::check_scatter(I, X, U, &O, scd); });
         if (allocating && o[0].fits && o[1].fits && o[2].fits && bytes_of(I.sizes(), type))
             expect_only_strix_errors("allocating entry point", [&] { (void)strix::scatter(I, X, U, scd, opt); });
         break;
@@ -1050,7 +1050,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 check_indices_were_checked(ok, policy, has_bad_index(o[1], [&](std::int64_t j) { return I.size(static_cast<int>(j)); }),
                                            U.sizes().checked_count() == 0);
         }
-        else expect_only_strix_errors("checks only", [&] { (void)strix::detail::check_scatter_nd(I, X, U, O, snd); });
+        else expect_only_strix_errors("checks only", [&] { (void)strix::detail::check_scatter_nd(I, X, U, &O, snd); });
         if (allocating && o[0].fits && o[1].fits && o[2].fits && bytes_of(I.sizes(), type))
             expect_only_strix_errors("allocating entry point", [&] { (void)strix::scatter_nd(I, X, U, snd, opt); });
         break;

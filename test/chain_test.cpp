@@ -192,6 +192,91 @@ TEST_CASE("chain: a step's rules are the eager operator's, and its errors name t
     CHECK_THROWS_WITH(strix::evaluate(strix::lazy(x.view()).slice({}), into_source), Catch::Contains("overlaps the input"));
 }
 
+TEST_CASE("chain: index-driven steps (gather-elements, gather-nd, scatter, scatter-nd) split the chain and equal the eager steps", "[chain]") {
+    // random chains of moves and index-driven steps: each of these runs as its eager operator
+    // between temporaries (describe_chain says so), the result bit for bit the eager steps'; bad
+    // indices under `error` throw the operator's message naming the step, and nothing is written
+    rng_t g(0x1D5C);
+    int index_steps = 0, refused = 0;
+    for (int n = 0; n < 1500; ++n) {
+        random_chain c = make_random_chain(g, static_cast<int>(uni(g, 1, 5)), 8, true);
+        const std::string text = c.text + " (case " + std::to_string(n) + ")";
+        INFO(text);
+        int driven = 0;
+        for (const auto& s : c.chain.steps()) driven += strix::index_driven(s.op) ? 1 : 0;
+        const std::string plan = strix::describe_chain(c.chain);
+        std::size_t said = 0;
+        for (std::size_t at = plan.find("as its own operator into"); at != std::string::npos; at = plan.find("as its own operator into", at + 1)) ++said;
+        CHECK(said == static_cast<std::size_t>(driven));
+        index_steps += driven;
+        strided out = make_strided(g, c.chain.type(), c.chain.sizes(), true);
+        fill_random(g, out.buf);
+        const bytes before = out.buf;
+        if (c.bad_index) {
+            const auto& last = c.chain.steps().back();
+            const std::string head = "strix::" + std::string(last.name()) + " (chain step " + std::to_string(c.chain.steps().size()) + "): ";
+            CHECK_THROWS_WITH(strix::evaluate(c.chain, out.view()), Catch::StartsWith(head));
+            REQUIRE(out.buf == before); // nothing written
+            ++refused;
+            continue;
+        }
+        strix::evaluate(c.chain, out.view());
+        check_written(out, before, c.eager, text + "; " + plan);
+        // a join of it with itself, each part through its own temporaries
+        if (c.chain.sizes().rank > 0) {
+            const strix::chain twice[] = {c.chain, c.chain};
+            const any_cview eager_twice[] = {c.eager.view(), c.eager.view()};
+            const host_tensor want = strix::join(eager_twice, {.axis = 0});
+            const host_tensor got = strix::join(twice, {.axis = 0});
+            const auto bytes = static_cast<std::size_t>(want.view().count()) * strix::size_of(c.chain.type());
+            if (bytes > 0) REQUIRE(std::memcmp(got.view().data(), want.view().data(), bytes) == 0);
+        }
+    }
+    CHECK(index_steps > 500);
+    CHECK(refused > 20);
+}
+
+TEST_CASE("chain: where an index-driven step splits a chain, and its errors", "[chain]") {
+    host_tensor x(dtype::float32, {2, 3}), idx(dtype::int64, {2, 2}), upd(dtype::float32, {2, 2});
+    auto* pi = static_cast<std::int64_t*>(idx.view().data());
+    auto* pu = static_cast<float*>(upd.view().data());
+    auto* px = static_cast<float*>(x.view().data());
+    for (int i = 0; i < 6; ++i) px[i] = static_cast<float>(i + 1);
+    for (int i = 0; i < 4; ++i) {
+        pi[i] = i == 1 || i == 2 ? 1 : 0;
+        pu[i] = 10.0f + static_cast<float>(i);
+    }
+    const strix::pad_desc one{.start = {0, 1}, .end = {0, 1}};
+    // pad, gather-elements along 1, pad: the pad written out, the gather on its own, the last pad copying
+    const strix::chain e = strix::lazy(x.view()).pad(one).gather_elements(idx.view(), {.axis = 1}).pad(one);
+    CHECK(strix::describe_chain(e) ==
+          "steps 1-1 (pad) into a temporary [2,5], as step 2 is index-driven (it runs as its own operator); "
+          "step 2 (gather-elements) as its own operator into a temporary [2,2]; steps 3-3 (pad) in one pass");
+    const host_tensor p1 = strix::pad(x.view(), one);
+    const host_tensor ge = strix::gather_elements(p1.view(), idx.view(), {.axis = 1});
+    const host_tensor want = strix::pad(ge.view(), one);
+    const host_tensor got = strix::evaluate(e);
+    REQUIRE(std::memcmp(got.view().data(), want.view().data(), 4 * 8) == 0);
+    // first and last: the operator reads the source, and a copy writes its result out
+    const strix::chain s = strix::lazy(x.view()).scatter(idx.view(), upd.view(), {.axis = 1});
+    CHECK(strix::describe_chain(s) == "step 1 (scatter) as its own operator into a temporary [2,3]; a copy in one pass");
+    const host_tensor sw = strix::scatter(x.view(), idx.view(), upd.view(), {.axis = 1});
+    REQUIRE(std::memcmp(strix::evaluate(s).view().data(), sw.view().data(), 4 * 6) == 0);
+    // its rules when added, naming the step
+    CHECK_THROWS_WITH(e.gather_nd(x.view()), Catch::StartsWith("strix::gather-nd (chain step 4): "));
+    CHECK_THROWS_WITH(strix::lazy(x.view()).pad(one).scatter(idx.view(), x.view(), {.axis = 1}), Catch::StartsWith("strix::scatter (chain step 2): "));
+    // an index out of range when it runs: its message, the step named, nothing written
+    pi[3] = 7;
+    host_tensor out(dtype::float32, e.sizes());
+    std::memset(out.view().data(), 0x5A, 4 * 8);
+    CHECK_THROWS_WITH(strix::evaluate(e, out.view()), Catch::StartsWith("strix::gather-elements (chain step 2): ") && Catch::Contains("7"));
+    for (int i = 0; i < 4 * 8; ++i) REQUIRE(static_cast<const unsigned char*>(out.view().data())[i] == 0x5A);
+    // the output may not overlap the updates
+    const any_view into_updates(upd.view().data(), dtype::float32, {2, 2}, std::array<std::int64_t, strix::max_rank>{1, 2}); // (2x3 output, 2x2 view below)
+    const strix::chain s2 = strix::lazy(x.view()).slice({.starts = {0}, .ends = {2}, .axes = {1}}).scatter(idx.view(), upd.view(), {.axis = 1});
+    CHECK_THROWS_WITH(strix::evaluate(s2, into_updates), Catch::Contains("updates"));
+}
+
 TEST_CASE("chain: typed chains compute their extents at compile time (static) or run time (dynamic) and equal the eager steps", "[chain]") {
     float x[2 * 3] = {1, 2, 3, 4, 5, 6};
     const std::int64_t idx[3] = {1, 0, -1};

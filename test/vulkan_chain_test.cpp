@@ -82,6 +82,63 @@ TEST_CASE("vulkan: random chains of 1 to 5 moves equal their eager steps bit for
     }
 }
 
+TEST_CASE("vulkan: chains with index-driven steps (gather-elements, gather-nd, scatter, scatter-nd) equal their eager steps, on each path", "[vulkan]") {
+    // each index-driven step records as its operator between scratch temporaries; under `error`
+    // a bad index of any step leaves the output as it was (one guard word for all the checks)
+    for (const int path : test_paths()) {
+        vk::context ctx(path_options(path));
+        rng_t g(case_seed(0x1D5CD, static_cast<std::uint64_t>(path)));
+        const int cases = at_least(80);
+        int driven = 0;
+        for (int n = 0; n < cases; ++n) {
+            const random_chain c = make_random_chain(g, static_cast<int>(uni(g, 1, 5)), 6, true);
+            for (const auto& st : c.chain.steps()) driven += strix::index_driven(st.op) ? 1 : 0;
+            INFO(c.text << " (path " << path << ", case " << n << "); " << strix::describe_chain(c.chain));
+            std::deque<vk::device_tensor> keep;
+            const vk::device_chain dc = device_chain_of(ctx, keep, c);
+            host_tensor pattern(c.chain.type(), c.chain.sizes());
+            if (pattern.view().count() > 0)
+                std::memset(pattern.view().data(), 0x5A, static_cast<std::size_t>(pattern.view().count()) * strix::size_of(c.chain.type()));
+            const vk::device_tensor out = vk::upload(ctx, pattern.view());
+            vk::stream s(ctx);
+            s.evaluate(dc, out.view());
+            if (c.bad_index) {
+                CHECK_THROWS_WITH(s.run(), Catch::StartsWith("strix::" + std::string(c.chain.steps().back().name())));
+                CHECK(same_bytes(read_back(ctx, out), pattern));
+                continue;
+            }
+            s.run();
+            REQUIRE(same_bytes(read_back(ctx, out), c.eager));
+        }
+        CHECK(driven > cases / 2);
+    }
+}
+
+TEST_CASE("vulkan: a bad index in one chain of a join leaves the output, whatever the other chains' checks share", "[vulkan]") {
+    // chain 1 gathers with bad indices; chain 2 gathers with indices an earlier operator of the
+    // stream checked (whose guard word it could share): the output stays as it was
+    vk::context ctx;
+    rng_t g(0xBAD1);
+    host_tensor x = random_tensor(g, dtype::float32, {4, 3}), good(dtype::int64, {4}), bad(dtype::int64, {4});
+    auto* pg = static_cast<std::int64_t*>(good.view().data());
+    auto* pb = static_cast<std::int64_t*>(bad.view().data());
+    for (int i = 0; i < 4; ++i) {
+        pg[i] = 3 - i;
+        pb[i] = i == 2 ? 9 : i;
+    }
+    const vk::device_tensor dx = vk::upload(ctx, x.view()), dgood = vk::upload(ctx, good.view()), dbad = vk::upload(ctx, bad.view());
+    const vk::device_tensor first(ctx, dtype::float32, {4, 3});
+    host_tensor pattern(dtype::float32, {8, 3});
+    std::memset(pattern.view().data(), 0x5A, 8 * 3 * 4);
+    const vk::device_tensor out = vk::upload(ctx, pattern.view());
+    vk::stream s(ctx);
+    s.gather(dx.view(), dgood.view(), first.view(), {.axis = 0}); // checks `good`
+    const vk::device_chain parts[] = {vk::lazy(dx.view()).gather(dbad.view(), {.axis = 0}), vk::lazy(dx.view()).gather(dgood.view(), {.axis = 0})};
+    s.join(parts, out.view(), {.axis = 0});
+    CHECK_THROWS_WITH(s.run(), Catch::Contains("9"));
+    CHECK(same_bytes(read_back(ctx, out), pattern));
+}
+
 TEST_CASE("vulkan: a join of chains (gather, pad; crop, pad; a tensor) equals the eager join, with any temporaries", "[vulkan]") {
     vk::context ctx;
     rng_t g(0x701A);

@@ -13,7 +13,9 @@
 /// every gather of the chain is checked before anything is written. Where a step cannot compose
 /// with the ones before it (a pad of a gathered dimension, a second gather, a fold of a folded
 /// dimension), the chain writes what it has composed into a temporary tensor and goes on from
-/// there: `describe_chain` says where.
+/// there: `describe_chain` says where. The index-driven steps (gather_elements, gather_nd,
+/// scatter, scatter_nd) never compose: the chain splits at each, which runs as its eager operator
+/// from one temporary into the next (its rules checked when it is added, its indices when it runs).
 
 #include <concepts>
 #include <deque>
@@ -22,8 +24,12 @@
 #include <vector>
 
 #include "strix/ops/gather.hpp"
+#include "strix/ops/gather_elements.hpp"
+#include "strix/ops/gather_nd.hpp"
 #include "strix/ops/join.hpp"
 #include "strix/ops/pad.hpp"
+#include "strix/ops/scatter.hpp"
+#include "strix/ops/scatter_nd.hpp"
 #include "strix/ops/slice.hpp"
 #include "strix/ops/split.hpp"
 #include "strix/ops/tile.hpp"
@@ -32,8 +38,14 @@
 
 namespace strix {
 
-/// The kinds of step of a chain.
-enum class chain_op : std::uint8_t { gather, pad, slice, tile };
+/// The kinds of step of a chain: the moves, which compose, then the index-driven operators,
+/// which split it.
+enum class chain_op : std::uint8_t { gather, pad, slice, tile, gather_elements, gather_nd, scatter, scatter_nd };
+
+/// Whether steps of kind `op` split a chain (run as their eager operator between temporaries).
+constexpr bool index_driven(chain_op op) { return op >= chain_op::gather_elements; }
+/// Whether steps of kind `op` read updates.
+constexpr bool has_updates(chain_op op) { return op == chain_op::scatter || op == chain_op::scatter_nd; }
 
 /// One step of a chain over views of type View (its descriptor: the one of its kind).
 template <class View>
@@ -43,7 +55,12 @@ struct chain_step {
     pad_desc pad{};
     slice_desc slice{};
     tile_desc tile{};
-    View indices{};                      ///< gather's
+    gather_elements_desc gather_elements{};
+    gather_nd_desc gather_nd{};
+    scatter_desc scatter{};
+    scatter_nd_desc scatter_nd{};
+    View indices{};                      ///< the gathers' and scatters'
+    View updates{};                      ///< the scatters'
     operand_list context;                ///< gather's operands, for index messages
     int axis = 0;                        ///< gather's axis as its rule normalised it
     shape in{}, out{};                   ///< the tensor's shape before and after the step
@@ -54,8 +71,23 @@ struct chain_step {
         case chain_op::pad: return "pad";
         case chain_op::slice: return "slice";
         case chain_op::tile: return "tile";
+        case chain_op::gather_elements: return op_traits<gather_elements_desc>::name;
+        case chain_op::gather_nd: return op_traits<gather_nd_desc>::name;
+        case chain_op::scatter: return op_traits<scatter_desc>::name;
+        case chain_op::scatter_nd: return op_traits<scatter_nd_desc>::name;
         }
         return "?";
+    }
+    /// Calls `f(desc)` with the descriptor of an index-driven step.
+    template <class F>
+    void with_index_desc(F&& f) const {
+        switch (op) {
+        case chain_op::gather_elements: f(gather_elements); break;
+        case chain_op::gather_nd: f(gather_nd); break;
+        case chain_op::scatter: f(scatter); break;
+        case chain_op::scatter_nd: f(scatter_nd); break;
+        default: break;
+        }
     }
 };
 
@@ -109,6 +141,21 @@ public:
             return c.out;
         });
     }
+    /// gather_elements (as strix::gather_elements) of the chain's tensor at `indices`; gather_nd,
+    /// scatter and scatter_nd likewise (a scatter's input is the chain's tensor, its result a new
+    /// one). These split the chain: each runs as its eager operator.
+    [[nodiscard]] basic_chain gather_elements(const View& indices, const gather_elements_desc& d = {}) const {
+        return index_step(chain_op::gather_elements, d, &chain_step<View>::gather_elements, indices, nullptr);
+    }
+    [[nodiscard]] basic_chain gather_nd(const View& indices, const gather_nd_desc& d = {}) const {
+        return index_step(chain_op::gather_nd, d, &chain_step<View>::gather_nd, indices, nullptr);
+    }
+    [[nodiscard]] basic_chain scatter(const View& indices, const View& updates, const scatter_desc& d = {}) const {
+        return index_step(chain_op::scatter, d, &chain_step<View>::scatter, indices, &updates);
+    }
+    [[nodiscard]] basic_chain scatter_nd(const View& indices, const View& updates, const scatter_nd_desc& d = {}) const {
+        return index_step(chain_op::scatter_nd, d, &chain_step<View>::scatter_nd, indices, &updates);
+    }
     /// pad (as strix::pad; negative widths crop).
     [[nodiscard]] basic_chain pad(const pad_desc& d) const { return unary(chain_op::pad, d, &chain_step<View>::pad); }
     /// slice (as strix::slice).
@@ -116,12 +163,23 @@ public:
     /// tile (as strix::tile).
     [[nodiscard]] basic_chain tile(const tile_desc& d) const { return unary(chain_op::tile, d, &chain_step<View>::tile); }
 
-    /// The views the chain reads: its source, then each gather's indices.
+    /// The views the chain reads: its source, then each step's indices (and a scatter's updates).
     [[nodiscard]] std::vector<View> views() const {
         std::vector<View> v{source_};
-        for (const auto& s : steps_)
-            if (s.op == chain_op::gather) v.push_back(s.indices);
+        for (const auto& s : steps_) {
+            if (s.op == chain_op::gather || index_driven(s.op)) v.push_back(s.indices);
+            if (has_updates(s.op)) v.push_back(s.updates);
+        }
         return v;
+    }
+    /// What each of views() is to its step: "input", "indices" or "updates".
+    [[nodiscard]] std::vector<const char*> view_roles() const {
+        std::vector<const char*> r{"input"};
+        for (const auto& s : steps_) {
+            if (s.op == chain_op::gather || index_driven(s.op)) r.push_back("indices");
+            if (has_updates(s.op)) r.push_back("updates");
+        }
+        return r;
     }
     /// The same steps over other views (as views() orders them, from `v`'s front, which moves
     /// past them), checked again: to record a chain again on other tensors, or a chain of host
@@ -139,7 +197,12 @@ public:
             case chain_op::pad: r = r.pad(s.pad); break;
             case chain_op::slice: r = r.slice(s.slice); break;
             case chain_op::tile: r = r.tile(s.tile); break;
+            case chain_op::gather_elements: r = r.gather_elements(v.front(), s.gather_elements); break;
+            case chain_op::gather_nd: r = r.gather_nd(v.front(), s.gather_nd); break;
+            case chain_op::scatter: r = r.scatter(v[0], v[1], s.scatter); break;
+            case chain_op::scatter_nd: r = r.scatter_nd(v[0], v[1], s.scatter_nd); break;
             }
+            if (index_driven(s.op)) v = v.subspan(has_updates(s.op) ? 2 : 1);
         }
         return r;
     }
@@ -170,6 +233,21 @@ private:
         s.*member = d;
         return add(std::move(s), [&](const any_cview& in, chain_step<View>&) { return op_traits<Desc>::check(std::span(&in, 1), {}, d).out; });
     }
+    template <class Desc>
+    basic_chain index_step(chain_op op, const Desc& d, Desc chain_step<View>::*member, const View& indices, const View* updates) const {
+        chain_step<View> s;
+        s.op = op;
+        s.*member = d;
+        s.indices = indices;
+        if (updates) s.updates = *updates;
+        return add(std::move(s), [&](const any_cview& in, chain_step<View>& t) {
+            std::vector<any_cview> ops{in, chain_view_of(indices)};
+            if (updates) ops.push_back(chain_view_of(*updates));
+            const strix::detail::checked_call c = op_traits<Desc>::check(ops, {}, d);
+            t.context = c.context;
+            return c.out;
+        });
+    }
 
     View source_{};
     std::vector<chain_step<View>> steps_;
@@ -187,12 +265,14 @@ namespace detail {
 /// One pass of a lowered chain: a move plan over steps [first, last) (0: the source) that
 /// writes temporary `writes` (-1: the output) from temporary `reads` (-1: the chain's source);
 /// `gather` is the step whose indices it reads (-1: none) and `why` what kept the next step out
-/// (null for the last pass).
+/// (null for the last pass). Or, where `step` >= 0, that index-driven step run as its eager
+/// operator from `reads` into temporary `writes` (no plan; first = step, last = step + 1).
 struct chain_pass {
     plan::move_plan plan;
     int writes = -1, reads = -1, gather = -1;
     std::size_t first = 0, last = 0;
     const char* why = nullptr;
+    int step = -1;
 };
 
 /// Why step `s` does not compose with a tensor `c` (for describe_chain).
@@ -204,6 +284,10 @@ const char* split_reason(const chain_step<View>& s, const plan::composed& c) {
     case chain_op::slice: return "a strided slice across a fold";
     case chain_op::pad:
     case chain_op::tile: return c.p.index ? "a fold of a gathered axis, or of an axis already folded" : "a fold of an axis already folded another way";
+    case chain_op::gather_elements:
+    case chain_op::gather_nd:
+    case chain_op::scatter:
+    case chain_op::scatter_nd: return "index-driven (it runs as its own operator)";
     }
     return "";
 }
@@ -237,6 +321,10 @@ bool compose_step(plan::composed& c, const chain_step<View>& s, dtype type) {
         break;
     case chain_op::pad: ok = pad_with(s.pad); break;
     case chain_op::tile: ok = pad_with(tile_as_pad(s.in, s.tile)); break;
+    case chain_op::gather_elements:
+    case chain_op::gather_nd:
+    case chain_op::scatter:
+    case chain_op::scatter_nd: return false; // (lower_chain runs these on their own)
     case chain_op::gather: {
         const any_cview full = chain_view_of(s.indices);
         const any_cview idx = gather_index_view(full, s.gather);
@@ -286,6 +374,23 @@ std::vector<chain_pass> lower_chain(const basic_chain<View>& c, const any_view& 
     const auto& steps = c.steps();
     for (std::size_t i = 0; i < steps.size(); ++i) {
         const auto& s = steps[i];
+        if (index_driven(s.op)) {
+            // what the steps since the last split composed, written out for the operator to read
+            // (nothing to write where none did: it reads the source or the last temporary)
+            if (i > first) {
+                const any_view t = make_temp(type, s.in);
+                const auto st = byte_strides(t);
+                passes.push_back({cur.finish(static_cast<std::byte*>(t.data()), st.data()), temps, reads, gather, first, i, split_reason(s, cur)});
+                reads = temps++;
+            }
+            const any_view t = make_temp(type, s.out);
+            passes.push_back({{}, temps, reads, -1, i, i + 1, nullptr, static_cast<int>(i)});
+            reads = temps++;
+            gather = -1;
+            first = i + 1;
+            cur = composed_of(t);
+            continue;
+        }
         if (!compose_step(cur, s, type)) {
             const any_view t = make_temp(type, s.in);
             const auto st = byte_strides(t);
@@ -310,8 +415,10 @@ template <class View>
 void check_chain_output(const basic_chain<View>& c, const any_view& out, std::string_view op, int number = -1) {
     const any_cview src = chain_view_of(c.source());
     check_view(op, "input", src, false, number);
-    for (const auto& s : c.steps())
-        if (s.op == chain_op::gather) check_disjoint(op, out, "indices", chain_view_of(s.indices), number);
+    for (const auto& s : c.steps()) {
+        if (s.op == chain_op::gather || index_driven(s.op)) check_disjoint(op, out, "indices", chain_view_of(s.indices), number);
+        if (has_updates(s.op)) check_disjoint(op, out, "updates", chain_view_of(s.updates), number);
+    }
     check_disjoint(op, out, "input", src, number);
 }
 
@@ -349,16 +456,36 @@ std::vector<bool> check_chain_indices(const basic_chain<View>& c, const cpu::opt
     return nonnegative;
 }
 
-/// Runs the passes of the chains of a join (or of one chain) on the CPU: each chain's passes into
+/// Runs index-driven step `s` (the chain's step `number`, 0-based) as its eager operator from
+/// `in` into `out`, its errors naming the step.
+template <class View>
+void run_index_step(const chain_step<View>& s, std::size_t number, const any_cview& in, const any_view& out, const cpu::options& opt) {
+    try {
+        s.with_index_desc([&]<class Desc>(const Desc& d) {
+            std::vector<any_cview> ins{in, chain_view_of(s.indices)};
+            if (has_updates(s.op)) ins.push_back(chain_view_of(s.updates));
+            call_into<Desc>(ins, {&out, 1}, d, opt);
+        });
+    } catch (const error& e) {
+        rethrow_as_step(e, s.name(), number + 1);
+    }
+}
+
+/// Runs the passes of chains `chains` (a join's, or one) on the CPU: each chain's passes into
 /// temporaries in turn, then the last passes of all together (disjoint outputs).
 template <class Make>
-void run_chains(std::size_t n, Make&& lower_one, const cpu::options& opt, std::int64_t blocks_hint = 0) {
+void run_chains(std::span<const chain> chains, Make&& lower_one, const cpu::options& opt, std::int64_t blocks_hint = 0) {
     std::deque<host_tensor> temps;
     std::vector<plan::move_plan> last;
-    for (std::size_t k = 0; k < n; ++k) {
+    for (std::size_t k = 0; k < chains.size(); ++k) {
+        const std::size_t base = temps.size(); // (a chain's temporaries are numbered from 0)
         auto passes = lower_one(k, [&](dtype t, const shape& s) { return temps.emplace_back(t, s).view(); });
         for (auto& pass : passes) {
-            if (pass.writes >= 0) cpu::execute(pass.plan, opt);
+            if (pass.step >= 0) {
+                const auto step = static_cast<std::size_t>(pass.step);
+                const any_cview in = pass.reads < 0 ? chains[k].source() : any_cview(temps[base + static_cast<std::size_t>(pass.reads)].view());
+                run_index_step(chains[k].steps()[step], step, in, temps[base + static_cast<std::size_t>(pass.writes)].view(), opt);
+            } else if (pass.writes >= 0) cpu::execute(pass.plan, opt);
             else last.push_back(std::move(pass.plan));
         }
     }
@@ -382,7 +509,7 @@ template <class = void>
 void evaluate(const chain& c, const any_view& output, const cpu::options& opt = {}) {
     detail::check_chain_evaluate(c, output);
     const auto nonnegative = detail::check_chain_indices(c, opt);
-    detail::run_chains(1, [&](std::size_t, auto&& make) {
+    detail::run_chains({&c, 1}, [&](std::size_t, auto&& make) {
         auto passes = detail::lower_chain(c, output, make);
         detail::unsigned_where_checked(passes, nonnegative);
         return passes;
@@ -439,7 +566,7 @@ void join(const R& chains, const any_view& output, const join_desc& d = {}, cons
     // the parts run together in blocks of whole output coordinates before the axis
     std::int64_t outer = c.out.count() > 0 ? 1 : 0; // (an empty output's sizes may multiply past 64 bits)
     for (int i = 0; outer > 0 && i < c.axis; ++i) outer *= c.out[i];
-    detail::run_chains(inputs.size(), [&](std::size_t k, auto&& make) {
+    detail::run_chains(inputs, [&](std::size_t k, auto&& make) {
         auto passes = detail::lower_chain(inputs[k], detail::join_part(output, inputs[k].sizes(), c.axis, at[k]), make);
         detail::unsigned_where_checked(passes, nonnegative[k]);
         return passes;
@@ -489,6 +616,10 @@ std::string describe_chain(const basic_chain<View>& c) {
     for (std::size_t k = 0; k < passes.size(); ++k) {
         const auto& p = passes[k];
         if (k) r += "; ";
+        if (p.step >= 0) {
+            r += "step " + std::to_string(p.step + 1) + " (" + names(p.first, p.last) + ") as its own operator into a temporary " + to_string(c.steps()[p.first].out);
+            continue;
+        }
         r += p.last > p.first ? "steps " + std::to_string(p.first + 1) + "-" + std::to_string(p.last) + " (" + names(p.first, p.last) + ")"
                               : std::string("a copy");
         r += p.writes >= 0 ? " into a temporary " + to_string(c.steps()[p.last].in) + ", as step " + std::to_string(p.last + 1) + " is " + p.why

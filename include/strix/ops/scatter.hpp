@@ -111,35 +111,38 @@ bool same_view(const any_cview& a, const any_view& b) {
 /// the shape rule normalised — then whether it runs in place, and aliasing.
 template <class ShapeRule, class AxisRule>
 checked_call check_scattering(std::string_view op, const any_cview& input, const any_cview& indices, const any_cview& updates,
-                         const any_view& output, rule mismatch, ShapeRule&& shape_rule, verdict (*type_rule)(dtype, dtype, dtype, dtype),
+                         const any_view* output, rule mismatch, ShapeRule&& shape_rule, verdict (*type_rule)(dtype, dtype, dtype, dtype),
                          AxisRule&& axis_rule) {
+    // (no output: the rules of a chain's step, whose output is the chain's next temporary)
     const operand_info ops[] = {{"input", input.sizes(), input.type()},
                                 {"indices", indices.sizes(), indices.type()},
                                 {"updates", updates.sizes(), updates.type()},
-                                {"output", output.sizes(), output.type()}};
+                                {"output", output ? output->sizes() : input.sizes(), output ? output->type() : input.type()}};
     check_view(op, "input", input, false);
     check_view(op, "indices", indices, false);
     check_view(op, "updates", updates, false);
-    check_view(op, "output", output, true);
+    if (output) check_view(op, "output", *output, true);
     const inferred r = shape_rule(input.sizes(), indices.sizes(), updates.sizes());
     enforce(r.v, ops);
-    enforce(type_rule(input.type(), indices.type(), updates.type(), output.type()), ops);
-    if (output.sizes() != r.out) enforce({mismatch, 3}, ops);
+    enforce(type_rule(input.type(), indices.type(), updates.type(), output ? output->type() : input.type()), ops);
+    if (output && output->sizes() != r.out) enforce({mismatch, 3}, ops);
     enforce(axis_rule(input.sizes(), indices.sizes(), r.axis), ops);
     checked_call c;
     c.context = operand_list(ops);
-    c.out = output.sizes();
+    c.out = output ? output->sizes() : r.out;
     c.axis = r.axis < 0 ? 0 : r.axis;
-    c.in_place = same_view(input, output);
-    if (!c.in_place) check_disjoint(op, output, "input", input);
-    check_disjoint(op, output, "indices", indices);
-    check_disjoint(op, output, "updates", updates);
+    if (!output) return c;
+    c.in_place = same_view(input, *output);
+    if (!c.in_place) check_disjoint(op, *output, "input", input);
+    check_disjoint(op, *output, "indices", indices);
+    check_disjoint(op, *output, "updates", updates);
     return c;
 }
 
-/// Every run-time check of a scatter (views, rules, types, output shape, aliasing).
+/// Every run-time check of a scatter (views, rules, types, output shape, aliasing);
+/// the rules alone where `output` is null.
 template <class = void>
-checked_call check_scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+checked_call check_scatter(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view* output,
                                      const scatter_desc& d) {
     return check_scattering("scatter", input, indices, updates, output, rule::scatter_output_shape,
                             [&](const shape& i, const shape& x, const shape& u) { return scatter_rule(i, x, u, d); }, scatter_type_rule,

@@ -58,9 +58,10 @@ constexpr verdict scatter_nd_type_rule(dtype input, dtype indices, dtype updates
 
 namespace detail {
 
-/// Every run-time check of a scatter-nd (views, rules, types, output shape, aliasing).
+/// Every run-time check of a scatter-nd (views, rules, types, output shape, aliasing);
+/// the rules alone where `output` is null.
 template <class = void>
-checked_call check_scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view& output,
+checked_call check_scatter_nd(const any_cview& input, const any_cview& indices, const any_cview& updates, const any_view* output,
                                         const scatter_nd_desc& d) {
     return check_scattering("scatter-nd", input, indices, updates, output, rule::scatter_nd_output_shape,
                             [&](const shape& i, const shape& x, const shape& u) { return scatter_nd_rule(i, x, u, d); }, scatter_nd_type_rule,

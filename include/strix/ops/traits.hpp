@@ -153,13 +153,13 @@ struct indexed_operator {
     }
 };
 
-/// The check and the CPU run of an operator of the update form (the output always given):
-/// `Check(input, indices, updates, output, d)`, `Run(checked, input, indices, updates, output,
-/// d, opt)`.
+/// The check and the CPU run of an operator of the update form: `Check(input, indices, updates,
+/// output or null, d)` (null: the rules without the output's checks, as a chain's step) and
+/// `Run(checked, input, indices, updates, output, d, opt)`.
 template <class Desc, auto Check, auto Run>
 struct update_operator {
     static checked_call check(std::span<const any_cview> in, std::span<const any_view> out, const Desc& d) {
-        return Check(in[0], in[1], in[2], out[0], d);
+        return Check(in[0], in[1], in[2], out.empty() ? nullptr : &out[0], d);
     }
     static void run(const checked_call& c, std::span<const any_cview> in, std::span<const any_view> out, const Desc& d, const cpu::options& opt) {
         Run(c, in[0], in[1], in[2], out[0], d, opt);

@@ -178,7 +178,13 @@ protected:
     /// Under the `error` policy, before an operator records anything: its guard word (see
     /// recorder::guard_word), which the check pass it records next raises and every later
     /// dispatch of the operator reads.
-    void begin_guard() { guard_ = new_guard(); }
+    void begin_guard() {
+        if (!hold_guard_) guard_ = new_guard();
+    }
+    /// While true, begin_guard keeps the guard word it has and checks share none with earlier
+    /// operators: a chain's index-driven steps check their indices under the chain's one word,
+    /// which the chain's writes into its output read (see recording::record_chains).
+    bool hold_guard_ = false;
 
     /// Whether a scatter without a reduction takes the claim path (reduce.comp, PHASE 4 and 5):
     /// at most 4 target slots per update, since its last pass reads every slot's claim (4-byte

@@ -122,6 +122,16 @@ protected:
                         const strix::detail::checked_call& c);
     void record_checked(std::span<const device_view> v, std::span<const any_cview> in, std::span<const any_view> out,
                         const scatter_nd_desc& d, const strix::detail::checked_call& c);
+    /// Records operator `Desc` on `v` (its inputs, then its output) without noting a call: a
+    /// chain's index-driven step, whose rules the chain checked (its views are the chain's or
+    /// scratch).
+    template <operator_desc Desc>
+    void record_step(std::span<const device_view> v, const Desc& d) {
+        std::vector<any_cview> in;
+        for (std::size_t i = 0; i + 1 < v.size(); ++i) in.push_back(v[i].as_any());
+        const any_view out[] = {v.back().as_any()};
+        record_checked(v, in, out, d, op_traits<Desc>::check(in, out, d));
+    }
     /// evaluate (no `join`) or join of chains.
     void record_chains(std::span<const basic_chain<device_view>> chains, const device_view& output, const join_desc* join);
     /// Records move plans over `v`'s first `inputs` views (read) into the rest (written): one

@@ -192,7 +192,8 @@ void encoder::check_indices_only(const device_view& indices, std::int64_t n, int
     };
     // the same indices checked against the same size earlier in the stream, behind a barrier,
     // and not written since: this operator's writes wait on that check's guard word
-    const bool guarded = guard_.address != 0 && keep_commands_;
+    // (not under a held guard word: that word may be raised by the holder's other checks)
+    const bool guarded = guard_.address != 0 && keep_commands_ && !hold_guard_;
     if (guarded) {
         const std::size_t current = seg_writes_.size() - 1, after_writes = segment_after_writes(indices.range());
         for (const auto& sc : shared_checks_)

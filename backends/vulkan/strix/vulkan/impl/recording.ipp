@@ -148,7 +148,7 @@ void recording::record_chains(std::span<const device_chain> chains, const device
     for (std::size_t k = 0; k < chains.size(); ++k) {
         const auto v = chains[k].views();
         const std::string of = join ? " " + std::to_string(k) : "";
-        for (std::size_t i = 0; i < v.size(); ++i) roles.push_back(i == 0 ? "input" + of : "indices" + of);
+        for (const char* role : chains[k].view_roles()) roles.push_back(role + of);
         views.insert(views.end(), v.begin(), v.end());
         counts.push_back(v.size());
     }
@@ -167,14 +167,30 @@ void recording::record_chains(std::span<const device_chain> chains, const device
     if (join) axis = strix::detail::check_chain_join(chains, &out, *join).axis;
     else strix::detail::check_chain_evaluate(chains[0], out);
 
-    // every index of every gather under the `error` policy checked before anything is written
-    bool guarded = false;
+    // every index of every gather under the `error` policy checked before anything is written;
+    // the index-driven steps check theirs as they record. One guard word for all these checks,
+    // which the last passes (the writes of the output) read; held where there are several (so
+    // that no check swaps it for an earlier operator's word that it shares)
+    int checks = 0;
+    for (const auto& c : chains)
+        for (const auto& s : c.steps()) {
+            index_policy policy = index_policy::clamp;
+            if (s.op == chain_op::gather) policy = s.gather.policy;
+            s.with_index_desc([&](const auto& d) { policy = d.policy; });
+            checks += policy == index_policy::error ? 1 : 0;
+        }
+    if (checks > 0) begin_guard();
+    struct held {
+        bool& flag;
+        held(bool& f, bool hold) : flag(f) { flag = hold; }
+        ~held() { flag = false; }
+        held(const held&) = delete;
+        held& operator=(const held&) = delete;
+    } hold(hold_guard_, checks > 1);
     for (const auto& c : chains)
         for (std::size_t i = 0; i < c.steps().size(); ++i) {
             const auto& s = c.steps()[i];
             if (s.op != chain_op::gather || s.gather.policy != index_policy::error) continue;
-            if (!guarded) begin_guard();
-            guarded = true;
             device_view idx = s.indices;
             const any_cview part = strix::detail::gather_index_view(idx.as_any(), s.gather);
             idx.sizes = part.sizes();
@@ -196,20 +212,32 @@ void recording::record_chains(std::span<const device_chain> chains, const device
             return r;
         }();
         first_view += counts[k];
-        std::vector<range> temps;
+        std::vector<device_view> temps; // (C order, in the stream's scratch)
         auto make = [&](dtype t, const shape& sz) {
             const auto bytes = static_cast<std::uint64_t>(sz.count()) * size_of(t);
             const scratch_block b = scratch(std::max<std::uint64_t>(bytes, 16));
-            temps.push_back({b.address, b.address + bytes});
-            return any_view(reinterpret_cast<void*>(static_cast<std::uintptr_t>(b.address)), t, sz);
+            device_view tv{b.handle, b.address, t, sz, c_strides(sz)};
+            tv.origin = output.origin;
+            tv.reach_first = b.address;
+            tv.reach_last = b.address + bytes;
+            temps.push_back(tv);
+            return tv.as_any();
         };
         const any_view part = join ? strix::detail::join_part(out, c.sizes(), axis, at) : out;
         at += join ? c.sizes()[axis] : 0;
         auto passes = strix::detail::lower_chain(c, part, make);
         for (auto& pass : passes) {
+            if (pass.step >= 0) { // an index-driven step, as its operator records it
+                const auto& s = c.steps()[static_cast<std::size_t>(pass.step)];
+                std::vector<device_view> v{pass.reads < 0 ? c.source() : temps[static_cast<std::size_t>(pass.reads)], s.indices};
+                if (has_updates(s.op)) v.push_back(s.updates);
+                v.push_back(temps[static_cast<std::size_t>(pass.writes)]);
+                s.with_index_desc([&]<class Desc>(const Desc& d) { record_step<Desc>(v, d); });
+                continue;
+            }
             std::vector<range> reads = sources; // (the indices; the source only where the pass reads it)
-            if (pass.reads >= 0) reads.push_back(temps[static_cast<std::size_t>(pass.reads)]);
-            if (pass.writes >= 0) record_move(pass.plan, reads, temps[static_cast<std::size_t>(pass.writes)]);
+            if (pass.reads >= 0) reads.push_back(temps[static_cast<std::size_t>(pass.reads)].range());
+            if (pass.writes >= 0) record_move(pass.plan, reads, temps[static_cast<std::size_t>(pass.writes)].range());
             else {
                 reads_all.insert(reads_all.end(), reads.begin(), reads.end());
                 last.push_back(std::move(pass.plan));
