@@ -852,6 +852,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const int ax = strix::detail::normalize_axis(axis, I.rank());
             if (ok && ax >= 0)
                 check_indices_were_checked(ok, policy, has_bad_index(o[1], [&](std::int64_t) { return I.size(ax); }), O.sizes().checked_count() == 0);
+            // an index-driven step: the chain runs it as the operator into a temporary
+            check_chains(
+                o[2], O, opt, [&] { strix::gather_elements(I, X, O, ged, opt); }, [&] { return strix::gather_elements(I, X, ged, opt); },
+                [&] { return strix::lazy(I).gather_elements(X, ged); });
         }
         expect_only_strix_errors("checks + lowering + plan walk", [&] {
             const auto ctx = strix::detail::check_gather_elements(I, X, &O, ged);
@@ -867,6 +871,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto O = o[2].view();
         if (all_fit) {
             const bool ok = expect_only_strix_errors("operator on views", [&] { strix::gather_nd(I, X, O, gnd, opt); });
+            check_chains(
+                o[2], O, opt, [&] { strix::gather_nd(I, X, O, gnd, opt); }, [&] { return strix::gather_nd(I, X, gnd, opt); },
+                [&] { return strix::lazy(I).gather_nd(X, gnd); });
             if (ok)
                 check_indices_were_checked(ok, policy, has_bad_index(o[1], [&](std::int64_t j) { return I.size(gnd.batch_dimensions + static_cast<int>(j)); }),
                                            O.sizes().checked_count() == 0);
@@ -1032,6 +1039,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto O = o[3].view();
         if (all_fit) {
             const bool ok = expect_only_strix_errors("operator on views", [&] { strix::scatter(I, X, U, O, scd, opt); });
+            // (not in place, which a chain's output never is; not with unique-indices, whose
+            // false promise leaves a repeated target any one of its updates)
+            if (!strix::detail::same_view(I, O) && !scd.unique_indices)
+                check_chains(
+                    o[3], O, opt, [&] { strix::scatter(I, X, U, O, scd, opt); }, [&] { return strix::scatter(I, X, U, scd, opt); },
+                    [&] { return strix::lazy(I).scatter(X, U, scd); });
             const int ax = strix::detail::normalize_axis(axis, I.rank());
             if (ok && ax >= 0)
                 check_indices_were_checked(ok, policy, has_bad_index(o[1], [&](std::int64_t) { return I.size(ax); }), U.sizes().checked_count() == 0);
@@ -1046,6 +1059,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto O = o[3].view();
         if (all_fit) {
             const bool ok = expect_only_strix_errors("operator on views", [&] { strix::scatter_nd(I, X, U, O, snd, opt); });
+            if (!strix::detail::same_view(I, O) && !snd.unique_indices)
+                check_chains(
+                    o[3], O, opt, [&] { strix::scatter_nd(I, X, U, O, snd, opt); }, [&] { return strix::scatter_nd(I, X, U, snd, opt); },
+                    [&] { return strix::lazy(I).scatter_nd(X, U, snd); });
             if (ok)
                 check_indices_were_checked(ok, policy, has_bad_index(o[1], [&](std::int64_t j) { return I.size(static_cast<int>(j)); }),
                                            U.sizes().checked_count() == 0);
