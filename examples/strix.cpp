@@ -306,7 +306,14 @@ void run_chain(const strix::tool::chain_command& cc) {
                 if constexpr (std::is_same_v<D, strix::gather_desc>) chain = chain.gather(x[next++], d);
                 else if constexpr (std::is_same_v<D, strix::pad_desc>) chain = chain.pad(d);
                 else if constexpr (std::is_same_v<D, strix::slice_desc>) chain = chain.slice(d);
-                else chain = chain.tile(d);
+                else if constexpr (std::is_same_v<D, strix::tile_desc>) chain = chain.tile(d);
+                else if constexpr (std::is_same_v<D, strix::gather_elements_desc>) chain = chain.gather_elements(x[next++], d);
+                else if constexpr (std::is_same_v<D, strix::gather_nd_desc>) chain = chain.gather_nd(x[next++], d);
+                else { // a scatter: its indices, then its updates
+                    if constexpr (std::is_same_v<D, strix::scatter_desc>) chain = chain.scatter(x[next], x[next + 1], d);
+                    else chain = chain.scatter_nd(x[next], x[next + 1], d);
+                    next += 2;
+                }
             },
             step);
     }

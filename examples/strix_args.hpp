@@ -194,7 +194,10 @@ inline dtype parse_as(const std::string& op, const std::string& v) {
 
 /// Whether the operand `option` ("input", "indices", "updates"; the chain's "join" and "gather")
 /// holds elements, which --as reinterprets; index files are read as they are.
-constexpr bool holds_elements(std::string_view option) { return option != "indices" && option != "gather"; }
+constexpr bool holds_elements(std::string_view option) {
+    return option != "indices" && option != "gather" && option != "gather-elements" && option != "gather-nd" && option != "scatter" &&
+           option != "scatter-nd";
+}
 
 /// What a command line asks the tool to do.
 enum class action {
@@ -467,7 +470,8 @@ inline std::string usage_text() {
            "  strix chain           --input X.npy STEP ... [--join B.npy ...] [--join-axis A] --output Y.npy\n"
            "                    runs the steps in the order given as one chain of moves; a STEP is\n"
            "                    --gather I.npy:axis=A[:..], --pad mode=M:start=..:end=..[:..],\n"
-           "                    --slice starts=..:ends=..[:..] or --tile repeats=.. (strix chain --help)\n"
+           "                    --slice starts=..:ends=..[:..], --tile repeats=.., or an index-driven\n"
+           "                    --gather-elements, --gather-nd, --scatter, --scatter-nd (strix chain --help)\n"
            "  strix devices     lists the backends and devices that can run operators\n"
            "  strix demo [--backend cpu|vulkan] [--vulkan-profile full|baseline]\n"
            "                    runs each operator on the examples of the specification, on the CPU and\n"

@@ -1,12 +1,13 @@
 #pragma once
 /// The strix tool's `chain` command: gather, pad, slice and tile steps over one tensor, run as
-/// one chain of moves (strix/ops/chain.hpp), and perhaps joined with other tensors.
+/// one chain of moves (strix/ops/chain.hpp), and perhaps joined with other tensors; the
+/// index-driven steps (gather-elements, gather-nd, scatter, scatter-nd) too, which split it.
 ///
 ///   strix chain --input X.npy --gather I.npy:axis=1 --pad mode=reflect:start=0,0,3,3:end=0,0,3,3
 ///               [--join B.npy ...] [--join-axis A] --output Y.npy
 ///
 /// A step is one option whose value holds its settings as NAME=VALUE fields separated by ':'
-/// (gather's index file first), named as the options of the operator's own command and read by
+/// (the index file of a gather or index-driven step first; a scatter's updates as updates=U.npy), named as the options of the operator's own command and read by
 /// the same code (strix_args.hpp: parse_settings). The steps run in the order given, so this
 /// command keeps its options in order, where parse_options keeps them in a map. Parsing reads no
 /// file and writes none; every mistake throws `strix::error` (`invalid_argument`) with the
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -24,12 +26,13 @@
 namespace strix::tool {
 
 /// The descriptor of one step of the command; its kind is the descriptor's operator.
-using chain_step_desc = std::variant<gather_desc, pad_desc, slice_desc, tile_desc>;
+using chain_step_desc = std::variant<gather_desc, pad_desc, slice_desc, tile_desc, gather_elements_desc, gather_nd_desc, scatter_desc, scatter_nd_desc>;
 
 /// A parsed `strix chain` command line.
 struct chain_command {
-    /// op "chain", `what` run or op_usage; its files: ("input", X), ("gather", I) for each gather
-    /// in step order, then ("join", B) for each --join; its one output, backend, profile and --as
+    /// op "chain", `what` run or op_usage; its files: ("input", X), then each step's in step order
+    /// (("gather", I), ("gather-elements", I), ..., a scatter's ("scatter", I) and ("updates", U)),
+    /// then ("join", B) for each --join; its one output, backend, profile and --as
     command base;
     std::vector<chain_step_desc> steps; ///< in the order given
     bool joined = false;                ///< whether --join was given
@@ -39,7 +42,7 @@ struct chain_command {
 /// The options of `strix chain`: those given once, and those that may repeat (the steps, in
 /// order, and --join).
 inline constexpr std::string_view chain_single_options[] = {"input", "join-axis", "output", "backend", "vulkan-profile", "out-of-range", "as"};
-inline constexpr std::string_view chain_repeated_options[] = {"gather", "pad", "slice", "tile", "join"};
+inline constexpr std::string_view chain_repeated_options[] = {"gather", "pad", "slice", "tile", "gather-elements", "gather-nd", "scatter", "scatter-nd", "join"};
 
 namespace chain_detail {
 
@@ -95,17 +98,34 @@ void parse_step(const std::string& what, std::string_view spec, Desc& d) {
         [&](const std::string& key) { bad("strix chain: " + what + " lacks " + key + "= (see strix chain --help)"); });
 }
 
-/// Splits gather's `spec` into its index file and its fields: the file ends at the first ':'
-/// that starts one of gather's settings ("I.npy:axis=1"), so a name may hold other colons.
-inline std::pair<std::string_view, std::string_view> split_gather(std::string_view spec) {
-    std::size_t cut = std::string_view::npos;
-    std::apply(
-        [&](const auto&... s) {
-            ((cut = std::min(cut, spec.find(":" + std::string(s.name) + "="))), ...);
-        },
-        op_traits<gather_desc>::settings);
-    if (cut == std::string_view::npos) return {spec, {}};
-    return {spec.substr(0, cut), spec.substr(cut + 1)};
+/// Where in `spec`, from `from`, the first ':' starts one of operator `Desc`'s settings (or
+/// "updates=" where `updates`); npos: nowhere.
+template <class Desc>
+std::size_t next_field(std::string_view spec, bool updates, std::size_t from = 0) {
+    std::size_t cut = updates ? spec.find(":updates=", from) : std::string_view::npos;
+    std::apply([&](const auto&... s) { ((cut = std::min(cut, spec.find(":" + std::string(s.name) + "=", from))), ...); }, op_traits<Desc>::settings);
+    return cut;
+}
+
+/// Splits the `spec` of a step of operator `Desc` that reads an index file into that file and
+/// its fields: the file ends at the first ':' that starts one of its settings ("I.npy:axis=1"),
+/// so a name may hold other colons. With `updates` (a scatter), the field updates=U.npy is
+/// taken out of the fields into the third part (its name ends as the index file's does).
+template <class Desc>
+std::tuple<std::string_view, std::string, std::string_view> split_files(std::string_view spec, bool updates) {
+    constexpr auto npos = std::string_view::npos;
+    const std::size_t cut = next_field<Desc>(spec, updates);
+    if (cut == npos) return {spec, {}, {}};
+    const std::string_view file = spec.substr(0, cut), rest = spec.substr(cut); // (rest starts with ':')
+    const std::size_t at = updates ? rest.find(":updates=") : npos;
+    if (at == npos) return {file, std::string(rest.substr(1)), {}};
+    const std::size_t from = at + std::string_view(":updates=").size();
+    const std::size_t end = next_field<Desc>(rest, false, from);
+    const std::string_view upd = rest.substr(from, end == npos ? npos : end - from);
+    // the other fields, before and after it (each part starts with its ':')
+    std::string fields = std::string(rest.substr(0, at)) + std::string(end == npos ? std::string_view() : rest.substr(end));
+    if (!fields.empty()) fields.erase(0, 1);
+    return {file, fields, upd};
 }
 
 } // namespace chain_detail
@@ -122,11 +142,16 @@ inline std::string chain_help_text() {
            "    --pad " + chain_detail::step_fields<pad_desc>() + "\n"
            "    --slice " + chain_detail::step_fields<slice_desc>() + "\n"
            "    --tile " + chain_detail::step_fields<tile_desc>() + "\n"
-           "  (gather's index file name ends at the first ':' before one of its settings; negative\n"
-           "  pads crop). --join B.npy, which may repeat and follows the steps, joins the chain's result\n"
+           "  and the index-driven steps, which split the chain (each runs as its own operator):\n"
+           "    --gather-elements I.npy:" + chain_detail::step_fields<gather_elements_desc>() + "\n"
+           "    --gather-nd I.npy" + chain_detail::step_fields<gather_nd_desc>() + "\n"
+           "    --scatter I.npy:updates=U.npy:" + chain_detail::step_fields<scatter_desc>() + "\n"
+           "    --scatter-nd I.npy:updates=U.npy" + chain_detail::step_fields<scatter_nd_desc>() + "\n"
+           "  (an index or updates file name ends at the first ':' before one of its step's settings;\n"
+           "  negative pads crop). --join B.npy, which may repeat and follows the steps, joins the chain's result\n"
            "  and the B's, in that order, along --join-axis A (default 0), as strix join does. A rule a\n"
            "  step breaks is reported naming the step: \"strix::pad (chain step 2): ...\".\n"
-           "  --out-of-range error|clamp (the default of the gathers that do not say), --backend\n"
+           "  --out-of-range error|clamp (the default of the steps with indices that do not say), --backend\n"
            "  cpu|vulkan, --vulkan-profile full|baseline, --as bfloat16|float8_e4m3fn|float8_e5m2\n"
            "  (--input and --join hold the type's bits; the gathers' index files are read as they are).\n";
 }
@@ -186,13 +211,27 @@ inline chain_command parse_chain(const std::vector<std::string>& args) {
             chain_detail::parse_step(what, fields, d);
             r.steps.emplace_back(d);
         };
-        if (key == "gather") {
-            const auto [file, fields] = chain_detail::split_gather(value);
-            if (file.empty()) bad("strix chain: " + what + " needs its index file first: --gather I.npy:axis=A");
-            gather_desc d;
+        // a step that reads an index file (and a scatter's updates), the --out-of-range default
+        // its policy where it sets none
+        const auto indexed = [&]<class Desc>(Desc d, bool updates) {
+            const auto [file, fields, upd] = chain_detail::split_files<Desc>(value, updates);
+            if (file.empty()) bad("strix chain: " + what + " needs its index file first: --" + key + " I.npy" + (updates ? ":updates=U.npy" : "") + ":...");
+            if (updates && upd.empty()) bad("strix chain: " + what + " needs its updates file: --" + key + " I.npy:updates=U.npy:...");
             d.policy = policy;
             add(d, fields);
-            c.files.emplace_back("gather", std::string(file));
+            c.files.emplace_back(key, std::string(file));
+            if (updates) c.files.emplace_back("updates", std::string(upd));
+        };
+        if (key == "gather") {
+            indexed(gather_desc{}, false);
+        } else if (key == "gather-elements") {
+            indexed(gather_elements_desc{}, false);
+        } else if (key == "gather-nd") {
+            indexed(gather_nd_desc{}, false);
+        } else if (key == "scatter") {
+            indexed(scatter_desc{}, true);
+        } else if (key == "scatter-nd") {
+            indexed(scatter_nd_desc{}, true);
         } else if (key == "pad") {
             add(pad_desc{}, value);
         } else if (key == "slice") {

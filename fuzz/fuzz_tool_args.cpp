@@ -64,15 +64,23 @@ void check_chain(const strix::tool::chain_command& r) {
     if (c.what == strix::tool::action::op_usage) return;
     if (c.what != strix::tool::action::run) fail("a chain parsed to an action other than run or help");
     if (c.backend != "" && c.backend != "cpu" && c.backend != "vulkan") fail("an unknown backend was accepted", c.backend);
-    std::size_t inputs = 0, gathers = 0, joins = 0, gather_steps = 0;
+    std::size_t inputs = 0, index_files = 0, updates = 0, joins = 0, index_steps = 0, scatter_steps = 0;
     for (const auto& file : c.files) {
         inputs += file.first == "input";
-        gathers += file.first == "gather";
+        index_files += file.first == "gather" || file.first == "gather-elements" || file.first == "gather-nd" || file.first == "scatter" ||
+                       file.first == "scatter-nd";
+        updates += file.first == "updates";
         joins += file.first == "join";
     }
-    for (const auto& s : r.steps) gather_steps += std::holds_alternative<strix::gather_desc>(s);
+    for (const auto& s : r.steps) {
+        const bool scatter = std::holds_alternative<strix::scatter_desc>(s) || std::holds_alternative<strix::scatter_nd_desc>(s);
+        index_steps += scatter || std::holds_alternative<strix::gather_desc>(s) || std::holds_alternative<strix::gather_elements_desc>(s) ||
+                       std::holds_alternative<strix::gather_nd_desc>(s);
+        scatter_steps += scatter;
+    }
     if (inputs != 1) fail("a chain without exactly one input");
-    if (gathers != gather_steps) fail("a chain whose gathers and index files differ in number");
+    if (index_files != index_steps) fail("a chain whose steps with indices and index files differ in number");
+    if (updates != scatter_steps) fail("a chain whose scatters and updates files differ in number");
     if ((joins > 0) != r.joined) fail("a chain's --join files and its joined flag disagree");
     if (c.outputs.size() != 1) fail("a chain without exactly one output");
     for (const auto& s : r.steps)

@@ -902,6 +902,7 @@ def make_tile(rng, dt, rank, error=False):
 
 CHAIN_INDEX_DTYPES = ["int32", "int64"]
 CHAIN_KINDS = ["gather", "pad", "slice", "tile"]
+CHAIN_INDEX_KINDS = ["gather-elements", "gather-nd", "scatter", "scatter-nd"]
 
 
 def fields(rng, items):
@@ -1017,12 +1018,72 @@ def chain_tile(rng, cur):
     return "repeats=" + ",".join(map(str, reps)), np.tile(cur, reps)
 
 
+def chain_index_step(rng, dt, cur, kind, name, bad=False):
+    """An index-driven step on cur (which has elements), which splits the
+    chain: (its option value, its files, the result). gather-elements and
+    scatter along a random axis (indices of cur's rank, not larger off the
+    axis), gather-nd and scatter-nd with tuples of k components (the output
+    of rank 1 or more); indices of either sign, now and then clamped; a
+    scatter's updates at updates=U (the last one to reach an element wins).
+    With bad, an index is out of range under the error policy (the result is
+    then that of clamped indices, to go on with the shapes)."""
+    idt = CHAIN_INDEX_DTYPES[int(rng.integers(0, len(CHAIN_INDEX_DTYPES)))]
+    clamp = not bad and rng.random() < 0.25
+    negative = rng.random() < 0.5
+    resolve = clamp or bad
+    files, items = {}, []
+    if kind in ("gather-elements", "scatter"):
+        axis = int(rng.integers(0, cur.ndim))
+        n = cur.shape[axis]
+        shape = [int(rng.integers(1, d + 1)) if rng.random() < 0.5 else d for d in cur.shape]
+        shape[axis] = int(rng.integers(1, 4) if kind == "gather-elements" else rng.integers(1, n + 1))
+        shape = shrink(shape, ELEMENT_BUDGET // 2)
+        idx = random_indices(rng, idt, shape, n, negative, out_of_range=resolve)
+        items.append(f"axis={normalize_axis_arg(rng, axis, cur.ndim)}")
+        if kind == "gather-elements":
+            out = take_along_reference(cur, axis, idx, resolve)
+        else:
+            upd = random_values(rng, dt, shape)
+            out = scatter_reference(cur, axis, idx, upd, resolve)
+    else:
+        k = int(rng.integers(1, cur.ndim + 1))
+        lead = [] if k < cur.ndim and rng.random() < 0.3 else [int(rng.integers(1, 4))]
+        cols = [random_indices(rng, idt, lead, cur.shape[j], negative, out_of_range=False) for j in range(k)]
+        if resolve:               # (at least one component out of range)
+            j = int(rng.integers(0, k))
+            cols[j] = random_indices(rng, idt, lead, cur.shape[j], negative, out_of_range=True)
+        idx = np.stack(cols, axis=-1).reshape(lead + [k])
+        if kind == "gather-nd":
+            out = gather_nd_reference(cur, idx, 0, resolve)
+        else:
+            upd = random_values(rng, dt, lead + list(cur.shape[k:]))
+            targets = scatter_nd_targets(cur.shape, idx, resolve)
+            out = np.ascontiguousarray(cur).copy()
+            flat, values = out.reshape(-1), np.ascontiguousarray(upd).reshape(-1)
+            for t, v in zip(targets, range(len(values))):    # in order: the last write wins
+                flat[t] = values[v]
+    if clamp:
+        items.append("out-of-range=clamp")
+    elif rng.random() < 0.2:
+        items.append("out-of-range=error")
+    files[name] = maybe_fortran(rng, idx)
+    spec = name
+    if kind in ("scatter", "scatter-nd"):
+        uname = name.replace("i", "u", 1)
+        files[uname] = maybe_fortran(rng, upd)
+        items.append(f"updates={uname}")
+    if items:
+        spec += ":" + fields(rng, items)
+    return spec, files, out
+
+
 def make_chain(rng, dt, error=None):
     """`strix chain`: 1 to 4 random steps over one input, perhaps joined with
     one or two other tensors; the answer applies each step's reference in
     turn (np.take, crop_pad_reference, basic slicing, np.tile, then
-    np.concatenate). With error "crop" or "index", the chain's last step
-    crops an axis by more than it has, or one of its gathers holds an index
+    np.concatenate). Now and then a step is index-driven (chain_index_step).
+    With error "crop" or "index", the chain's last step crops an axis by more
+    than it has, or one of its gathers or index-driven steps holds an index
     out of range (and later steps follow): exit 2, naming that step."""
     rank = int(rng.integers(1, 5))
     x = random_values(rng, dt, random_shape(rng, rank, 300))
@@ -1031,15 +1092,23 @@ def make_chain(rng, dt, error=None):
     bad_at = int(rng.integers(0, count)) if error else -1
     if error == "crop":
         count = bad_at + 1                # (what follows a refused step has no shape)
-    cur, steps = x, []
+    cur, steps, bad_kind = x, [], None
     for k in range(count):
         bad = k == bad_at
+        indexed = cur.size > 0 and rng.random() < 0.25
         if bad:
-            kind = "pad" if error == "crop" else "gather"
+            kind = "pad" if error == "crop" else "gather" if not indexed else \
+                CHAIN_INDEX_KINDS[int(rng.integers(0, len(CHAIN_INDEX_KINDS)))]
+            bad_kind = kind
+        elif indexed:
+            kind = CHAIN_INDEX_KINDS[int(rng.integers(0, len(CHAIN_INDEX_KINDS)))]
         else:
             kinds = CHAIN_KINDS if cur.size > 0 else ["pad", "slice", "tile"]
             kind = kinds[int(rng.integers(0, len(kinds)))]
-        if kind == "gather":
+        if kind in CHAIN_INDEX_KINDS:
+            spec, files, cur = chain_index_step(rng, dt, cur, kind, f"i{k}.npy", bad)
+            inputs.update(files)
+        elif kind == "gather":
             name = f"i{k}.npy"
             spec, inputs[name], cur = chain_gather(rng, cur, name, bad)
         elif kind == "pad":
@@ -1070,7 +1139,7 @@ def make_chain(rng, dt, error=None):
     if error:
         case = Case(None, args, inputs, expect_error=True,
                     error_kind="a crop larger than its axis" if error == "crop" else "an out-of-range index")
-        case.error_text = f"strix::{'pad' if error == 'crop' else 'gather'} (chain step {bad_at + 1})"
+        case.error_text = f"strix::{bad_kind} (chain step {bad_at + 1})"
         case.keep_output = True
         return case
     return Case(None, args, inputs, cur)
@@ -1399,9 +1468,18 @@ def run_case(exe, backend, profile, root, number, name, factory, seed):
         np.save(os.path.join(d, fname), arr)
     names = case.outputs or ["out.npy"]
     outs = [os.path.join(d, o) for o in names]
-    # (a chain's gather names its index file before its fields: "i0.npy:axis=1")
-    argv = [exe] + [os.path.join(d, a) if a in case.inputs or a in names or a.split(":")[0] in case.inputs
-                    else a for a in case.args]
+    # (a chain's gather names its index file before its fields: "i0.npy:axis=1", and a
+    # scatter its updates among them: "i0.npy:updates=u0.npy:axis=1")
+    def placed(a):
+        if a in case.inputs or a in names:
+            return os.path.join(d, a)
+        parts = a.split(":")
+        if parts[0] not in case.inputs:
+            return a
+        parts[0] = os.path.join(d, parts[0])
+        return ":".join("updates=" + os.path.join(d, p[8:]) if p.startswith("updates=") and p[8:] in case.inputs
+                        else p for p in parts)
+    argv = [exe] + [placed(a) for a in case.args]
     if case.outputs is None:
         argv += ["--output", outs[0]]
     if backend:

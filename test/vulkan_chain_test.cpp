@@ -103,7 +103,8 @@ TEST_CASE("vulkan: chains with index-driven steps (gather-elements, gather-nd, s
             vk::stream s(ctx);
             s.evaluate(dc, out.view());
             if (c.bad_index) {
-                CHECK_THROWS_WITH(s.run(), Catch::StartsWith("strix::" + std::string(c.chain.steps().back().name())));
+                const std::string head = "strix::" + std::string(c.chain.steps().back().name()) + " (chain step " + std::to_string(c.chain.steps().size()) + "): ";
+                CHECK_THROWS_WITH(s.run(), Catch::StartsWith(head));
                 CHECK(same_bytes(read_back(ctx, out), pattern));
                 continue;
             }

@@ -185,6 +185,9 @@ protected:
     /// operators: a chain's index-driven steps check their indices under the chain's one word,
     /// which the chain's writes into its output read (see recording::record_chains).
     bool hold_guard_ = false;
+    /// Where not empty, the operator's name in the messages of index checks, for the one given
+    /// to them: a chain's index-driven step, "scatter (chain step 2)".
+    std::string checks_name_;
 
     /// Whether a scatter without a reduction takes the claim path (reduce.comp, PHASE 4 and 5):
     /// at most 4 target slots per update, since its last pass reads every slot's claim (4-byte
