@@ -198,7 +198,8 @@ inline chain_command parse_chain(const std::vector<std::string>& args) {
     const index_policy policy = parse_policy(op, o); // the gathers' default
     c.files.emplace_back("input", o.need(op, "input"));
     std::size_t n = 0;
-    for (const auto& [key, value] : given) {
+    for (const auto& option : given) {
+        const std::string &key = option.first, &value = option.second; // (named, for the lambdas below)
         if (key == "join") {
             r.joined = true;
             c.files.emplace_back("join", value);

@@ -66,7 +66,8 @@ build_part() { # 1..3
 build() { # name
   local name=$1 obj=$out/fuzz_$1.o
   stale "$obj" "fuzz/fuzz_$name.cpp" || return 0
-  rm -f "$obj"
+  # (and its binary: a target that no longer compiles must fail, not run the one built before)
+  rm -f "$obj" "$out/fuzz-${name//_/-}"
   "$cxx" "${flags[@]}" -DSTRIX_SEPARATE_KERNELS -c "fuzz/fuzz_$name.cpp" -o "$out/fuzz_$name.o" > "$out/$name.build.log" 2>&1
 }
 start=$SECONDS
