@@ -372,33 +372,32 @@ std::vector<chain_pass> lower_chain(const basic_chain<View>& c, const any_view& 
     int reads = -1, gather = -1, temps = 0;
     std::size_t first = 0;
     const auto& steps = c.steps();
+    // what steps [first, i) composed, written into a new temporary (which the next pass reads),
+    // as step i is kept out for `why`; the composition starts again from that temporary
+    auto write_out = [&](std::size_t i, const shape& sizes, const char* why) {
+        const any_view t = make_temp(type, sizes);
+        const auto st = byte_strides(t);
+        passes.push_back({cur.finish(static_cast<std::byte*>(t.data()), st.data()), temps, reads, gather, first, i, why});
+        reads = temps++;
+        gather = -1;
+        cur = composed_of(t);
+    };
     for (std::size_t i = 0; i < steps.size(); ++i) {
         const auto& s = steps[i];
         if (index_driven(s.op)) {
-            // what the steps since the last split composed, written out for the operator to read
+            // the operator reads what the steps since the last split composed, written out
             // (nothing to write where none did: it reads the source or the last temporary)
-            if (i > first) {
-                const any_view t = make_temp(type, s.in);
-                const auto st = byte_strides(t);
-                passes.push_back({cur.finish(static_cast<std::byte*>(t.data()), st.data()), temps, reads, gather, first, i, split_reason(s, cur)});
-                reads = temps++;
-            }
+            if (i > first) write_out(i, s.in, split_reason(s, cur));
             const any_view t = make_temp(type, s.out);
             passes.push_back({{}, temps, reads, -1, i, i + 1, nullptr, static_cast<int>(i)});
             reads = temps++;
-            gather = -1;
             first = i + 1;
             cur = composed_of(t);
             continue;
         }
         if (!compose_step(cur, s, type)) {
-            const any_view t = make_temp(type, s.in);
-            const auto st = byte_strides(t);
-            passes.push_back({cur.finish(static_cast<std::byte*>(t.data()), st.data()), temps, reads, gather, first, i, split_reason(s, cur)});
-            reads = temps++;
-            gather = -1;
+            write_out(i, s.in, split_reason(s, cur));
             first = i;
-            cur = composed_of(t);
             compose_step(cur, s, type); // (every step composes with a view)
         }
         if (s.op == chain_op::gather) gather = static_cast<int>(i);
