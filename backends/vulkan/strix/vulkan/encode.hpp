@@ -6,6 +6,8 @@
 
 #include <limits>
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "strix/ops/common.hpp" // copy_plan
 #include "strix/plan/indices.hpp"
@@ -104,6 +106,20 @@ namespace detail {
 /// Reads a device view back into a C-order host tensor (synchronously, with its own recording).
 host_tensor download_view(context& ctx, const device_view& v);
 
+/// Sets `slot` to `value` for its own lifetime, then back to what it held (an exception too).
+template <class T>
+class scoped_value {
+public:
+    scoped_value(T& slot, T value) : slot_(slot), old_(std::exchange(slot, std::move(value))) {}
+    ~scoped_value() { slot_ = std::move(old_); }
+    scoped_value(const scoped_value&) = delete;
+    scoped_value& operator=(const scoped_value&) = delete;
+
+private:
+    T& slot_;
+    T old_;
+};
+
 /// The encoders, on a recorder.
 class encoder : public recorder {
 protected:
@@ -188,6 +204,8 @@ protected:
     /// Where not empty, the operator's name in the messages of index checks, for the one given
     /// to them: a chain's index-driven step, "scatter (chain step 2)".
     std::string checks_name_;
+    /// The name the messages of an index check of operator `op` give (see checks_name_).
+    [[nodiscard]] std::string checks_name(std::string_view op) const { return checks_name_.empty() ? std::string(op) : checks_name_; }
 
     /// Whether a scatter without a reduction takes the claim path (reduce.comp, PHASE 4 and 5):
     /// at most 4 target slots per update, since its last pass reads every slot's claim (4-byte

@@ -187,7 +187,7 @@ void encoder::copy_unless_in_place(bool in_place, const device_view& input, cons
 void encoder::check_indices_only(const device_view& indices, std::int64_t n, int axis, std::string_view op, const operand_list& context) {
     if (indices.sizes.count() == 0) return;
     // (the report runs after the submission: it keeps its own copy of the operator's name)
-    const auto report = [n, axis, op = checks_name_.empty() ? std::string(op) : checks_name_, context](const any_cview& h) {
+    const auto report = [n, axis, op = checks_name(op), context](const any_cview& h) {
         strix::detail::resolve_indices(h, n, 1, index_policy::error, op, axis, context);
     };
     // the same indices checked against the same size earlier in the stream, behind a barrier,
@@ -484,7 +484,7 @@ std::pair<std::uint64_t, std::uint64_t> encoder::record_tuples(const device_view
         dims.insert(dims.end(), {axes.n[static_cast<std::size_t>(j)], 0, axes.stride[static_cast<std::size_t>(j)],
                                  j * indices.strides[static_cast<std::size_t>(q - 1)] * ies, 0, 0, 0});
     if (policy == index_policy::error)
-        check_indices_later(indices, [axes, op = checks_name_.empty() ? std::string(op) : checks_name_, context](const any_cview& h) {
+        check_indices_later(indices, [axes, op = checks_name(op), context](const any_cview& h) {
             strix::detail::resolve_tuples(h, axes.n, axes.stride, index_policy::error, op, axes.first, context);
         });
     return record_resolve(indices, q - 1, k, std::move(dims), axes.bias, policy, table);

@@ -180,13 +180,7 @@ void recording::record_chains(std::span<const device_chain> chains, const device
             checks += policy == index_policy::error ? 1 : 0;
         }
     if (checks > 0) begin_guard();
-    struct held {
-        bool& flag;
-        held(bool& f, bool hold) : flag(f) { flag = hold; }
-        ~held() { flag = false; }
-        held(const held&) = delete;
-        held& operator=(const held&) = delete;
-    } hold(hold_guard_, checks > 1);
+    const detail::scoped_value<bool> hold(hold_guard_, checks > 1);
     for (const auto& c : chains)
         for (std::size_t i = 0; i < c.steps().size(); ++i) {
             const auto& s = c.steps()[i];
@@ -232,13 +226,8 @@ void recording::record_chains(std::span<const device_chain> chains, const device
                 std::vector<device_view> v{pass.reads < 0 ? c.source() : temps[static_cast<std::size_t>(pass.reads)], s.indices};
                 if (has_updates(s.op)) v.push_back(s.updates);
                 v.push_back(temps[static_cast<std::size_t>(pass.writes)]);
-                struct named { // its index checks' messages name the step (as the CPU's)
-                    std::string& name;
-                    named(std::string& n, std::string tag) : name(n) { name = std::move(tag); }
-                    ~named() { name.clear(); }
-                    named(const named&) = delete;
-                    named& operator=(const named&) = delete;
-                } step_named(checks_name_, std::string(s.name()) + " (chain step " + std::to_string(pass.step + 1) + ")");
+                // its index checks' messages name the step (as the CPU's)
+                const detail::scoped_value<std::string> named(checks_name_, std::string(s.name()) + " (chain step " + std::to_string(pass.step + 1) + ")");
                 s.with_index_desc([&]<class Desc>(const Desc& d) { record_step<Desc>(v, d); });
                 continue;
             }
