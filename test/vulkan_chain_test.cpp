@@ -50,6 +50,27 @@ vk::device_chain device_chain_of(vk::context& ctx, std::deque<vk::device_tensor>
     return c.chain.rebound(v);
 }
 
+/// Chain `c` through a stream into an output that starts as a pattern: refused at run() with a
+/// message starting `refused` (the pattern left as it was) where it holds a bad index, else
+/// equal to its eager steps bit for bit.
+void check_on_device(vk::context& ctx, const random_chain& c, const std::string& refused) {
+    std::deque<vk::device_tensor> keep;
+    const vk::device_chain dc = device_chain_of(ctx, keep, c);
+    host_tensor pattern(c.chain.type(), c.chain.sizes());
+    if (pattern.view().count() > 0) // (an empty tensor has no data)
+        std::memset(pattern.view().data(), 0x5A, static_cast<std::size_t>(pattern.view().count()) * strix::size_of(c.chain.type()));
+    const vk::device_tensor out = vk::upload(ctx, pattern.view());
+    vk::stream s(ctx);
+    s.evaluate(dc, out.view());
+    if (c.bad_index) {
+        CHECK_THROWS_WITH(s.run(), Catch::StartsWith(refused));
+        CHECK(same_bytes(read_back(ctx, out), pattern));
+        return;
+    }
+    s.run();
+    REQUIRE(same_bytes(read_back(ctx, out), c.eager));
+}
+
 } // namespace
 
 TEST_CASE("vulkan: random chains of 1 to 5 moves equal their eager steps bit for bit, on each path", "[vulkan]") {
@@ -61,23 +82,7 @@ TEST_CASE("vulkan: random chains of 1 to 5 moves equal their eager steps bit for
             const random_chain c = make_random_chain(g, static_cast<int>(uni(g, 1, 5)));
             const std::string text = c.text + " (path " + std::to_string(path) + ", case " + std::to_string(n) + ")";
             INFO(text << "; " << strix::describe_chain(c.chain));
-            std::deque<vk::device_tensor> keep;
-            const vk::device_chain dc = device_chain_of(ctx, keep, c);
-            // the output starts as a pattern, which a refused chain must leave
-            host_tensor pattern(c.chain.type(), c.chain.sizes());
-            if (pattern.view().count() > 0) // (an empty tensor has no data)
-                std::memset(pattern.view().data(), 0x5A, static_cast<std::size_t>(pattern.view().count()) * strix::size_of(c.chain.type()));
-            const vk::device_tensor out = vk::upload(ctx, pattern.view());
-            vk::stream s(ctx);
-            s.evaluate(dc, out.view());
-            if (c.bad_index) {
-                CHECK_THROWS_WITH(s.run(), Catch::StartsWith("strix::gather (chain step "));
-                CHECK(same_bytes(read_back(ctx, out), pattern));
-                continue;
-            }
-            s.run();
-            const host_tensor got = read_back(ctx, out);
-            REQUIRE(same_bytes(got, c.eager));
+            check_on_device(ctx, c, "strix::gather (chain step ");
         }
     }
 }
@@ -94,22 +99,7 @@ TEST_CASE("vulkan: chains with index-driven steps (gather-elements, gather-nd, s
             const random_chain c = make_random_chain(g, static_cast<int>(uni(g, 1, 5)), 6, true);
             for (const auto& st : c.chain.steps()) driven += strix::index_driven(st.op) ? 1 : 0;
             INFO(c.text << " (path " << path << ", case " << n << "); " << strix::describe_chain(c.chain));
-            std::deque<vk::device_tensor> keep;
-            const vk::device_chain dc = device_chain_of(ctx, keep, c);
-            host_tensor pattern(c.chain.type(), c.chain.sizes());
-            if (pattern.view().count() > 0)
-                std::memset(pattern.view().data(), 0x5A, static_cast<std::size_t>(pattern.view().count()) * strix::size_of(c.chain.type()));
-            const vk::device_tensor out = vk::upload(ctx, pattern.view());
-            vk::stream s(ctx);
-            s.evaluate(dc, out.view());
-            if (c.bad_index) {
-                const std::string head = "strix::" + std::string(c.chain.steps().back().name()) + " (chain step " + std::to_string(c.chain.steps().size()) + "): ";
-                CHECK_THROWS_WITH(s.run(), Catch::StartsWith(head));
-                CHECK(same_bytes(read_back(ctx, out), pattern));
-                continue;
-            }
-            s.run();
-            REQUIRE(same_bytes(read_back(ctx, out), c.eager));
+            check_on_device(ctx, c, "strix::" + std::string(c.chain.steps().back().name()) + " (chain step " + std::to_string(c.chain.steps().size()) + "): ");
         }
         CHECK(driven > cases / 2);
     }
